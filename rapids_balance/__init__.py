@@ -1,0 +1,74 @@
+"""rapids-balance: signed and weighted graph analytics on GPU and CPU.
+
+The public API is small and flat; heavy modules (numba kernels, CuPy) load
+only when first used, so ``import rapids_balance`` is cheap and works with no
+optional extra installed.
+
+Graphs and data
+    SignedGraph, Graph, read_edgelist, from_networkx, to_networkx,
+    from_cugraph, load_example, list_examples
+Balancing (graphB+, ECL-SGB)
+    balance -> BalanceResult
+Frustration (graphB++)
+    frustration -> FrustrationResult, frustration_index_exact
+Weighted betweenness centrality
+    betweenness_centrality, edge_betweenness_centrality
+Correlation clustering
+    imbalance, correlation_clustering -> ClusteringResult
+Scale-out
+    start_cluster (every algorithm above also takes ``client=``)
+Backends
+    gpu_status, resolve_backend
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from .errors import BackendUnavailableError, GraphFormatError, GraphInputError
+from .graph import CleaningReport, Graph, SignedGraph
+from .backend import gpu_status, resolve_backend
+
+__version__ = "0.1.0"
+
+# name -> module that defines it (imported on first access)
+_LAZY = {
+    "read_edgelist": "rapids_balance.io",
+    "from_networkx": "rapids_balance.io",
+    "to_networkx": "rapids_balance.io",
+    "from_cugraph": "rapids_balance.io",
+    "load_example": "rapids_balance.datasets",
+    "list_examples": "rapids_balance.datasets",
+    "balance": "rapids_balance.balance",
+    "BalanceResult": "rapids_balance.balance",
+    "frustration": "rapids_balance.frustration",
+    "FrustrationResult": "rapids_balance.frustration",
+    "frustration_index_exact": "rapids_balance.frustration",
+    "betweenness_centrality": "rapids_balance.centrality",
+    "edge_betweenness_centrality": "rapids_balance.centrality",
+    "imbalance": "rapids_balance.clustering",
+    "correlation_clustering": "rapids_balance.clustering",
+    "ClusteringResult": "rapids_balance.clustering",
+    "start_cluster": "rapids_balance.distributed",
+}
+
+__all__ = [
+    "BackendUnavailableError", "GraphFormatError", "GraphInputError",
+    "CleaningReport", "Graph", "SignedGraph", "gpu_status", "resolve_backend",
+    *_LAZY,
+]
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'rapids_balance' has no attribute {name!r}") from None
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

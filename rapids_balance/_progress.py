@@ -1,0 +1,38 @@
+"""A progress bar that degrades to nothing: tqdm when asked for, else a no-op."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from typing import Iterator
+
+
+class _NoBar:
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def set_postfix_str(self, s: str) -> None:
+        pass
+
+
+@contextmanager
+def progress_bar(total: int, desc: str, enabled: bool = True, unit: str = "it") -> Iterator:
+    """Context manager yielding an object with ``update(n)``.
+
+    ``enabled=False`` (or no tqdm installed) gives a silent bar, so library
+    code can call ``update`` unconditionally.
+    """
+    if not enabled:
+        yield _NoBar()
+        return
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a core dependency
+        yield _NoBar()
+        return
+    bar = tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, leave=False,
+               dynamic_ncols=True)
+    try:
+        yield bar
+    finally:
+        bar.close()

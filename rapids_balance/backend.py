@@ -1,0 +1,158 @@
+"""Backend selection: which device runs a kernel, and how arrays get there.
+
+Every public algorithm takes ``backend="auto" | "cpu" | "gpu"`` and calls
+:func:`resolve_backend` once.  ``"auto"`` picks the GPU only when a real
+allocation and kernel launch succeeded (probed once per process and cached);
+``"gpu"`` without a usable GPU raises :class:`BackendUnavailableError`.
+
+GPU kernels are written with numba-cuda.  Setting ``NUMBA_ENABLE_CUDASIM=1``
+(or ``RAPIDS_BALANCE_CUDASIM=1``, which this module translates) *before*
+numba is imported runs them under numba's CUDA simulator on the CPU, with
+numpy arrays in place of CuPy arrays.  The simulator is only ever used when
+asked for: ``backend="auto"`` never picks it, ``backend="gpu"`` does.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from .errors import BackendUnavailableError
+
+__all__ = [
+    "GPUStatus",
+    "gpu_status",
+    "resolve_backend",
+    "simulator_enabled",
+    "array_module",
+    "to_device",
+    "to_host",
+    "cuda",
+    "launch_config",
+]
+
+if os.environ.get("RAPIDS_BALANCE_CUDASIM", "") not in ("", "0"):
+    # numba reads this when numba.cuda is first imported.
+    os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
+
+VALID_BACKENDS = ("auto", "cpu", "gpu")
+
+
+def simulator_enabled() -> bool:
+    """True when GPU kernels run under numba's CUDA simulator."""
+    return os.environ.get("NUMBA_ENABLE_CUDASIM", "") not in ("", "0")
+
+
+@dataclass(frozen=True)
+class GPUStatus:
+    """Outcome of the one-time GPU probe."""
+
+    usable: bool
+    simulated: bool
+    device: str
+    reason: str
+
+
+@lru_cache(maxsize=1)
+def gpu_status() -> GPUStatus:
+    """Probe the GPU once: a real allocation and a kernel launch, or nothing.
+
+    Importing CuPy proves nothing (a wheel installs fine on a machine with no
+    driver), so the probe launches a numba-cuda kernel on a CuPy array and
+    checks what it wrote.
+    """
+    if simulator_enabled():
+        return GPUStatus(True, True, "numba CUDA simulator", "NUMBA_ENABLE_CUDASIM=1")
+    try:
+        from numba import cuda as _cuda
+        import cupy
+
+        @_cuda.jit
+        def _probe(out):
+            i = _cuda.grid(1)
+            if i < out.size:
+                out[i] = i * 2
+
+        out = cupy.zeros(64, dtype=np.int32)
+        _probe[1, 64](out)
+        _cuda.synchronize()
+        if not bool((out.get() == np.arange(64) * 2).all()):
+            return GPUStatus(False, False, "", "probe kernel wrote wrong values")
+        name = _cuda.get_current_device().name
+        if isinstance(name, bytes):
+            name = name.decode()
+        return GPUStatus(True, False, str(name), "probe kernel ran")
+    except Exception as exc:  # any failure means: no usable GPU
+        return GPUStatus(False, False, "", f"{type(exc).__name__}: {exc}")
+
+
+def resolve_backend(backend: str = "auto") -> str:
+    """Map a user's ``backend`` argument to ``"cpu"`` or ``"gpu"``.
+
+    Raises
+    ------
+    ValueError
+        ``backend`` is not one of ``"auto"``, ``"cpu"``, ``"gpu"``.
+    BackendUnavailableError
+        ``backend="gpu"`` but no usable GPU (and no simulator) was found.
+    """
+    if backend not in VALID_BACKENDS:
+        raise ValueError(f"backend must be one of {VALID_BACKENDS}, got {backend!r}")
+    if backend == "cpu":
+        return "cpu"
+    status = gpu_status()
+    if backend == "gpu":
+        if not status.usable:
+            raise BackendUnavailableError(
+                "backend='gpu' was requested but no usable CUDA GPU was found "
+                f"({status.reason}). Install the 'gpu' extra on a machine with an "
+                "NVIDIA GPU, use backend='cpu', or set NUMBA_ENABLE_CUDASIM=1 to run "
+                "the GPU kernels under numba's simulator."
+            )
+        return "gpu"
+    # auto: a real GPU only, never the (slow) simulator
+    return "gpu" if status.usable and not status.simulated else "cpu"
+
+
+def cuda():
+    """The ``numba.cuda`` module (real or simulator), imported lazily."""
+    from numba import cuda as _cuda
+
+    return _cuda
+
+
+def array_module(backend: str):
+    """``cupy`` for the real GPU, ``numpy`` for the CPU and the simulator."""
+    if backend == "gpu" and not simulator_enabled():
+        import cupy
+
+        return cupy
+    return np
+
+
+def to_device(a: Any, backend: str, dtype=None):
+    """Put an array where ``backend`` computes (no copy when it already is)."""
+    xp = array_module(backend)
+    if xp is np:
+        return to_host(a) if dtype is None else to_host(a).astype(dtype, copy=False)
+    return xp.asarray(a, dtype=dtype)
+
+
+def to_host(a: Any) -> np.ndarray:
+    """Any array (numpy, CuPy, or anything with ``__array__``) as numpy."""
+    if isinstance(a, np.ndarray):
+        return a
+    get = getattr(a, "get", None)
+    if callable(get) and type(a).__module__.startswith("cupy"):
+        return get()
+    return np.asarray(a)
+
+
+def launch_config(n_items: int, threads_per_block: int = 256) -> tuple[int, int]:
+    """(blocks, threads) covering ``n_items`` threads; at least one block."""
+    n_items = max(int(n_items), 1)
+    return (n_items + threads_per_block - 1) // threads_per_block, threads_per_block
