@@ -1,0 +1,143 @@
+"""Strong scaling of the Dask path: spanning-tree balancing and sampled betweenness.
+
+For each job the same call runs
+
+* in one process (the peer every distributed figure is compared with), with
+  numba using all cores and with one numba thread;
+* with ``client=`` on ``start_cluster(w, gpu=False)`` for w = 1, 2 (4 when
+  the machine has 4 cores), each worker using ``cores // w`` numba threads;
+* with one worker restricted to one numba thread, the base of the
+  "workers on as many cores" speedup.
+
+Figures: seconds per call, speedup over one worker, and the overhead of
+the distributed call with one local worker over the single-process call
+with the same threads (graph scatter, task dispatch and the reduction
+included; numba compilation excluded by a warm-up on a small graph).
+Every distributed result is checked equal to the single-process one.
+
+Defaults are quick (200 trees, 256 BC sources); the issue's sizes are
+``--trees 1000 --bc-k 2000``.  On a shared machine the timings include
+whatever else runs: read the load average printed with the table.
+
+Run: ``python benchmarks/bench_distributed.py [--trees 1000] [--bc-k 2000]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import time
+
+import numpy as np
+
+from _harness import SHARED_DATA, Report
+
+import rapids_balance as rb
+from rapids_balance.balance import balance  # not rb.balance: see the note in docs/distributed.md
+from rapids_balance.centrality import betweenness_centrality
+from rapids_balance.distributed import start_cluster
+
+
+def _load(path: str | None):
+    p = path or str(SHARED_DATA / "soc-sign-Slashdot090221.txt.gz")
+    if os.path.exists(p):
+        return rb.read_edgelist(p), os.path.basename(p).split(".")[0]
+    print(f"{p} not found: using the bundled bitcoin-otc graph")
+    return rb.load_example("bitcoin-otc"), "bitcoin-otc"
+
+
+def _best_time(fn, repeat: int):
+    best, out = np.inf, None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def _same(job: str, a, b) -> bool:
+    if job == "balance":
+        return all(np.array_equal(a.counters[k], b.counters[k]) for k in a.counters)
+    return a.equals(b)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", help="edge list (default: SNAP Slashdot090221 in ../shared/data)")
+    ap.add_argument("--trees", type=int, default=200, help="spanning trees (issue: 1000)")
+    ap.add_argument("--bc-k", type=int, default=256, help="betweenness sources (issue: 2000)")
+    ap.add_argument("--workers", default=None, help="comma-separated worker counts (default 1,2[,4])")
+    ap.add_argument("--repeat", type=int, default=1, help="best of this many runs per figure")
+    ap.add_argument("--jobs", default="balance,bc", help="which jobs: balance, bc")
+    args = ap.parse_args()
+
+    cores = os.cpu_count() or 1
+    workers = ([int(w) for w in args.workers.split(",")] if args.workers else
+               [w for w in (1, 2, 4) if w <= max(cores, 2)])
+    g, name = _load(args.data)
+    small = rb.load_example("highland")
+    report = Report("distributed", description="Dask strong scaling vs the single-process call",
+                    params={"trees": args.trees, "bc_k": args.bc_k, "workers": workers,
+                            "cores": cores, "graph": repr(g),
+                            "load_avg_start": os.getloadavg()})
+
+    jobs = {
+        "balance": (f"{name} {args.trees} trees",
+                    lambda G, **kw: balance(G, n_trees=args.trees, seed=1, backend="cpu",
+                                               progress=False, **kw),
+                    lambda G, **kw: balance(G, n_trees=4, backend="cpu", progress=False, **kw)),
+        "bc": (f"{name} BC k={args.bc_k}",
+               lambda G, **kw: betweenness_centrality(G, k=args.bc_k, seed=1, weight=None,
+                                                         backend="cpu", **kw),
+               lambda G, **kw: betweenness_centrality(G, k=4, seed=1, weight=None,
+                                                         backend="cpu", **kw)),
+    }
+    import numba
+
+    for job in args.jobs.split(","):
+        label, run, warm = jobs[job]
+        warm(small)
+        warm(g)
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        t_all, ref = _best_time(lambda: run(g), args.repeat)
+        report.add(input=label, figure=f"single process, {numba.get_num_threads()} threads",
+                   value=t_all, unit="s")
+        numba.set_num_threads(1)
+        t_one, _ = _best_time(lambda: run(g), args.repeat)
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        report.add(input=label, figure="single process, 1 thread", value=t_one, unit="s")
+
+        base = None
+        configs = [(1, 1)] + [(w, max(1, cores // w)) for w in workers]
+        for w, nt in configs:
+            with start_cluster(w, gpu=False, numba_threads=nt) as client:
+                # numba compiles (or loads its cache) in every worker before timing
+                client.run(_warm_worker, warm, small)
+                # a fresh copy per call: the timed call includes scattering the graph
+                t, out = _best_time(lambda: run(copy.copy(g), client=client), args.repeat)
+            extra = {"identical": _same(job, out, ref)}
+            peer = peer_t = None
+            if w == 1:
+                peer_t = t_one if nt == 1 else t_all
+                peer = f"single process, {nt} thread(s)"
+                extra["overhead_pct"] = round(100 * (t / peer_t - 1), 1)
+            if (w, nt) == (1, 1):
+                base = t
+            else:
+                extra["speedup_vs_1_worker_1_thread"] = round(base / t, 2)
+            report.add(input=label, figure=f"dask {w} worker(s) x {nt} numba thread(s)", value=t,
+                       unit="s", peer=peer, peer_value=peer_t, **extra)
+            print(f"    {extra}")
+            if not extra["identical"]:
+                print(f"    WARNING: {job} result differs from the single-process one")
+    report.params["load_avg_end"] = os.getloadavg()
+    report.finish()
+
+
+def _warm_worker(warm, graph) -> None:
+    warm(graph)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,329 @@
+"""``balance()``: sample spanning trees, balance, and turn the states into attributes.
+
+The work is split into batches of tree ids.  :func:`_balance_partial` turns
+one batch into integer counters and :func:`_balance_finalize` turns summed
+counters into a :class:`BalanceResult`.  The single-process path, the
+batches inside one call, and the Dask path (``client=``) all use these two
+functions; integer sums do not depend on their order, so every path gives
+the same result bit for bit.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..backend import resolve_backend
+from ..errors import GraphInputError
+from ._harary import MAJORITIES, TIE
+from ._result import ATTRIBUTE_DEFINITIONS, BalanceResult, compute_attributes, zero_counters
+from ._trees import SAMPLERS, cpu_chunks, seed_mix, tree_roots
+
+__all__ = ["balance", "BalanceParams", "_balance_partial", "_balance_finalize", "batch_size_for"]
+
+METHODS = ("path-sign", "cycle")
+MAX_CPU_BATCH = 256
+MAX_GPU_BATCH = 4096
+
+
+@dataclass(frozen=True)
+class BalanceParams:
+    """Everything a batch needs besides the graph (picklable, for Dask workers)."""
+
+    n_trees: int
+    sampler: str = "bfs"
+    roots: tuple | None = None
+    seed: int = 0
+    method: str = "path-sign"
+    majority: str = "larger"
+    attributes: str = "consensus"
+    backend: str = "cpu"
+    batch_size: int | None = None
+
+
+# ---------------------------------------------------------------------------
+# batch sizing
+# ---------------------------------------------------------------------------
+
+def _available_ram() -> int:
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 2 << 30
+
+
+def _gpu_free_memory() -> int:
+    from ..backend import simulator_enabled
+
+    if simulator_enabled():
+        return 64 << 20
+    import cupy
+
+    return int(cupy.cuda.runtime.memGetInfo()[0])
+
+
+def batch_size_for(graph, params: BalanceParams) -> int:
+    """Trees per batch: what a quarter of free memory holds, within fixed caps.
+
+    Per tree, the CPU batch keeps one byte of side and four of parent edge
+    per vertex (plus one byte per edge for ``method="cycle"``); the GPU batch
+    keeps about 64 bytes per vertex of BFS, path-sign and component state
+    (plus one byte per edge for the cycle walk).  The batch size changes
+    only speed and memory, never the result.
+    """
+    if params.batch_size is not None:
+        return max(1, int(params.batch_size))
+    n, m = graph.n, graph.m
+    cyc = m if params.method == "cycle" else 0
+    if params.backend == "gpu":
+        per_tree = 64 * n + 2 * cyc
+        free, cap = _gpu_free_memory() // 4, MAX_GPU_BATCH
+    else:
+        per_tree = 5 * n + cyc
+        free, cap = min(_available_ram() // 4, 1 << 30), MAX_CPU_BATCH
+    return int(max(1, min(cap, params.n_trees, free // max(per_tree, 1))))
+
+
+# ---------------------------------------------------------------------------
+# the scale-out hooks
+# ---------------------------------------------------------------------------
+
+def _check_reached(reached: np.ndarray, n: int) -> None:
+    if (reached == -1).any():
+        raise RuntimeError("internal error: a cycle-balanced state was not balanced")
+    if (reached != n).any():
+        raise GraphInputError(
+            f"the graph is not connected (a spanning tree reached {int(reached.min())} of {n} "
+            "vertices); balance needs one connected component: build the graph with "
+            "component='largest'")
+
+
+def _batch_cpu(graph, roots: np.ndarray, s2: np.ndarray, params: BalanceParams,
+               counters: dict[str, np.ndarray]) -> None:
+    from ._cpu import edge_pass, trees_pass, vertex_pass
+
+    T, n, m = roots.size, graph.n, graph.m
+    use_cycle = params.method == "cycle"
+    side_T = np.empty((n, T), np.int8)
+    pe_T = np.empty((n, T), np.int32)
+    bal_T = np.empty((m, T) if use_cycle else (0, T), np.int8)
+    maj = np.empty(T, np.int8)
+    reached = np.empty(T, np.int64)
+    trees_pass(graph.indptr, graph.indices, graph.slot_edge, graph.edge_src, graph.edge_dst,
+               graph.sign, roots.astype(np.int32), s2, use_cycle, params.majority == "agreeable",
+               cpu_chunks(T), side_T, pe_T, bal_T, maj, reached)
+    _check_reached(reached, n)
+    edge_pass(graph.edge_src, graph.edge_dst, graph.sign, side_T, pe_T, bal_T, use_cycle, maj,
+              counters["in_tree"], counters["negative"], counters["switched"], counters["agree2"])
+    vertex_pass(graph.indptr, graph.indices, side_T, maj, counters["status2"], counters["clean"])
+    counters["trees"][0] += T
+    counters["ties"][0] += int((maj == TIE).sum())
+
+
+def _balance_partial(graph, tree_ids, params: BalanceParams) -> dict[str, np.ndarray]:
+    """Integer counters of the trees ``tree_ids`` (a pure function of its inputs).
+
+    Parameters
+    ----------
+    graph : SignedGraph
+        Connected signed graph.
+    tree_ids : sequence of int
+        Global tree numbers; tree ``i`` has root ``tree_roots(...)[i]`` and
+        seed ``params.seed + i`` whichever batch it falls in.
+    params : BalanceParams
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        int64 counters (see :mod:`rapids_balance.balance._result`); summing
+        the dicts of disjoint batches gives the dict of their union.
+    """
+    tree_ids = np.asarray(tree_ids, dtype=np.int64).reshape(-1)
+    counters = zero_counters(graph.n, graph.m)
+    if tree_ids.size == 0:
+        return counters
+    roots, seeds = tree_roots(graph, tree_ids, sampler=params.sampler, roots=params.roots,
+                              seed=params.seed)
+    s2 = seed_mix(seeds)
+    step = batch_size_for(graph, params)
+    for a in range(0, tree_ids.size, step):
+        if params.backend == "gpu":
+            from ._gpu import batch_counters_gpu
+
+            part, reached = batch_counters_gpu(graph, roots[a:a + step], s2[a:a + step], params)
+            _check_reached(reached, graph.n)
+            for k in counters:
+                counters[k] += part[k]
+        else:
+            _batch_cpu(graph, roots[a:a + step], s2[a:a + step], params, counters)
+    return counters
+
+
+def _balance_finalize(graph, counters: dict[str, np.ndarray], params: BalanceParams) -> BalanceResult:
+    """Summed counters -> :class:`BalanceResult` (attributes per ``params.attributes``)."""
+    vertices, edges = compute_attributes(graph, counters, params.attributes)
+    p = asdict(params)
+    p["roots"] = list(params.roots) if params.roots is not None else None
+    return BalanceResult(vertices=vertices, edges=edges, n_trees=int(counters["trees"][0]),
+                         params=p, counters=counters, graph=graph)
+
+
+# ---------------------------------------------------------------------------
+# public entry point
+# ---------------------------------------------------------------------------
+
+def _validate(graph, n_trees, sampler, method, majority, attributes) -> None:
+    if getattr(graph, "sign", None) is None or getattr(graph, "directed", False):
+        raise GraphInputError("balance needs an undirected signed graph (a SignedGraph with a sign "
+                              "on every edge)")
+    if isinstance(n_trees, bool) or not isinstance(n_trees, (int, np.integer)) or n_trees < 1:
+        raise ValueError(f"n_trees must be a positive integer, got {n_trees!r}")
+    for name, val, allowed in (("sampler", sampler, SAMPLERS), ("method", method, METHODS),
+                               ("majority", majority, MAJORITIES),
+                               ("attributes", attributes, ATTRIBUTE_DEFINITIONS)):
+        if val not in allowed:
+            raise ValueError(f"{name} must be one of {allowed}, got {val!r}")
+    if graph.n < 2 or graph.m < 1:
+        raise GraphInputError("balance needs a graph with at least one edge")
+
+
+def balance(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs",
+            roots: Sequence[Any] | None = None, seed: int = 0, method: str = "path-sign",
+            majority: str = "larger", attributes: str = "consensus", backend: str = "auto",
+            progress: bool = True, batch_size: int | None = None,
+            client: Any = None) -> BalanceResult:
+    """Nearest balanced states of a signed graph over many spanning trees.
+
+    For each of ``n_trees`` BFS spanning trees, every fundamental cycle is
+    balanced (a non-tree edge takes the sign that makes its cycle positive),
+    the balanced graph is split into its two Harary sides, and one side is
+    called the majority.  Counting over the trees gives vertex and edge
+    attributes.
+
+    Parameters
+    ----------
+    graph : SignedGraph or anything :func:`rapids_balance.graph.graph_from_any` accepts
+        A connected signed graph (a DataFrame, networkx graph, ... is
+        coerced, keeping its largest component).
+    n_trees : int, default 1000
+        Number of spanning trees T.
+    sampler : {"bfs", "bfs-random-root"}
+        Root choice.  ``"bfs"``: with ``roots=None``, vertices by descending
+        degree (ties to the smaller internal id), tree ``i`` using the
+        ``i mod n``-th.  ``"bfs-random-root"``: roots drawn from ``seed``.
+    roots : sequence of vertex labels, optional
+        Original labels of the roots; tree ``i`` uses ``roots[i mod len]``.
+    seed : int, default 0
+        Tree ``i`` uses the seed ``seed + i`` in graphB+'s parent rule (see
+        :mod:`rapids_balance.balance._trees`).  graphB+ v0.2 uses 17.
+    method : {"path-sign", "cycle"}
+        ``"path-sign"`` (ECL-SGB, O(m) per tree): a non-tree edge ``(u, v)``
+        gets ``ps(u) * ps(v)``.  ``"cycle"`` (graphB+): pre-order relabeling
+        and a walk around each fundamental cycle.  Both give the same states.
+    majority : {"larger", "agreeable"}
+        ``"larger"``: the larger Harary side; on a tie every vertex gets 1/2.
+        ``"agreeable"``: the side holding the largest connected component of
+        positive balanced edges (graphB+ v0.2's output; ties to the component
+        with the smallest internal id).
+    attributes : {"consensus", "datalab"}
+        Which definitions of influence and authority to report (below).
+    backend : {"auto", "cpu", "gpu"}
+        ``"auto"`` uses a usable GPU, else the numba CPU path.
+    progress : bool, default True
+        Show a progress bar over tree batches.
+    batch_size : int, optional
+        Trees per kernel launch; default from free memory.  Does not change
+        the result.
+    client : distributed.Client, optional
+        Run the batches on a Dask cluster (same result).
+
+    Returns
+    -------
+    BalanceResult
+        ``.vertices`` (vertex, status, influence, authority) and ``.edges``
+        (src, dst, sign, in_tree, negative, switched, agreement), both with
+        original labels; ``.write_graphbplus(path)`` writes graphB+'s file.
+
+    Notes
+    -----
+    With :math:`\\delta_t(v) = 1` if v is in tree t's majority, 1/2 if t's
+    sides tie, 0 otherwise, over T trees:
+
+    * ``status(v) = mean_t delta_t(v)``;
+    * ``in_tree(e)``, ``negative(e)``, ``switched(e)``: share of trees with e
+      in the tree, negative after balancing, with its sign changed;
+    * ``agreement(u, v) = mean_t [u, v same side] * delta_t(u)``: share of
+      trees with both ends in the majority (a tie counts 1/2).
+
+    ``attributes="consensus"`` (default; graphB++'s consensus tool):
+
+    * ``influence(v)`` = mean agreement of v's edges;
+    * ``authority(v)`` = mean over v's edges (u, v) of
+      ``(status(u) + status(v)) / 2``.
+
+    ``attributes="datalab"`` (the older DataLab code):
+
+    * ``influence(v)`` = sum (not mean) of the agreement of v's edges;
+    * ``authority(v)`` = share of trees in which v has no negative incident
+      edge after balancing.
+
+    Trees are built by BFS with graphB+'s deterministic parent rule, so the
+    result depends only on the arguments, not on the backend, thread count,
+    batch size or number of Dask workers.
+
+    References
+    ----------
+    .. [1] G. Alabandi, J. Tešić, L. Rusnak, M. Burtscher, "Discovering and
+       Balancing Fundamental Cycles in Large Signed Graphs", SC'21.
+    .. [2] J. VanAusdal, L. Rusnak, M. Burtscher, "Signed Graph Balancing in
+       Linear Time" (ECL-SGB).
+    .. [3] L. Rusnak, J. Tešić, "Characterizing attitudinal network graphs
+       through frustration cloud", 2021.
+
+    Examples
+    --------
+    >>> from rapids_balance.graph import build_graph
+    >>> g = build_graph([0, 1, 2, 0], [1, 2, 3, 2], sign=[1, 1, -1, -1])
+    >>> res = balance(g, n_trees=4, progress=False, backend="cpu")
+    >>> list(res.vertices.columns)
+    ['vertex', 'status', 'influence', 'authority']
+    """
+    from ..graph import graph_from_any
+    from .._progress import progress_bar
+
+    graph = graph_from_any(graph)
+    _validate(graph, n_trees, sampler, method, majority, attributes)
+    n_trees = int(n_trees)
+    params = BalanceParams(n_trees=n_trees, sampler=sampler,
+                           roots=None if roots is None else tuple(np.asarray(roots).tolist()),
+                           seed=int(seed), method=method, majority=majority,
+                           attributes=attributes, backend=resolve_backend(backend),
+                           batch_size=batch_size)
+    if params.roots is not None:
+        graph.vertex_ids(list(params.roots))  # unknown labels fail here, before any work
+    step = batch_size_for(graph, params)
+    batches = [range(a, min(a + step, n_trees)) for a in range(0, n_trees, step)]
+    if client is not None:
+        from ..distributed import check_client, map_reduce
+
+        counters = map_reduce(check_client(client), graph, _balance_partial, batches, params,
+                              progress=progress, desc="balance")
+    else:
+        counters = zero_counters(graph.n, graph.m)
+        with progress_bar(n_trees, "balance", progress, unit="tree") as bar:
+            for b in batches:
+                part = _balance_partial(graph, b, params)
+                for k in counters:
+                    counters[k] += part[k]
+                bar.update(len(b))
+    return _balance_finalize(graph, counters, params)

@@ -1,0 +1,431 @@
+"""Spanning trees shared by ``balance/`` and ``frustration/``.
+
+A batch of ``T`` spanning trees of a connected graph with ``n`` vertices is
+three int32 arrays of shape ``(T, n)``:
+
+* ``parent[t, v]``: parent vertex of ``v`` in tree ``t``, -1 at the root;
+* ``parent_edge[t, v]``: edge id of ``(v, parent[t, v])``, -1 at the root;
+* ``order[t, :]``: every vertex once, root first, each parent before its
+  children.  BFS trees built here list vertices by ``(depth, internal id)``,
+  so the order is the same on every backend and thread count.
+
+:func:`path_signs` turns a batch into each vertex's path sign from the root
+(ECL-SGB); the nearest balanced state of tree ``t`` is the bipartition
+``path_sign < 0`` and its switched edges are those with
+``sign[e] * ps[u] * ps[v] < 0``.
+
+BFS trees follow graphB+'s parent rule (``graphBplus_02.cpp``): tree ``i``
+gets the seed ``seed + i``; BFS goes level by level, and a vertex ``v`` first
+reached at level ``L + 1`` takes as parent the level-``L`` neighbour ``u``
+with the largest signed 32-bit :func:`parent_key` ``h(((u << 2) | b) ^ v ^
+s2)``, ties to the larger ``u``, where ``b = (L & 1) | 2`` and ``s2 = seed *
+seed + seed`` in 32-bit wrap-around arithmetic.  The winner is an argmax, so
+the tree does not depend on the order in which the frontier is scanned: the
+CPU path scans it serially per tree, the GPU path with atomics.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numba
+import numpy as np
+from numba import prange
+
+from .._random import hash32, randint
+
+__all__ = [
+    "ROOT_STREAM",
+    "seed_mix",
+    "parent_key",
+    "tree_roots",
+    "graphbplus_roots",
+    "bfs_trees",
+    "bfs_tree_into",
+    "path_signs",
+    "path_signs_into",
+]
+
+#: RNG stream of ``sampler="bfs-random-root"`` root draws (see _random.py).
+ROOT_STREAM = 0x726F6F74
+
+SAMPLERS = ("bfs", "bfs-random-root")
+
+
+# ---------------------------------------------------------------------------
+# the graphB+ parent rule
+# ---------------------------------------------------------------------------
+
+def seed_mix(seeds) -> np.ndarray:
+    """``s2 = seed * seed + seed`` in 32-bit wrap-around arithmetic, per tree.
+
+    Parameters
+    ----------
+    seeds : array-like of int
+        Per-tree seeds (``seed + i`` for tree ``i``); any Python integers.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 array with values in ``[0, 2**32)``.
+    """
+    s = np.asarray([int(x) & 0xFFFFFFFF for x in np.asarray(seeds).reshape(-1).tolist()],
+                   dtype=np.uint64)
+    return ((s * s + s) & np.uint64(0xFFFFFFFF)).astype(np.int64)
+
+
+@numba.njit(cache=True, inline="always")
+def parent_key(u, v, level, s2):
+    """graphB+'s priority of parent candidate ``u`` for vertex ``v`` (int32).
+
+    ``h(((u << 2) | b) ^ v ^ s2)`` with ``b = (level & 1) | 2`` read as a
+    signed 32-bit integer; the candidate with the largest key wins, ties to
+    the larger ``u``.  ``level`` is the depth of ``u``.
+    """
+    b = (np.int64(level) & 1) | 2
+    x = ((np.int64(u) << 2) | b) ^ np.int64(v) ^ np.int64(s2)
+    h = np.int64(hash32(x))
+    if h >= 2147483648:
+        h -= 4294967296
+    return h
+
+
+@numba.njit(cache=True)
+def bfs_tree_into(indptr, indices, slot_edge, root, s2, parent, parent_edge, order,
+                  depth, best, queue, level_count):
+    """Build one BFS tree with graphB+'s parent rule into the given rows.
+
+    ``parent``, ``parent_edge``, ``order`` (length n) are written; ``depth``,
+    ``best``, ``queue`` (length n) and ``level_count`` (length n + 1) are
+    scratch.  Returns the number of vertices reached (n when connected).
+    """
+    n = indptr.size - 1
+    for v in range(n):
+        depth[v] = -1
+    depth[root] = 0
+    parent[root] = -1
+    parent_edge[root] = -1
+    queue[0] = root
+    tail = 1
+    start = 0
+    level = 0
+    while start < tail:
+        stop = tail
+        nxt = level + 1
+        for i in range(start, stop):
+            u = queue[i]
+            for j in range(indptr[u], indptr[u + 1]):
+                v = indices[j]
+                dv = depth[v]
+                if dv == -1:
+                    depth[v] = nxt
+                    parent[v] = u
+                    parent_edge[v] = slot_edge[j]
+                    best[v] = parent_key(u, v, level, s2)
+                    queue[tail] = v
+                    tail += 1
+                elif dv == nxt:
+                    k = parent_key(u, v, level, s2)
+                    if k > best[v] or (k == best[v] and u > parent[v]):
+                        best[v] = k
+                        parent[v] = u
+                        parent_edge[v] = slot_edge[j]
+        start = stop
+        level = nxt
+    # canonical order: by (depth, vertex id), a counting sort over depths
+    for d in range(level + 1):
+        level_count[d] = 0
+    for v in range(n):
+        if depth[v] >= 0:
+            level_count[depth[v] + 1] += 1
+    for d in range(level):
+        level_count[d + 1] += level_count[d]
+    for v in range(n):
+        d = depth[v]
+        if d >= 0:
+            order[level_count[d]] = v
+            level_count[d] += 1
+    return tail
+
+
+@numba.njit(parallel=True, cache=True)
+def _bfs_batch_cpu(indptr, indices, slot_edge, roots, s2s, parent, parent_edge, order, reached,
+                   n_chunks):
+    T = roots.size
+    n = indptr.size - 1
+    for c in prange(n_chunks):
+        # scratch per chunk, not per tree: trees are independent, chunks only share nothing
+        depth = np.empty(n, np.int32)
+        best = np.empty(n, np.int64)
+        queue = np.empty(n, np.int32)
+        level_count = np.empty(n + 1, np.int64)
+        for t in range(c, T, n_chunks):
+            reached[t] = bfs_tree_into(indptr, indices, slot_edge, roots[t], s2s[t], parent[t],
+                                       parent_edge[t], order[t], depth, best, queue, level_count)
+
+
+# ---------------------------------------------------------------------------
+# roots
+# ---------------------------------------------------------------------------
+
+@numba.njit(cache=True)
+def _random_roots(seed, tree_ids, n):
+    out = np.empty(tree_ids.size, np.int64)
+    for k in range(tree_ids.size):
+        out[k] = randint(seed, ROOT_STREAM, tree_ids[k], n)
+    return out
+
+
+def tree_roots(graph, tree_ids, *, sampler: str = "bfs", roots: Sequence[Any] | None = None,
+               seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Root vertex and seed of each requested tree.
+
+    Parameters
+    ----------
+    graph : Graph
+        The graph the trees span.
+    tree_ids : array-like of int
+        Global tree numbers ``i`` (tree ``i`` has the seed ``seed + i``).
+    sampler : {"bfs", "bfs-random-root"}
+        ``"bfs"``: with ``roots=None`` the vertices ordered by descending
+        degree (ties to the smaller internal id), tree ``i`` using entry
+        ``i mod n``.  ``"bfs-random-root"``: a root drawn uniformly from the
+        seed (counter-based, so the same on every backend).
+    roots : sequence of vertex labels, optional
+        Original labels; tree ``i`` uses ``roots[i mod len(roots)]``.
+    seed : int
+        Base seed.
+
+    Returns
+    -------
+    (roots, seeds) : (numpy.ndarray, numpy.ndarray)
+        int32 internal root ids and int64 per-tree seeds ``seed + i``.
+    """
+    tree_ids = np.asarray(tree_ids, dtype=np.int64).reshape(-1)
+    n = graph.n
+    if sampler not in SAMPLERS:
+        raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
+    if roots is not None:
+        ids = graph.vertex_ids(list(roots))
+        if ids.size == 0:
+            raise ValueError("roots is empty; pass None or at least one vertex label")
+        out = ids[tree_ids % ids.size]
+    elif sampler == "bfs-random-root":
+        out = _random_roots(np.int64(seed), tree_ids, np.int64(n))
+    else:
+        deg = graph.degrees()
+        ranked = np.lexsort((np.arange(n), -deg))
+        out = ranked[tree_ids % n]
+    seeds = np.asarray([int(seed) + int(i) for i in tree_ids.tolist()], dtype=object)
+    return out.astype(np.int32), seeds
+
+
+def graphbplus_roots(graph, n_trees: int) -> list:
+    """The roots graphB+ v0.2 uses, as original labels (conformance helper).
+
+    ``graphBplus_02.cpp`` orders the vertices by descending degree with
+    libstdc++'s ``std::partial_sort`` (a heap select, not stable), so equal
+    degrees come out in heap order rather than by id.  This replays that
+    algorithm exactly; pass the result as ``roots=`` together with
+    ``seed=17`` on a graph built with ``numbering="graphbplus"``.
+
+    Parameters
+    ----------
+    graph : Graph
+        A graph numbered as graphB+ numbers it.
+    n_trees : int
+        The reference code's iteration count.
+
+    Returns
+    -------
+    list
+        ``min(n_trees, n)`` original labels; tree ``i`` uses entry ``i mod n``.
+    """
+    deg = graph.degrees().tolist()
+    n = graph.n
+    a = list(range(n))
+
+    def comp(x, y):
+        return deg[x] > deg[y]
+
+    def push_heap(first, hole, top, value):
+        par = (hole - 1) // 2
+        while hole > top and comp(a[first + par], value):
+            a[first + hole] = a[first + par]
+            hole = par
+            par = (hole - 1) // 2
+        a[first + hole] = value
+
+    def adjust_heap(first, hole, length, value):
+        top = hole
+        child = hole
+        while child < (length - 1) // 2:
+            child = 2 * (child + 1)
+            if comp(a[first + child], a[first + child - 1]):
+                child -= 1
+            a[first + hole] = a[first + child]
+            hole = child
+        if (length & 1) == 0 and child == (length - 2) // 2:
+            child = 2 * (child + 1)
+            a[first + hole] = a[first + child - 1]
+            hole = child - 1
+        push_heap(first, hole, top, value)
+
+    def pop_heap(first, last, result):
+        value = a[result]
+        a[result] = a[first]
+        adjust_heap(first, 0, last - first, value)
+
+    middle = min(int(n_trees), n)
+    if middle >= 2:  # make_heap
+        par = (middle - 2) // 2
+        while True:
+            adjust_heap(0, par, middle, a[par])
+            if par == 0:
+                break
+            par -= 1
+    for i in range(middle, n):  # heap select
+        if comp(a[i], a[0]):
+            pop_heap(0, middle, i)
+    last = middle
+    while last > 1:  # sort_heap
+        last -= 1
+        pop_heap(0, last, last)
+    return graph.labels[np.asarray(a[:middle], dtype=np.int64)].tolist()
+
+
+# ---------------------------------------------------------------------------
+# public batch builders
+# ---------------------------------------------------------------------------
+
+def cpu_chunks(n_items: int) -> int:
+    """How many parallel chunks to cut ``n_items`` independent trees into."""
+    return max(1, min(int(n_items), numba.get_num_threads()))
+
+
+def _check_connected(reached, n):
+    reached = np.asarray(reached)
+    if (reached != n).any():
+        from ..errors import GraphInputError
+
+        raise GraphInputError(
+            f"the graph is not connected (a BFS reached {int(reached.min())} of {n} vertices); "
+            "build it with component='largest'")
+
+
+def bfs_trees(graph, roots, seeds, *, backend: str = "cpu"):
+    """Batched BFS spanning trees with graphB+'s parent rule.
+
+    Parameters
+    ----------
+    graph : Graph
+        Connected undirected graph.
+    roots : array-like of int
+        Internal root id of each tree.
+    seeds : array-like of int
+        Seed of each tree (``seed + i`` for tree ``i``), same length.
+    backend : {"cpu", "gpu"}
+        ``"gpu"`` runs the level-synchronous kernels (CuPy arrays in and out;
+        numpy under the CUDA simulator).
+
+    Returns
+    -------
+    parent, parent_edge, order : arrays of shape (T, n), int32
+        See the module docstring.  Identical on every backend.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rapids_balance.graph import build_graph
+    >>> g = build_graph([0, 1, 2, 0], [1, 2, 3, 3], sign=[1, -1, 1, 1])
+    >>> parent, pe, order = bfs_trees(g, [0], [17])
+    >>> int(order[0, 0]), int(parent[0, 0])
+    (0, -1)
+    """
+    roots = np.asarray(roots, dtype=np.int64).reshape(-1)
+    s2 = seed_mix(seeds)
+    if s2.size != roots.size:
+        raise ValueError(f"roots ({roots.size}) and seeds ({s2.size}) differ in length")
+    n = graph.n
+    if roots.size and (roots.min() < 0 or roots.max() >= n):
+        raise ValueError("a root is not a vertex of the graph")
+    if backend == "gpu":
+        from . import _gpu
+
+        return _gpu.bfs_trees_gpu(graph, roots, s2)
+    T = roots.size
+    parent = np.empty((T, n), np.int32)
+    parent_edge = np.empty((T, n), np.int32)
+    order = np.empty((T, n), np.int32)
+    reached = np.empty(T, np.int64)
+    _bfs_batch_cpu(graph.indptr, graph.indices, graph.slot_edge, roots, s2,
+                   parent, parent_edge, order, reached, cpu_chunks(T))
+    _check_connected(reached, n)
+    return parent, parent_edge, order
+
+
+# ---------------------------------------------------------------------------
+# path signs
+# ---------------------------------------------------------------------------
+
+@numba.njit(cache=True)
+def path_signs_into(order, parent, parent_edge, sign, ps):
+    """Path signs of one tree (rows of length n) into ``ps`` (int8)."""
+    root = order[0]
+    ps[root] = 1
+    for i in range(1, order.size):
+        v = order[i]
+        ps[v] = ps[parent[v]] * sign[parent_edge[v]]
+
+
+@numba.njit(parallel=True, cache=True)
+def _path_signs_cpu(order, parent, parent_edge, sign, ps):
+    for t in prange(order.shape[0]):
+        path_signs_into(order[t], parent[t], parent_edge[t], sign, ps[t])
+
+
+def path_signs(order, parent, parent_edge, sign, *, backend: str | None = None):
+    """Path sign of every vertex from its tree's root (ECL-SGB labeling).
+
+    Parameters
+    ----------
+    order, parent, parent_edge : arrays of shape (T, n), int32
+        A tree batch (see the module docstring); any tree, not only BFS.
+    sign : array of shape (m,), int8
+        Edge signs (+1/-1).
+    backend : {"cpu", "gpu"}, optional
+        Default: ``"gpu"`` for CuPy inputs, ``"cpu"`` otherwise.
+
+    Returns
+    -------
+    array of shape (T, n), int8
+        ``ps[t, root] = +1`` and ``ps[t, v] = ps[t, parent] * sign[parent_edge]``.
+
+    Notes
+    -----
+    The CPU path walks ``order`` (parents first) once per tree.  The GPU path
+    uses pointer jumping, ``ceil(log2(depth))`` rounds of
+    ``ps[v] *= ps[anc[v]]; anc[v] = anc[anc[v]]``, so it needs no level
+    structure and works for any tree.
+
+    References
+    ----------
+    .. [1] VanAusdal, Rusnak, Burtscher, "Signed Graph Balancing in Linear
+       Time" (ECL-SGB), Alg. 2.
+    """
+    if backend is None:
+        backend = "gpu" if type(order).__module__.startswith("cupy") else "cpu"
+    if backend == "gpu":
+        from . import _gpu
+
+        return _gpu.path_signs_gpu(order, parent, parent_edge, sign)
+    order = np.ascontiguousarray(order, dtype=np.int32)
+    if order.ndim == 1:
+        order = order[None, :]
+        parent = np.asarray(parent)[None, :]
+        parent_edge = np.asarray(parent_edge)[None, :]
+    ps = np.empty(order.shape, np.int8)
+    _path_signs_cpu(order, np.ascontiguousarray(parent, dtype=np.int32),
+                    np.ascontiguousarray(parent_edge, dtype=np.int32),
+                    np.ascontiguousarray(sign, dtype=np.int8), ps)
+    return ps

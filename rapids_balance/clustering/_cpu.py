@@ -1,0 +1,478 @@
+"""CPU (numba) kernels of the 1-opt local search, label propagation and contraction.
+
+All state is a handful of flat arrays (see :mod:`._state`):
+
+* ``labels`` (int32, n): cluster of each vertex, ids in ``0..n-1``;
+* ``csize`` (int32, n): cluster sizes; ``free`` (int32, n) + ``nfree``: a
+  stack of unused ids (top = ``free[nfree-1]``); ``nclus``: clusters in use;
+* ``tid``/``tsum``/``tcnt`` (one per CSR slot) + ``tlen`` (n): the sparse
+  per-vertex cluster sums of :mod:`._tables`;
+* ``bd``/``bk`` (n): each vertex's best move (gain, target).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import prange
+
+from .._random import hash64, randint
+from ._tables import (NEW_CLUSTER, NO_MOVE, best_move, better, is_mover, relabel, table_add,
+                      table_sub)
+
+
+# -- tables -----------------------------------------------------------------
+
+@numba.njit(parallel=True, cache=True)
+def build_tables(indptr, indices, a, labels, tid, tsum, tcnt, tlen, mark):
+    """(Re)build the tables of every vertex, or of the vertices with ``mark``.
+
+    Each vertex fills its own slot range in CSR order: no races, and the same
+    summation order as the GPU kernel.
+    """
+    n = labels.size
+    use_mark = mark.size > 0
+    for u in prange(n):
+        if use_mark and not mark[u]:
+            continue
+        tlen[u] = 0
+        for p in range(indptr[u], indptr[u + 1]):
+            table_add(tid, tsum, tcnt, tlen, indptr, u, labels[indices[p]], a[p])
+
+
+@numba.njit(parallel=True, cache=True)
+def eval_all(indptr, labels, tid, tsum, tlen, allow_new, tol, constrained, cons, ccons, bd, bk):
+    for u in prange(labels.size):
+        best_move(u, labels[u], indptr, tid, tsum, tlen, allow_new, tol, constrained, cons,
+                  ccons, bd, bk)
+
+
+@numba.njit(cache=True)
+def refresh_list(indptr, indices, a, labels, tid, tsum, tcnt, tlen, allow_new, tol, verts, nv,
+                 rebuild, bd, bk):
+    """Rebuild (``rebuild``) and re-evaluate the tables of ``verts[:nv]``.
+
+    Serial on purpose: after the first rounds only a few vertices change, and
+    a parallel launch per round costs more than the work.
+    """
+    cons = labels[:0]
+    for i in range(nv):
+        u = verts[i]
+        if rebuild[u]:
+            tlen[u] = 0
+            for p in range(indptr[u], indptr[u + 1]):
+                table_add(tid, tsum, tcnt, tlen, indptr, u, labels[indices[p]], a[p])
+        best_move(u, labels[u], indptr, tid, tsum, tlen, allow_new, tol, False, cons, cons, bd, bk)
+
+
+# -- cluster-id bookkeeping ---------------------------------------------------
+
+@numba.njit(cache=True)
+def move_vertex(v, k2, indptr, indices, a, labels, csize, free, nfree, nclus,
+                tid, tsum, tcnt, tlen):
+    """Move ``v`` to ``k2`` (a cluster id or NEW_CLUSTER); update sums; return k2."""
+    k1 = labels[v]
+    k2 = relabel(v, k2, labels, csize, free, nfree, nclus)
+    for p in range(indptr[v], indptr[v + 1]):
+        u = indices[p]
+        table_sub(tid, tsum, tcnt, tlen, indptr, u, k1, a[p])
+        table_add(tid, tsum, tcnt, tlen, indptr, u, k2, a[p])
+    return k2
+
+
+@numba.njit(cache=True)
+def reset_clusters(labels, csize, free, nfree, nclus):
+    """Sizes, free stack (empty ids, smallest on top) and count from ``labels``."""
+    n = labels.size
+    csize[:] = 0
+    for v in range(n):
+        csize[labels[v]] += 1
+    nf = 0
+    for k in range(n - 1, -1, -1):
+        if csize[k] == 0:
+            free[nf] = k
+            nf += 1
+    nfree[0] = nf
+    nclus[0] = n - nf
+
+
+# -- segment tree over the vertices' best moves -------------------------------
+
+@numba.njit(cache=True, inline="always")
+def tree_set(tree_d, tree_v, size, i, d):
+    j = size + i
+    tree_d[j] = d
+    j >>= 1
+    while j >= 1:
+        l, r = 2 * j, 2 * j + 1
+        if better(tree_d[r], tree_v[r], tree_d[l], tree_v[l]):
+            tree_d[j] = tree_d[r]
+            tree_v[j] = tree_v[r]
+        else:
+            tree_d[j] = tree_d[l]
+            tree_v[j] = tree_v[l]
+        j >>= 1
+
+
+@numba.njit(cache=True)
+def tree_build(tree_d, tree_v, size, bd, n):
+    for i in range(size):
+        tree_d[size + i] = bd[i] if i < n else 0.0
+        tree_v[size + i] = i
+    for j in range(size - 1, 0, -1):
+        l, r = 2 * j, 2 * j + 1
+        if better(tree_d[r], tree_v[r], tree_d[l], tree_v[l]):
+            tree_d[j] = tree_d[r]
+            tree_v[j] = tree_v[r]
+        else:
+            tree_d[j] = tree_d[l]
+            tree_v[j] = tree_v[l]
+
+
+@numba.njit(cache=True, inline="always")
+def _refresh(u, indptr, labels, tid, tsum, tlen, allow_new, tol, cons, bd, bk,
+             tree_d, tree_v, size):
+    best_move(u, labels[u], indptr, tid, tsum, tlen, allow_new, tol, False, cons, cons, bd, bk)
+    tree_set(tree_d, tree_v, size, u, bd[u])
+
+
+@numba.njit(cache=True)
+def _refresh_all(indptr, labels, tid, tsum, tlen, allow_new, tol, cons, bd, bk,
+                 tree_d, tree_v, size):
+    for u in range(labels.size):
+        best_move(u, labels[u], indptr, tid, tsum, tlen, allow_new, tol, False, cons, cons, bd, bk)
+    tree_build(tree_d, tree_v, size, bd, labels.size)
+
+
+@numba.njit(cache=True)
+def _refresh_around(v, indptr, indices, labels, tid, tsum, tlen, maxc, nclus, tol, cons, bd, bk,
+                    tree_d, tree_v, size, was_allowed):
+    allow = maxc <= 0 or nclus[0] < maxc
+    if allow != was_allowed:
+        _refresh_all(indptr, labels, tid, tsum, tlen, allow, tol, cons, bd, bk, tree_d, tree_v, size)
+        return allow
+    _refresh(v, indptr, labels, tid, tsum, tlen, allow, tol, cons, bd, bk, tree_d, tree_v, size)
+    for p in range(indptr[v], indptr[v + 1]):
+        _refresh(indices[p], indptr, labels, tid, tsum, tlen, allow, tol, cons, bd, bk,
+                 tree_d, tree_v, size)
+    return allow
+
+
+# -- paper-faithful VND: best improving move first ----------------------------
+
+@numba.njit(cache=True)
+def vnd_best(indptr, indices, a, labels, csize, free, nfree, nclus, maxc,
+             tid, tsum, tcnt, tlen, bd, bk, tree_d, tree_v, size, tol, max_moves,
+             log_v, log_k, nlog):
+    """Apply the globally best improving move until none is left.
+
+    The best move of every vertex sits in a segment tree (ties: smaller
+    vertex); after a move only the moved vertex and its neighbours change
+    their sums, so only they are re-evaluated.  Moves are logged into
+    ``log_v/log_k`` (vertex, old cluster) for undo while there is room;
+    ``nlog[0] > log_v.size`` marks an overflow.  Returns (moves, gain).
+    """
+    cons = labels[:0]
+    allow = maxc <= 0 or nclus[0] < maxc
+    moves = 0
+    gain = 0.0
+    while moves < max_moves:
+        d = tree_d[1]
+        if not d < -tol:
+            break
+        v = tree_v[1]
+        k1 = labels[v]
+        move_vertex(v, bk[v], indptr, indices, a, labels, csize, free, nfree, nclus,
+                    tid, tsum, tcnt, tlen)
+        _log(v, k1, log_v, log_k, nlog)
+        moves += 1
+        gain += d
+        allow = _refresh_around(v, indptr, indices, labels, tid, tsum, tlen, maxc, nclus, tol,
+                                cons, bd, bk, tree_d, tree_v, size, allow)
+    return moves, gain
+
+
+@numba.njit(cache=True, inline="always")
+def _log(v, k1, log_v, log_k, nlog):
+    i = nlog[0]
+    if i < log_v.size:
+        log_v[i] = v
+        log_k[i] = k1
+        nlog[0] = i + 1
+    else:
+        nlog[0] = log_v.size + 1
+
+
+@numba.njit(cache=True)
+def undo(indptr, indices, a, labels, csize, free, nfree, nclus, maxc, tid, tsum, tcnt, tlen,
+         bd, bk, tree_d, tree_v, size, tol, log_v, log_k, nlog):
+    """Undo the logged moves in reverse order (exact with the LIFO id stack)."""
+    cons = labels[:0]
+    allow = maxc <= 0 or nclus[0] < maxc
+    for i in range(nlog[0] - 1, -1, -1):
+        v = log_v[i]
+        move_vertex(v, log_k[i], indptr, indices, a, labels, csize, free, nfree, nclus,
+                    tid, tsum, tcnt, tlen)
+        allow = _refresh_around(v, indptr, indices, labels, tid, tsum, tlen, maxc, nclus, tol,
+                                cons, bd, bk, tree_d, tree_v, size, allow)
+    nlog[0] = 0
+
+
+@numba.njit(cache=True)
+def perturb(level, seed, stream, counter, indptr, indices, a, labels, csize, free, nfree, nclus,
+            maxc, tid, tsum, tcnt, tlen, bd, bk, tree_d, tree_v, size, tol, log_v, log_k, nlog):
+    """Move ``level`` random vertices to the cluster of another random vertex
+    (a new cluster when that is their own).  Returns the imbalance change."""
+    cons = labels[:0]
+    n = labels.size
+    allow = maxc <= 0 or nclus[0] < maxc
+    change = 0.0
+    for t in range(level):
+        v = randint(seed, stream, counter + 2 * t, n)
+        r = randint(seed, stream, counter + 2 * t + 1, n)
+        k1 = labels[v]
+        k2 = labels[r]
+        if k2 == k1:
+            if not allow or csize[k1] == 1:
+                continue
+            k2 = NEW_CLUSTER
+        change += _move_gain(v, k1, k2, indptr, tid, tsum, tlen)
+        move_vertex(v, k2, indptr, indices, a, labels, csize, free, nfree, nclus,
+                    tid, tsum, tcnt, tlen)
+        _log(v, k1, log_v, log_k, nlog)
+        allow = _refresh_around(v, indptr, indices, labels, tid, tsum, tlen, maxc, nclus, tol,
+                                cons, bd, bk, tree_d, tree_v, size, allow)
+    return change
+
+
+@numba.njit(cache=True, inline="always")
+def _move_gain(v, k1, k2, indptr, tid, tsum, tlen):
+    a1 = 0.0
+    a2 = 0.0
+    for p in range(indptr[v], indptr[v] + tlen[v]):
+        if tid[p] == k1:
+            a1 = tsum[p]
+        elif tid[p] == k2:
+            a2 = tsum[p]
+    return a1 - a2
+
+
+# -- label propagation: first improvement in a random order -------------------
+
+@numba.njit(cache=True)
+def random_order(n, seed, stream):
+    keys = np.empty(n, dtype=np.uint64)
+    for i in range(n):
+        keys[i] = hash64(seed, stream, i)
+    return np.argsort(keys, kind="mergesort").astype(np.int32)
+
+
+@numba.njit(cache=True)
+def sweeps(max_sweeps, seed, stream, indptr, indices, a, labels, csize, free, nfree, nclus, maxc,
+           tid, tsum, tcnt, tlen, tol, constrained, cons, ccons, bd, bk, min_moves):
+    """Sweeps of first-improvement moves (label propagation with the exact
+    1-opt gain) over a seeded random vertex order, until a sweep moves fewer
+    than ``min_moves`` vertices.  Returns (moves, gain)."""
+    n = labels.size
+    total = 0
+    gain = 0.0
+    for s in range(max_sweeps):
+        order = random_order(n, seed, stream * 1000003 + s)
+        moved = 0
+        for i in range(n):
+            v = order[i]
+            allow = (maxc <= 0 or nclus[0] < maxc) and not constrained
+            best_move(v, labels[v], indptr, tid, tsum, tlen, allow, tol, constrained, cons, ccons,
+                      bd, bk)
+            k2 = bk[v]
+            if k2 != NO_MOVE:
+                gain += bd[v]
+                k2 = move_vertex(v, k2, indptr, indices, a, labels, csize, free, nfree, nclus,
+                                 tid, tsum, tcnt, tlen)
+                if constrained:
+                    ccons[k2] = cons[v]
+                moved += 1
+        total += moved
+        if moved < min_moves or moved == 0:
+            break
+    return total, gain
+
+
+# -- parallel rounds of non-conflicting moves ---------------------------------
+
+@numba.njit(cache=True)
+def select_movers(indptr, indices, bd, bk, mover):
+    """Movers of one parallel round (see :func:`._tables.is_mover`)."""
+    for u in range(bd.size):
+        mover[u] = is_mover(u, indptr, indices, bd, bk)
+
+
+@numba.njit(cache=True)
+def apply_round(indptr, indices, labels, csize, free, nfree, nclus, maxc, bd, bk, mover, mark,
+                touched):
+    """Apply the selected moves: new clusters take ids from the stack in vertex
+    order (at most ``maxc - nclus`` of them); then rebuild sizes and the free
+    stack.  ``mark`` flags the vertices whose sums changed (neighbours of
+    movers); ``touched`` lists them and the movers.  Returns (moves, gain, n_touched)."""
+    n = labels.size
+    room = n if maxc <= 0 else maxc - nclus[0]
+    top = nfree[0]
+    moves = 0
+    gain = 0.0
+    nt = 0
+    for v in range(n):
+        if not mover[v]:
+            continue
+        k2 = bk[v]
+        if k2 == NEW_CLUSTER:
+            if room <= 0:
+                mover[v] = False
+                continue
+            room -= 1
+            top -= 1
+            k2 = free[top]
+        labels[v] = k2
+        moves += 1
+        gain += bd[v]
+        touched[nt] = v
+        nt += 1
+        for p in range(indptr[v], indptr[v + 1]):
+            u = indices[p]
+            if not mark[u]:
+                mark[u] = True
+                touched[nt] = u
+                nt += 1
+    reset_clusters(labels, csize, free, nfree, nclus)
+    return moves, gain, nt
+
+
+# -- contraction ----------------------------------------------------------------
+
+@numba.njit(cache=True)
+def contract(indptr, indices, a, lab, nc):
+    """Coarse graph with one vertex per cluster of ``lab`` (ids 0..nc-1).
+
+    Coarse edge weight = sum of the signed weights between the two clusters
+    (only that net weight matters for the moves of the coarse vertices);
+    edges inside a cluster and zero-sum edges are dropped.
+    """
+    n = lab.size
+    mstart = np.zeros(nc + 1, dtype=np.int64)
+    for v in range(n):
+        mstart[lab[v] + 1] += 1
+    for c in range(nc):
+        mstart[c + 1] += mstart[c]
+    fill = mstart[:-1].copy()
+    members = np.empty(n, dtype=np.int32)
+    for v in range(n):
+        members[fill[lab[v]]] = v
+        fill[lab[v]] += 1
+    acc = np.zeros(nc, dtype=np.float64)
+    seen = np.full(nc, -1, dtype=np.int64)
+    touched = np.empty(nc, dtype=np.int64)
+    out_ptr = np.zeros(nc + 1, dtype=np.int64)
+    out_idx = np.empty(indices.size, dtype=np.int32)
+    out_a = np.empty(indices.size, dtype=np.float64)
+    pos = 0
+    for c in range(nc):
+        nt = 0
+        for q in range(mstart[c], mstart[c + 1]):
+            v = members[q]
+            for p in range(indptr[v], indptr[v + 1]):
+                cu = lab[indices[p]]
+                if cu == c:
+                    continue
+                if seen[cu] != c:
+                    seen[cu] = c
+                    acc[cu] = 0.0
+                    touched[nt] = cu
+                    nt += 1
+                acc[cu] += a[p]
+        tl = np.sort(touched[:nt])
+        for t in range(nt):
+            cu = tl[t]
+            if acc[cu] != 0.0:
+                out_idx[pos] = cu
+                out_a[pos] = acc[cu]
+                pos += 1
+        out_ptr[c + 1] = pos
+    return out_ptr, out_idx[:pos].copy(), out_a[:pos].copy()
+
+
+@numba.njit(cache=True)
+def imbalance_slots(indptr, indices, a, labels):
+    """I(P) up to the constant of contracted edges: half the sum over slots of
+    positive cut and negative uncut weight (each edge has two slots)."""
+    tot = 0.0
+    for u in range(labels.size):
+        for p in range(indptr[u], indptr[u + 1]):
+            same = labels[u] == labels[indices[p]]
+            w = a[p]
+            if w < 0.0 and same:
+                tot -= w
+            elif w > 0.0 and not same:
+                tot += w
+    return 0.5 * tot
+
+
+# -- GRASP construction -----------------------------------------------------------
+
+@numba.njit(cache=True)
+def grasp_construct(indptr, indices, a, alpha, seed, stream, maxc, labels):
+    """Randomized greedy construction (Drummond et al.'s GRASP, per vertex).
+
+    Vertices arrive in a seeded random order; each joins a cluster drawn
+    uniformly from its restricted candidate list: the adjacent clusters and
+    a new one, whose imbalance increase ``-A_v[k]`` is within
+    ``cmin + alpha * (cmax - cmin)``.  alpha = 1 draws among all candidates,
+    alpha = 0 is greedy.
+    """
+    n = labels.size
+    labels[:] = -1
+    order = random_order(n, seed, stream * 1000003 + 999983)
+    acc = np.zeros(n, dtype=np.float64)
+    seen = np.full(n, -1, dtype=np.int64)
+    cand = np.empty(n + 1, dtype=np.int64)
+    cost = np.empty(n + 1, dtype=np.float64)
+    nclus = 0
+    for i in range(n):
+        v = order[i]
+        nt = 0
+        for p in range(indptr[v], indptr[v + 1]):
+            k = labels[indices[p]]
+            if k < 0:
+                continue
+            if seen[k] != v:
+                seen[k] = v
+                acc[k] = 0.0
+                cand[nt] = k
+                nt += 1
+            acc[k] += a[p]
+        srt = np.sort(cand[:nt])
+        for t in range(nt):
+            cand[t] = srt[t]
+            cost[t] = -acc[srt[t]]
+        if maxc <= 0 or nclus < maxc:
+            cand[nt] = -2
+            cost[nt] = 0.0
+            nt += 1
+        if nt == 0:
+            labels[v] = randint(seed, stream, 3 * n + i, nclus)
+            continue
+        cmin = cost[0]
+        cmax = cost[0]
+        for t in range(1, nt):
+            cmin = min(cmin, cost[t])
+            cmax = max(cmax, cost[t])
+        thr = cmin + alpha * (cmax - cmin) + 1e-12 * (abs(cmin) + abs(cmax))
+        nr = 0
+        for t in range(nt):
+            if cost[t] <= thr:
+                cand[nr] = cand[t]
+                nr += 1
+        k = cand[randint(seed, stream, n + i, nr)]
+        if k == -2:
+            k = nclus
+            nclus += 1
+        labels[v] = k
+    return nclus

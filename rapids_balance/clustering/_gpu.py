@@ -1,0 +1,261 @@
+"""GPU (numba-cuda) kernels of the 1-opt local search.
+
+Everything stays on the device: the sparse sums (:mod:`._tables`, the same
+``@numba.njit`` bodies as the CPU kernels, called as device functions), move
+evaluation, the best-move reduction and the sum updates.  Per move of the
+best-move VND the host reads back two scalars (the best gain and its vertex)
+to decide whether to stop and how many threads the update needs; the paper
+lost 95 % of its time copying the sum matrices instead.
+
+Kernels run under numba's CUDA simulator when ``NUMBA_ENABLE_CUDASIM=1``
+(tests use graphs of tens of vertices there).  Results equal the CPU path
+exactly: same table operations in the same order, same tie-breaking.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from numba import cuda, float64, int32
+
+from ..backend import array_module, launch_config, simulator_enabled, to_host
+from . import _tables
+from ._state import Level
+from ._tables import NEW_CLUSTER
+
+
+def _device(f):
+    """The shared ``@numba.njit`` body as a device function.  The simulator
+    passes its own array wrappers, which compiled CPU code cannot unbox, so
+    there the plain Python body runs instead (same statements)."""
+    return f.py_func if simulator_enabled() else f
+
+
+table_add = _device(_tables.table_add)
+table_sub = _device(_tables.table_sub)
+best_move = _device(_tables.best_move)
+relabel = _device(_tables.relabel)
+is_mover = _device(_tables.is_mover)
+better = _device(_tables.better)
+
+_REDUCE_THREADS = 256
+
+@cuda.jit
+def k_build(indptr, indices, a, labels, tid, tsum, tcnt, tlen, mark, use_mark):
+    u = cuda.grid(1)
+    if u < labels.size:
+        if use_mark and not mark[u]:
+            return
+        tlen[u] = 0
+        for p in range(indptr[u], indptr[u + 1]):
+            table_add(tid, tsum, tcnt, tlen, indptr, u, labels[indices[p]], a[p])
+
+@cuda.jit
+def k_eval(indptr, labels, tid, tsum, tlen, allow_new, tol, bd, bk):
+    u = cuda.grid(1)
+    if u < labels.size:
+        best_move(u, labels[u], indptr, tid, tsum, tlen, allow_new, tol, False, labels,
+                  labels, bd, bk)
+
+@cuda.jit
+def k_eval_around(vbuf, indptr, indices, labels, tid, tsum, tlen, allow_new, tol, bd, bk):
+    # thread 0: the moved vertex; thread i > 0: its (i-1)-th neighbour
+    i = cuda.grid(1)
+    v = vbuf[0]
+    s = indptr[v]
+    if i <= indptr[v + 1] - s:
+        u = v if i == 0 else indices[s + i - 1]
+        best_move(u, labels[u], indptr, tid, tsum, tlen, allow_new, tol, False, labels,
+                  labels, bd, bk)
+
+@cuda.jit
+def k_argmin(bd, out_d, out_v):
+    # one block; (gain, vertex) is a total order, so any reduction order
+    # gives the same winner as the CPU segment tree
+    sd = cuda.shared.array(_REDUCE_THREADS, float64)
+    sv = cuda.shared.array(_REDUCE_THREADS, int32)
+    t = cuda.threadIdx.x
+    n = bd.size
+    best_d = 0.0
+    best_v = n
+    for i in range(t, n, _REDUCE_THREADS):
+        if better(bd[i], i, best_d, best_v):
+            best_d = bd[i]
+            best_v = i
+    sd[t] = best_d
+    sv[t] = best_v
+    cuda.syncthreads()
+    step = _REDUCE_THREADS // 2
+    while step > 0:
+        if t < step and better(sd[t + step], sv[t + step], sd[t], sv[t]):
+            sd[t] = sd[t + step]
+            sv[t] = sv[t + step]
+        cuda.syncthreads()
+        step //= 2
+    if t == 0:
+        out_d[0] = sd[0]
+        out_v[0] = sv[0]
+
+@cuda.jit
+def k_relabel(vbuf, bk, labels, csize, free, nfree, nclus, moved):
+    if cuda.grid(1) == 0:
+        v = vbuf[0]
+        moved[0] = labels[v]
+        moved[1] = relabel(v, bk[v], labels, csize, free, nfree, nclus)
+
+@cuda.jit
+def k_update_neighbours(vbuf, moved, indptr, indices, a, tid, tsum, tcnt, tlen):
+    # a vertex appears once in v's row, so each thread owns one table
+    i = cuda.grid(1)
+    v = vbuf[0]
+    s = indptr[v]
+    if i < indptr[v + 1] - s:
+        u = indices[s + i]
+        table_sub(tid, tsum, tcnt, tlen, indptr, u, moved[0], a[s + i])
+        table_add(tid, tsum, tcnt, tlen, indptr, u, moved[1], a[s + i])
+
+@cuda.jit
+def k_select(indptr, indices, bd, bk, mover, want_new):
+    u = cuda.grid(1)
+    if u < bd.size:
+        m = is_mover(u, indptr, indices, bd, bk)
+        mover[u] = m
+        want_new[u] = 1 if (m and bk[u] == NEW_CLUSTER) else 0
+
+@cuda.jit
+def k_apply(indptr, indices, labels, bk, mover, rank, room, free, top, mark):
+    # new clusters take stack ids in vertex order (rank = exclusive prefix
+    # count), as the CPU's sequential loop does
+    v = cuda.grid(1)
+    if v < labels.size and mover[v]:
+        k2 = bk[v]
+        if k2 == NEW_CLUSTER:
+            r = rank[v]
+            if r >= room:
+                mover[v] = False
+                return
+            k2 = free[top - 1 - r]
+        labels[v] = k2
+        for p in range(indptr[v], indptr[v + 1]):
+            mark[indices[p]] = True
+
+
+_KERNELS = dict(build=k_build, eval=k_eval, eval_around=k_eval_around, argmin=k_argmin,
+                relabel=k_relabel, update=k_update_neighbours, select=k_select, apply=k_apply)
+
+
+class GPUState:
+    """A clustering of a :class:`Level` with its sums, all on the device."""
+
+    def __init__(self, level: Level, labels: np.ndarray, max_clusters: int = 0):
+        self.k = _KERNELS
+        self.xp = array_module("gpu")
+        xp = self.xp
+        self.level = level
+        self.n = level.n
+        self.maxc = int(max_clusters or 0)
+        self.tol = level.tol
+        self.h_indptr = level.indptr
+        # own (writable) copies: the simulator writes kernel arguments back
+        self.indptr = xp.array(level.indptr, dtype=np.int64)
+        self.indices = xp.array(level.indices, dtype=np.int32)
+        self.a = xp.array(level.a, dtype=np.float64)
+        n, slots = self.n, level.indices.size
+        self.labels = xp.array(np.ascontiguousarray(labels, dtype=np.int32))
+        self.tid = xp.zeros(max(slots, 1), dtype=np.int32)
+        self.tsum = xp.zeros(max(slots, 1), dtype=np.float64)
+        self.tcnt = xp.zeros(max(slots, 1), dtype=np.int32)
+        self.tlen = xp.zeros(n, dtype=np.int32)
+        self.bd = xp.zeros(n, dtype=np.float64)
+        self.bk = xp.zeros(n, dtype=np.int32)
+        self.mark = xp.zeros(n, dtype=np.bool_)
+        self.nfree = xp.zeros(1, dtype=np.int64)
+        self.nclus = xp.zeros(1, dtype=np.int64)
+        self._reset_clusters()
+        blocks, threads = launch_config(n)
+        self.k["build"][blocks, threads](self.indptr, self.indices, self.a, self.labels, self.tid,
+                                         self.tsum, self.tcnt, self.tlen, self.mark, False)
+
+    def _reset_clusters(self) -> None:
+        """Sizes, free stack (empty ids, smallest on top), count: as the CPU's reset_clusters."""
+        xp = self.xp
+        self.csize = xp.bincount(self.labels, minlength=self.n).astype(np.int32)
+        empty = xp.nonzero(self.csize == 0)[0][::-1].astype(np.int32)
+        self.free = xp.zeros(self.n, dtype=np.int32)
+        self.free[: empty.size] = empty
+        self.nfree[0] = empty.size
+        self.nclus[0] = self.n - int(empty.size)
+
+    def _allow_new(self) -> bool:
+        return self.maxc <= 0 or int(to_host(self.nclus)[0]) < self.maxc
+
+    def _eval_all(self, allow: bool) -> None:
+        blocks, threads = launch_config(self.n)
+        self.k["eval"][blocks, threads](self.indptr, self.labels, self.tid, self.tsum, self.tlen,
+                                        allow, self.tol, self.bd, self.bk)
+
+    def host_labels(self) -> np.ndarray:
+        return to_host(self.labels).astype(np.int32)
+
+    def vnd_best(self, max_moves: int = 2**62) -> tuple[int, float]:
+        """The paper's VND on the device: evaluate, reduce, update, repeat."""
+        xp, k = self.xp, self.k
+        allow = self._allow_new()
+        self._eval_all(allow)
+        out_d = xp.zeros(1, dtype=np.float64)
+        vbuf = xp.zeros(1, dtype=np.int32)
+        moved = xp.zeros(2, dtype=np.int32)
+        moves, gain = 0, 0.0
+        while moves < max_moves:
+            k["argmin"][1, _REDUCE_THREADS](self.bd, out_d, vbuf)
+            d = float(to_host(out_d)[0])
+            if not d < -self.tol:
+                break
+            v = int(to_host(vbuf)[0])
+            deg = int(self.h_indptr[v + 1] - self.h_indptr[v])
+            k["relabel"][1, 1](vbuf, self.bk, self.labels, self.csize, self.free, self.nfree,
+                               self.nclus, moved)
+            if deg:
+                b, t = launch_config(deg)
+                k["update"][b, t](vbuf, moved, self.indptr, self.indices, self.a, self.tid,
+                                  self.tsum, self.tcnt, self.tlen)
+            moves += 1
+            gain += d
+            now = self._allow_new() if self.maxc > 0 else True
+            if now != allow:
+                allow = now
+                self._eval_all(allow)
+            else:
+                b, t = launch_config(deg + 1)
+                k["eval_around"][b, t](vbuf, self.indptr, self.indices, self.labels, self.tid,
+                                       self.tsum, self.tlen, allow, self.tol, self.bd, self.bk)
+        return moves, gain
+
+    def parallel(self, max_rounds: int = 2**62) -> tuple[int, float]:
+        """Rounds of non-conflicting improving moves, every step on the device."""
+        xp, k = self.xp, self.k
+        blocks, threads = launch_config(self.n)
+        mover = xp.zeros(self.n, dtype=np.bool_)
+        want_new = xp.zeros(self.n, dtype=np.int64)
+        moves, gain = 0, 0.0
+        allow = self._allow_new()
+        self._eval_all(allow)
+        for _ in range(max_rounds):
+            k["select"][blocks, threads](self.indptr, self.indices, self.bd, self.bk, mover, want_new)
+            rank = xp.cumsum(want_new) - want_new
+            room = self.n if self.maxc <= 0 else self.maxc - int(to_host(self.nclus)[0])
+            top = int(to_host(self.nfree)[0])
+            self.mark[:] = False
+            k["apply"][blocks, threads](self.indptr, self.indices, self.labels, self.bk, mover, rank,
+                                        room, self.free, top, self.mark)
+            mv = int(to_host(mover.sum()))
+            if mv == 0:
+                break
+            moves += mv
+            gain += float(to_host(self.bd[mover].sum()))
+            self._reset_clusters()
+            k["build"][blocks, threads](self.indptr, self.indices, self.a, self.labels, self.tid,
+                                        self.tsum, self.tcnt, self.tlen, self.mark, True)
+            allow = self._allow_new()
+            self._eval_all(allow)
+        return moves, gain

@@ -1,0 +1,380 @@
+"""``correlation_clustering``: VND, GRASP, ILS and multilevel drivers.
+
+The GRASP and ILS drivers are a sequence of independent *restarts*
+(:func:`_restart`), each a pure function of (graph, restart id, params); the
+best imbalance wins, ties going to the smallest restart id.  A distributed
+run maps the same restarts and reduces the same way (DESIGN.md, scale-out
+hooks).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..backend import resolve_backend
+from ..errors import GraphInputError
+from ..graph import Graph, graph_from_any
+from .._progress import progress_bar
+from . import _cpu
+from ._multilevel import v_cycle
+from ._objective import ImbalanceResult, canonical, coerce_labels, imbalance, slot_weights
+from ._state import CPUState, Level
+
+__all__ = ["ClusteringResult", "correlation_clustering"]
+
+METHODS = ("vnd", "grasp", "ils", "multilevel")
+LOCAL_SEARCHES = ("auto", "best", "parallel")
+CONSTRUCTIONS = ("auto", "grasp", "multilevel")
+DEFAULT_ITERATIONS = {"vnd": 1, "grasp": 400, "ils": 10, "multilevel": 3}
+# above this many vertices "auto" picks the scalable variants
+LARGE_GRAPH = 20_000
+
+
+@dataclass
+class ClusteringResult:
+    """Outcome of :func:`correlation_clustering`.
+
+    Attributes
+    ----------
+    labels : pandas.DataFrame
+        Columns ``vertex`` (original labels) and ``cluster`` (0..c-1,
+        numbered by first appearance in the graph's vertex order).
+    imbalance : float
+        I(P) of ``labels``, recomputed from the edges.
+    parts : ImbalanceResult
+        The two parts of I(P), B(P) and the cluster count.
+    history : pandas.DataFrame
+        ``time_s``, ``iteration``, ``imbalance``: the best imbalance each time it improved.
+    method, seed, iterations, elapsed_s, backend, params
+        How the result was obtained.
+    """
+
+    labels: pd.DataFrame
+    imbalance: float
+    parts: ImbalanceResult
+    history: pd.DataFrame
+    method: str
+    seed: int
+    iterations: int
+    elapsed_s: float
+    backend: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_clusters(self) -> int:
+        return self.parts.n_clusters
+
+    def __repr__(self) -> str:
+        return (f"<ClusteringResult {self.method}: imbalance {self.imbalance:g}, "
+                f"{self.n_clusters} clusters, {self.iterations} iterations, {self.elapsed_s:.2f} s>")
+
+
+def graph_level(graph: Graph) -> Level:
+    return Level(np.asarray(graph.indptr), np.asarray(graph.indices), slot_weights(graph))
+
+
+# -- one restart: the unit of work of GRASP / ILS -----------------------------------
+
+def _restart(graph: Graph, restart_id: int, params: dict[str, Any]) -> tuple[np.ndarray, float]:
+    """One GRASP or ILS restart: construction, VND, and (ILS) perturbation loop.
+
+    A pure function of its arguments when ``params["deadline"]`` is None.
+    Returns (canonical internal labels, imbalance).
+    """
+    level = params.get("_level") or graph_level(graph)
+    seed = int(params["seed"])
+    maxc = int(params.get("max_clusters") or 0)
+    stream = 7919 * (restart_id + 1)
+    labels = _construct(level, restart_id, params)
+    st = CPUState(level, labels, maxc, log_capacity=max(4096, level.n))
+    _local_search(st, params)
+    if params["method"] == "ils":
+        _ils_loop(st, seed, stream, int(params["perturbation_max"]), int(params["ils_max"]),
+                  params.get("deadline"))
+    lab = canonical(st.labels)
+    return lab, float(_objective_value(graph, lab))
+
+
+def _objective_value(graph: Graph, lab: np.ndarray) -> float:
+    from ._objective import imbalance_value
+
+    return imbalance_value(graph, lab)
+
+
+def _construct(level: Level, restart_id: int, params: dict[str, Any]) -> np.ndarray:
+    seed = int(params["seed"])
+    maxc = int(params.get("max_clusters") or 0)
+    how = params["construction"]
+    if how == "auto":
+        how = "multilevel" if level.n > LARGE_GRAPH else "grasp"
+    if how == "multilevel":
+        return v_cycle(level, seed, 1000 * (restart_id + 1), None, maxc)
+    lab = np.zeros(level.n, np.int32)
+    _cpu.grasp_construct(level.indptr, level.indices, level.a, float(params["alpha"]), seed,
+                         restart_id + 1, maxc, lab)
+    return lab
+
+
+def _local_search(st: CPUState, params: dict[str, Any]) -> None:
+    """VND on the state: best-move (paper) or parallel rounds, on the chosen backend."""
+    mode = params["local_search"]
+    if mode == "auto":
+        mode = "parallel" if st.n > LARGE_GRAPH else "best"
+    if params.get("backend") == "gpu":
+        from ._gpu import GPUState
+
+        gs = GPUState(st.level, st.labels, st.maxc)
+        gs.parallel() if mode == "parallel" else gs.vnd_best()
+        st.reset(gs.host_labels())
+    elif mode == "parallel":
+        st.parallel()
+    # the best-move pass ends every search so the result is a 1-opt optimum
+    st.vnd_best()
+
+
+def _ils_loop(st: CPUState, seed: int, stream: int, perturbation_max: int, ils_max: int,
+              deadline: float | None) -> None:
+    """Levorato et al.'s ILS: perturb ``level`` vertices, VND, keep if better;
+    after ``ils_max`` failures raise the level, after a success reset it to 1."""
+    counter = 0
+    level = 1
+    saved = st.labels.copy()
+    while level <= perturbation_max:
+        improved = False
+        for _ in range(ils_max):
+            if deadline is not None and time.perf_counter() > deadline:
+                return
+            st.start_log()
+            change = st.perturb(level, seed, stream, counter)
+            counter += 2 * level
+            _, gain = st.vnd_best()
+            if change + gain < -st.tol:
+                saved[:] = st.labels
+                improved = True
+                break
+            if st.log_overflowed():
+                st.reset(saved)
+            else:
+                st.undo()
+        level = 1 if improved else level + 1
+
+
+# -- public entry point ----------------------------------------------------------------
+
+def correlation_clustering(graph: Any, *, method: str = "ils", n_clusters: int | None = None,
+                           alpha: float = 1.0, max_iterations: int | None = None,
+                           time_limit: float | None = None, seed: int = 0, init: Any = None,
+                           backend: str = "auto", progress: bool = True, client: Any = None,
+                           local_search: str = "auto", construction: str = "auto",
+                           perturbation_max: int = 30, ils_max: int = 5) -> ClusteringResult:
+    """Partition a signed graph to minimise the imbalance I(P) (correlation clustering).
+
+    Parameters
+    ----------
+    graph : SignedGraph or anything :func:`rapids_balance.graph.graph_from_any` accepts
+        Undirected signed graph; edge weights are used when present.
+    method : {"ils", "grasp", "vnd", "multilevel"}
+        ``"vnd"``: 1-opt local search from ``init``. ``"grasp"``: randomized
+        greedy construction + VND, repeated. ``"ils"``: construction + VND +
+        iterated perturbation (Levorato et al.). ``"multilevel"``: label
+        propagation, contraction and refinement, iterated V-cycles (scales to
+        10^6 vertices; beyond the paper).
+    n_clusters : int, optional
+        Upper bound on the number of clusters (None: unbounded; 2 asks for a
+        bipartition, i.e. a balanced state).
+    alpha : float
+        GRASP restricted-candidate-list parameter in [0, 1] (the paper: 1.0).
+    max_iterations : int, optional
+        ``"grasp"``: constructions (default 400); ``"ils"``: restarts (default
+        10, the paper's ``iter``); ``"multilevel"``: V-cycles in a row
+        without improvement before stopping (default 3); ignored by ``"vnd"``.
+    time_limit : float, optional
+        Seconds; no new restart / cycle / ILS step starts after it (one always completes).
+    seed : int
+        Seed of every random choice.
+    init : DataFrame, Series, dict, array or {"singletons", "one"}, optional
+        Start of ``"vnd"`` (default: singletons, or one cluster when
+        ``n_clusters`` is set); see :func:`imbalance` for the label formats.
+    backend : {"auto", "cpu", "gpu"}
+        Where the VND runs (``"gpu"``: move evaluation, best-move reduction and
+        sum updates all on the device).
+    progress : bool
+        Show a progress bar over restarts / cycles.
+    client : dask.distributed.Client, optional
+        Not supported yet (raises NotImplementedError); restarts are the unit to scale out.
+    local_search : {"auto", "best", "parallel"}
+        ``"best"``: the paper's VND (globally best move first). ``"parallel"``:
+        rounds applying every improving move that beats the moves of all its
+        neighbours (an independent set, so the gains add up exactly), then a
+        best-move pass. ``"auto"``: parallel above 20,000 vertices.
+    construction : {"auto", "grasp", "multilevel"}
+        Start of each GRASP/ILS restart; ``"auto"``: multilevel above 20,000 vertices.
+    perturbation_max, ils_max : int
+        ILS: maximum perturbation level (vertices moved at random, default
+        30) and failed tries per level (default 5), as in the paper.
+
+    Returns
+    -------
+    ClusteringResult
+        ``labels`` (DataFrame vertex, cluster), ``imbalance``, ``parts``, ``history``.
+
+    Raises
+    ------
+    GraphInputError
+        Unsigned graph, bad ``init``, or an ``init`` with more than ``n_clusters`` clusters.
+    ValueError
+        Unknown ``method``, ``local_search``, ``construction`` or ``backend``.
+
+    Notes
+    -----
+    The sums ``A_i[k]`` (signed weight from vertex i to cluster k) are kept
+    sparse per vertex (only adjacent clusters) and updated after each move,
+    so memory is O(n + m) whatever the number of clusters; the paper's dense
+    n x c matrices limited it to 12,888 vertices.
+
+    Results depend only on ``seed`` and the iteration limits: the same on
+    CPU and GPU and for any number of threads.  With ``time_limit`` the
+    amount of work done, hence the result, depends on the machine's speed:
+    only iteration limits are reproducible.
+
+    References
+    ----------
+    .. [1] M. Levorato, L. Drummond, Y. Frota, R. Figueiredo, "A GPU-accelerated
+       local search algorithm for the Correlation Clustering problem", SBPO 2015.
+    .. [2] F. Hausberger, M. Faraj, C. Schulz, "A Distributed Multilevel Memetic
+       Algorithm for Signed Graph Clustering", arXiv:2208.13618.
+
+    Examples
+    --------
+    >>> import rapids_balance as rb
+    >>> g = rb.SignedGraph.from_edgelist({"source": [0, 1, 2, 3], "target": [1, 2, 3, 0],
+    ...                                   "sign": [1, 1, -1, 1]})
+    >>> res = rb.correlation_clustering(g, method="vnd", progress=False)
+    >>> res.imbalance
+    1.0
+    """
+    t0 = time.perf_counter()
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if local_search not in LOCAL_SEARCHES:
+        raise ValueError(f"local_search must be one of {LOCAL_SEARCHES}, got {local_search!r}")
+    if construction not in CONSTRUCTIONS:
+        raise ValueError(f"construction must be one of {CONSTRUCTIONS}, got {construction!r}")
+    if not 0.0 <= float(alpha) <= 1.0:
+        raise ValueError(f"alpha must be in [0, 1], got {alpha!r}")
+    if n_clusters is not None and int(n_clusters) < 1:
+        raise ValueError(f"n_clusters must be at least 1, got {n_clusters!r}")
+    be = resolve_backend(backend)
+    if client is not None:
+        raise NotImplementedError("correlation_clustering(client=...) is not supported yet; "
+                                  "restarts (_restart) are the unit a Dask run would map")
+    graph = graph_from_any(graph)
+    if graph.sign is None:
+        raise GraphInputError("correlation clustering needs a signed graph (no sign column)")
+    iterations = DEFAULT_ITERATIONS[method] if max_iterations is None else int(max_iterations)
+    if iterations < 1:
+        raise ValueError(f"max_iterations must be at least 1, got {max_iterations!r}")
+    deadline = None if time_limit is None else t0 + float(time_limit)
+    level = graph_level(graph)
+    params = dict(method=method, seed=int(seed), max_clusters=int(n_clusters or 0),
+                  alpha=float(alpha), local_search=local_search, construction=construction,
+                  perturbation_max=int(perturbation_max), ils_max=int(ils_max), backend=be,
+                  deadline=deadline, _level=level)
+    history: list[tuple[float, int, float]] = []
+
+    def record(it: int, value: float) -> None:
+        history.append((time.perf_counter() - t0, it, value))
+
+    if method == "vnd":
+        labels = _vnd_start(graph, init, params["max_clusters"])
+        st = CPUState(level, labels, params["max_clusters"])
+        _local_search(st, params)
+        best = canonical(st.labels)
+        done = 1
+        record(0, _objective_value(graph, best))
+    elif method == "multilevel":
+        best, done = _run_multilevel(graph, level, params, iterations, deadline, progress, record)
+    else:
+        best, best_val, done = None, np.inf, 0
+        with progress_bar(iterations, f"{method} restarts", progress) as bar:
+            for r in range(iterations):
+                if r > 0 and deadline is not None and time.perf_counter() > deadline:
+                    break
+                lab, val = _restart(graph, r, params)
+                done += 1
+                if val < best_val:  # ties keep the smaller restart id
+                    best, best_val = lab, val
+                    record(r, val)
+                bar.update(1)
+                bar.set_postfix_str(f"best {best_val:g}")
+    parts = imbalance(graph, best)
+    frame = pd.DataFrame({"vertex": graph.labels, "cluster": best.astype(np.int64)})
+    hist = pd.DataFrame(history, columns=["time_s", "iteration", "imbalance"])
+    public = {k: v for k, v in params.items() if not k.startswith("_") and k != "deadline"}
+    public["time_limit"] = time_limit
+    public["max_iterations"] = iterations
+    return ClusteringResult(labels=frame, imbalance=parts.imbalance, parts=parts, history=hist,
+                            method=method, seed=int(seed), iterations=done,
+                            elapsed_s=time.perf_counter() - t0, backend=be, params=public)
+
+
+def _vnd_start(graph: Graph, init: Any, max_clusters: int) -> np.ndarray:
+    if init is None:
+        init = "one" if max_clusters else "singletons"
+    if isinstance(init, str):
+        if init == "singletons":
+            lab = np.arange(graph.n, dtype=np.int32)
+        elif init == "one":
+            lab = np.zeros(graph.n, dtype=np.int32)
+        else:
+            raise GraphInputError(f"init must be 'singletons', 'one' or labels, got {init!r}")
+    else:
+        lab = coerce_labels(graph, init, "init")
+    if max_clusters and int(lab.max()) + 1 > max_clusters:
+        raise GraphInputError(f"init has {int(lab.max()) + 1} clusters, more than "
+                              f"n_clusters={max_clusters}")
+    return lab
+
+
+def _run_multilevel(graph, level, params, patience, deadline, progress, record):
+    seed, maxc = params["seed"], params["max_clusters"]
+    local = _gpu_refiner(params) if params["backend"] == "gpu" else None
+    best = canonical(v_cycle(level, seed, 0, None, maxc, local))
+    best_val = _objective_value(graph, best)
+    record(0, best_val)
+    cycle, stale = 0, 0
+    with progress_bar(0, "multilevel cycles", progress) as bar:
+        while stale < patience:
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+            cycle += 1
+            lab = canonical(v_cycle(level, seed, cycle, best, maxc, local))
+            val = _objective_value(graph, lab)
+            if val < best_val:
+                best, best_val, stale = lab, val, 0
+                record(cycle, val)
+            else:
+                stale += 1
+            bar.update(1)
+            bar.set_postfix_str(f"best {best_val:g}")
+    return best, cycle + 1
+
+
+def _gpu_refiner(params):
+    """Refinement on the device for every multilevel level (parallel rounds + best-move)."""
+    from ._gpu import GPUState
+
+    maxc = params["max_clusters"]
+
+    def run(level: Level, labels: np.ndarray, finest: bool) -> np.ndarray:
+        gs = GPUState(level, labels, maxc)
+        gs.parallel()
+        gs.vnd_best()
+        return gs.host_labels()
+
+    return run

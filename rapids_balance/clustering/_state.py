@@ -1,0 +1,179 @@
+"""Local-search state on the CPU: a graph level plus a clustering and its sums.
+
+:class:`Level` is a graph in CSR form with one signed weight per slot (the
+input graph, or a contracted one).  :class:`CPUState` owns the arrays of
+:mod:`._cpu` and offers the moves the metaheuristics need: the paper's
+best-move VND, label-propagation sweeps, parallel rounds, perturbation and
+undo.  :class:`rapids_balance.clustering._gpu.GPUState` offers the same
+local searches with every array on the device.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _cpu
+
+_EMPTY_I32 = np.zeros(0, dtype=np.int32)
+_EMPTY_BOOL = np.zeros(0, dtype=np.bool_)
+
+
+@dataclass
+class Level:
+    """A graph level: CSR (``indptr`` int64, ``indices`` int32) and signed slot weights ``a``."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    a: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return self.indptr.size - 1
+
+    @property
+    def tol(self) -> float:
+        # gains smaller than this are rounding noise, never an improvement
+        return 1e-9 * (float(np.abs(self.a).max()) if self.a.size else 1.0)
+
+
+class CPUState:
+    """A clustering of a :class:`Level` with its sparse sums (CPU arrays)."""
+
+    def __init__(self, level: Level, labels: np.ndarray, max_clusters: int = 0,
+                 log_capacity: int = 0):
+        self.level = level
+        n = level.n
+        self.n = n
+        self.maxc = int(max_clusters or 0)
+        self.tol = level.tol
+        self.labels = np.ascontiguousarray(labels, dtype=np.int32).copy()
+        self.csize = np.zeros(n, np.int32)
+        self.free = np.zeros(n, np.int32)
+        self.nfree = np.zeros(1, np.int64)
+        self.nclus = np.zeros(1, np.int64)
+        slots = level.indices.size
+        self.tid = np.zeros(slots, np.int32)
+        self.tsum = np.zeros(slots, np.float64)
+        self.tcnt = np.zeros(slots, np.int32)
+        self.tlen = np.zeros(n, np.int32)
+        self.bd = np.zeros(n, np.float64)
+        self.bk = np.zeros(n, np.int32)
+        self.size = 1 << max(1, int(np.ceil(np.log2(max(n, 2)))))
+        self.tree_d = np.zeros(2 * self.size, np.float64)
+        self.tree_v = np.zeros(2 * self.size, np.int32)
+        self.log_v = np.zeros(log_capacity, np.int32)
+        self.log_k = np.zeros(log_capacity, np.int32)
+        self.nlog = np.zeros(1, np.int64)
+        self.reset(self.labels)
+
+    # -- whole-state operations ------------------------------------------
+    def reset(self, labels: np.ndarray) -> None:
+        """Take ``labels`` (ids in 0..n-1) and rebuild sizes, stack, sums, best moves."""
+        self.labels[:] = labels
+        _cpu.reset_clusters(self.labels, self.csize, self.free, self.nfree, self.nclus)
+        lv = self.level
+        _cpu.build_tables(lv.indptr, lv.indices, lv.a, self.labels, self.tid, self.tsum, self.tcnt,
+                          self.tlen, _EMPTY_BOOL)
+        self._tree_ready = False
+
+    def _ensure_tree(self) -> None:
+        if not self._tree_ready:
+            allow = self.maxc <= 0 or self.nclus[0] < self.maxc
+            _cpu.eval_all(self.level.indptr, self.labels, self.tid, self.tsum, self.tlen, allow,
+                          self.tol, False, _EMPTY_I32, _EMPTY_I32, self.bd, self.bk)
+            _cpu.tree_build(self.tree_d, self.tree_v, self.size, self.bd, self.n)
+            self._tree_ready = True
+
+    def imbalance(self) -> float:
+        lv = self.level
+        return float(_cpu.imbalance_slots(lv.indptr, lv.indices, lv.a, self.labels))
+
+    # -- local searches ------------------------------------------------------
+    def vnd_best(self, max_moves: int = 2**62) -> tuple[int, float]:
+        """The paper's VND: best improving move first until a local optimum."""
+        self._ensure_tree()
+        lv = self.level
+        return _cpu.vnd_best(lv.indptr, lv.indices, lv.a, self.labels, self.csize, self.free,
+                             self.nfree, self.nclus, self.maxc, self.tid, self.tsum, self.tcnt,
+                             self.tlen, self.bd, self.bk, self.tree_d, self.tree_v, self.size,
+                             self.tol, max_moves, self.log_v, self.log_k, self.nlog)
+
+    def sweeps(self, seed: int, stream: int, max_sweeps: int = 100, min_moves: int = 1,
+               constraint: np.ndarray | None = None) -> tuple[int, float]:
+        """Label-propagation sweeps (first improvement, seeded random order)."""
+        lv = self.level
+        if constraint is None:
+            cons = ccons = _EMPTY_I32
+        else:
+            cons = np.ascontiguousarray(constraint, dtype=np.int32)
+            ccons = np.zeros(self.n, np.int32)
+            ccons[self.labels] = cons  # every cluster holds vertices of one constraint class
+        out = _cpu.sweeps(max_sweeps, seed, stream, lv.indptr, lv.indices, lv.a, self.labels,
+                          self.csize, self.free, self.nfree, self.nclus, self.maxc, self.tid,
+                          self.tsum, self.tcnt, self.tlen, self.tol, constraint is not None,
+                          cons, ccons, self.bd, self.bk, min_moves)
+        self._tree_ready = False
+        return out
+
+    def parallel(self, max_rounds: int = 2**62) -> tuple[int, float]:
+        """Rounds of non-conflicting improving moves until a local optimum."""
+        lv = self.level
+        mover = np.zeros(self.n, np.bool_)
+        mark = np.zeros(self.n, np.bool_)
+        touched = np.zeros(2 * self.n, np.int32)
+        moves = 0
+        gain = 0.0
+        allow = self.maxc <= 0 or self.nclus[0] < self.maxc
+        _cpu.eval_all(lv.indptr, self.labels, self.tid, self.tsum, self.tlen, allow, self.tol,
+                      False, _EMPTY_I32, _EMPTY_I32, self.bd, self.bk)
+        self.rounds = 0
+        for _ in range(max_rounds):
+            self.rounds += 1
+            _cpu.select_movers(lv.indptr, lv.indices, self.bd, self.bk, mover)
+            mv, g, nt = _cpu.apply_round(lv.indptr, lv.indices, self.labels, self.csize, self.free,
+                                         self.nfree, self.nclus, self.maxc, self.bd, self.bk,
+                                         mover, mark, touched)
+            if mv == 0:
+                break
+            moves += mv
+            gain += g
+            now = self.maxc <= 0 or self.nclus[0] < self.maxc
+            if now != allow or nt > self.n // 4:
+                allow = now
+                _cpu.build_tables(lv.indptr, lv.indices, lv.a, self.labels, self.tid, self.tsum,
+                                  self.tcnt, self.tlen, mark)
+                _cpu.eval_all(lv.indptr, self.labels, self.tid, self.tsum, self.tlen, allow,
+                              self.tol, False, _EMPTY_I32, _EMPTY_I32, self.bd, self.bk)
+            else:
+                _cpu.refresh_list(lv.indptr, lv.indices, lv.a, self.labels, self.tid, self.tsum,
+                                  self.tcnt, self.tlen, allow, self.tol, touched, nt, mark,
+                                  self.bd, self.bk)
+            mark[touched[:nt]] = False
+        self._tree_ready = False
+        return moves, gain
+
+    # -- ILS support -----------------------------------------------------------
+    def start_log(self) -> None:
+        self.nlog[0] = 0
+
+    def log_overflowed(self) -> bool:
+        return bool(self.nlog[0] > self.log_v.size)
+
+    def perturb(self, level: int, seed: int, stream: int, counter: int) -> float:
+        self._ensure_tree()
+        lv = self.level
+        return float(_cpu.perturb(level, seed, stream, counter, lv.indptr, lv.indices, lv.a,
+                                  self.labels, self.csize, self.free, self.nfree, self.nclus,
+                                  self.maxc, self.tid, self.tsum, self.tcnt, self.tlen, self.bd,
+                                  self.bk, self.tree_d, self.tree_v, self.size, self.tol,
+                                  self.log_v, self.log_k, self.nlog))
+
+    def undo(self) -> None:
+        self._ensure_tree()
+        lv = self.level
+        _cpu.undo(lv.indptr, lv.indices, lv.a, self.labels, self.csize, self.free, self.nfree,
+                  self.nclus, self.maxc, self.tid, self.tsum, self.tcnt, self.tlen, self.bd,
+                  self.bk, self.tree_d, self.tree_v, self.size, self.tol, self.log_v, self.log_k,
+                  self.nlog)

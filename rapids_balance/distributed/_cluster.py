@@ -1,0 +1,182 @@
+"""Start the right local Dask cluster: one worker per GPU, or CPU worker processes.
+
+The numba kernels that every batch runs are themselves multi-threaded, so a
+CPU worker runs one task at a time (``threads_per_worker=1``) and owns a share
+of the cores through numba's thread count.  Two workers on two cores thus get
+one numba thread each instead of fighting over two threads each.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..errors import BackendUnavailableError
+
+__all__ = ["start_cluster", "NUMBA_THREADS_ENV", "gpu_cluster_available", "require_distributed"]
+
+#: Environment variable a worker started by :func:`start_cluster` carries:
+#: the numba thread count each batch task runs with (see ``_tasks.run_batch``).
+NUMBA_THREADS_ENV = "RAPIDS_BALANCE_NUMBA_THREADS"
+
+_GPU_CHOICES = ("auto", True, False)
+
+
+def require_distributed(what: str):
+    """The ``distributed`` module, or an ImportError saying how to install it."""
+    try:
+        import distributed
+    except ImportError as exc:
+        raise ImportError(f"{what} needs dask.distributed, which is not installed: "
+                          'pip install "rapids-balance[dask]"') from exc
+    return distributed
+
+
+def gpu_cluster_available() -> tuple[bool, str]:
+    """(usable, reason): dask-cuda importable *and* a real (not simulated) GPU."""
+    from ..backend import gpu_status
+
+    status = gpu_status()
+    if not status.usable or status.simulated:
+        why = "the CUDA simulator is on" if status.simulated else status.reason
+        return False, f"no usable GPU ({why})"
+    try:
+        import dask_cuda  # noqa: F401
+    except ImportError:
+        return False, ("dask-cuda is not installed (pip install dask-cuda, or "
+                       "conda install -c rapidsai dask-cuda)")
+    return True, f"dask-cuda and GPU {status.device}"
+
+
+def start_cluster(n_workers: int | None = None, *, gpu: str | bool = "auto",
+                  threads_per_worker: int | None = None, processes: bool = True,
+                  numba_threads: int | None = None, dashboard_address: str | None = None,
+                  **kw: Any):
+    """Start a local Dask cluster suited to rapids-balance and return a client.
+
+    With a usable GPU and dask-cuda installed this is a
+    ``dask_cuda.LocalCUDACluster`` with one worker per GPU (each worker sees
+    only its own device); otherwise a ``distributed.LocalCluster`` of CPU
+    worker processes.  Pass the returned client as ``client=`` to
+    :func:`rapids_balance.balance`, :func:`rapids_balance.frustration`,
+    :func:`rapids_balance.betweenness_centrality`,
+    :func:`rapids_balance.edge_betweenness_centrality` or
+    :func:`rapids_balance.correlation_clustering`.
+
+    Parameters
+    ----------
+    n_workers : int, optional
+        Number of workers.  Default: one per visible GPU for a GPU cluster,
+        one per CPU core for a CPU cluster.
+    gpu : {"auto", True, False}
+        ``"auto"`` picks ``LocalCUDACluster`` when dask-cuda is importable and
+        :func:`rapids_balance.gpu_status` reports a real usable GPU; ``True``
+        requires it (raises otherwise); ``False`` always starts CPU workers.
+    threads_per_worker : int, optional
+        Dask task threads per worker.  Default 1: each batch task is already
+        parallel inside (numba threads or a whole GPU).
+    processes : bool
+        CPU workers as separate processes (default) or as threads of this
+        process (``False``; cheaper to start, but the workers then share this
+        process's numba thread pool).
+    numba_threads : int, optional
+        numba threads per CPU worker.  Default ``max(1, cores // n_workers)``,
+        so the workers together use each core once.
+    dashboard_address : str, optional
+        Address for the Dask dashboard (e.g. ``":8787"``); ``None`` (default)
+        starts none, so several clusters can run side by side.
+    **kw
+        Passed on to ``LocalCUDACluster`` / ``LocalCluster``.
+
+    Returns
+    -------
+    distributed.Client
+        Connected to the new cluster.  ``client.close()`` followed by
+        ``client.cluster.close()`` (or ``with start_cluster() as client:``,
+        which closes both) shuts it down.
+
+    Raises
+    ------
+    BackendUnavailableError
+        ``gpu=True`` without dask-cuda or without a usable GPU.
+    ImportError
+        ``distributed`` is not installed (``pip install "rapids-balance[dask]"``).
+
+    Notes
+    -----
+    A cluster that already exists (a scheduler on another machine, a
+    Kubernetes or SLURM deployment) needs no helper: connect with
+    ``distributed.Client("tcp://scheduler-address:8786")`` and pass that
+    client.  Its workers need rapids-balance installed.
+
+    Worker threads: each CPU worker gets the environment variables
+    ``NUMBA_NUM_THREADS`` and ``RAPIDS_BALANCE_NUMBA_THREADS`` set to
+    ``numba_threads``; every batch task also calls
+    ``numba.set_num_threads`` with it, which holds even when numba was
+    imported before the variable took effect.
+
+    Examples
+    --------
+    >>> import rapids_balance as rb
+    >>> client = rb.start_cluster(2, gpu=False)          # doctest: +SKIP
+    >>> g = rb.load_example("bitcoinalpha")               # doctest: +SKIP
+    >>> res = rb.balance(g, n_trees=1000, client=client)  # doctest: +SKIP
+    """
+    distributed = require_distributed("start_cluster")
+    if gpu not in _GPU_CHOICES:
+        raise ValueError(f"gpu must be one of {_GPU_CHOICES}, got {gpu!r}")
+    if n_workers is not None and int(n_workers) < 1:
+        raise ValueError(f"n_workers must be at least 1, got {n_workers!r}")
+    use_gpu = False
+    if gpu is not False:
+        use_gpu, reason = gpu_cluster_available()
+        if gpu is True and not use_gpu:
+            raise BackendUnavailableError(f"start_cluster(gpu=True): {reason}")
+    tpw = 1 if threads_per_worker is None else int(threads_per_worker)
+    if dashboard_address is None:
+        # no dashboard (and no clash on port 8787 between clusters)
+        kw["scheduler_kwargs"] = {"dashboard": False, **(kw.get("scheduler_kwargs") or {})}
+        dashboard_address = ":0"  # the scheduler's HTTP endpoints still need a port
+    if use_gpu:
+        from dask_cuda import LocalCUDACluster
+
+        if n_workers is not None:
+            kw.setdefault("n_workers", int(n_workers))
+        cluster = LocalCUDACluster(threads_per_worker=tpw, dashboard_address=dashboard_address,
+                                   **kw)
+    else:
+        cores = os.cpu_count() or 1
+        nw = cores if n_workers is None else int(n_workers)
+        nt = max(1, cores // nw) if numba_threads is None else int(numba_threads)
+        if nt < 1:
+            raise ValueError(f"numba_threads must be at least 1, got {numba_threads!r}")
+        if processes:
+            env = dict(kw.pop("env", None) or {})
+            env.setdefault("NUMBA_NUM_THREADS", str(nt))
+            env.setdefault(NUMBA_THREADS_ENV, str(nt))
+            kw["env"] = env
+        else:
+            # in-process workers share this process's environment and thread pool
+            os.environ.setdefault(NUMBA_THREADS_ENV, str(nt))
+        cluster = distributed.LocalCluster(n_workers=nw, threads_per_worker=tpw,
+                                           processes=processes,
+                                           dashboard_address=dashboard_address, **kw)
+    try:
+        return _client_owning(cluster)
+    except Exception:
+        cluster.close()
+        raise
+
+
+def _client_owning(cluster):
+    """A ``distributed.Client`` whose ``close()`` also shuts ``cluster`` down."""
+    distributed = require_distributed("start_cluster")
+
+    class ClusterClient(distributed.Client):
+        def close(self, *args, **kwargs):
+            try:
+                return super().close(*args, **kwargs)
+            finally:
+                cluster.close()
+
+    return ClusterClient(cluster)

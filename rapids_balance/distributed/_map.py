@@ -1,0 +1,292 @@
+"""Scatter the graph once, map batches over workers, reduce in batch order.
+
+The driver of every distributed algorithm is the same three steps:
+
+1. :func:`scatter_graph` sends the graph to every worker once
+   (``client.scatter(..., broadcast=True)``); tasks then refer to it by its
+   future, so it is never pickled into a task.
+2. :func:`map_batches` / :func:`map_reduce` submit one pure task per batch
+   (``fn(graph, batch, params)``) with Dask's retries.
+3. The partial results are reduced *in batch order*, on the cluster, along
+   a shape fixed by the number of batches (:func:`~._tasks.tree_groups`):
+   the answer does not depend on the number of workers or on which worker
+   ran what, and matches :func:`~._tasks.ordered_reduce` run locally.
+
+Fault tolerance is Dask's: when a worker dies, the scheduler reruns the
+tasks it held or was running on the remaining (or restarted) workers.
+Because tasks are pure and reductions consume task *results* (nothing is
+accumulated in place), a rerun batch is counted exactly once.
+"""
+
+from __future__ import annotations
+
+import copy
+import uuid
+import weakref
+from typing import Any, Callable, Iterable, Sequence
+
+from .._progress import progress_bar
+from ._cluster import require_distributed
+from ._tasks import fold, fold_to_host, run_batch, sum_parts, tree_groups
+
+__all__ = ["scatter_graph", "map_batches", "map_reduce", "split_range", "cluster_batches",
+           "n_workers", "check_client"]
+
+# graph -> {client id: future of its scattered copy}; entries go with the graph
+_SCATTERED: "weakref.WeakKeyDictionary[Any, dict[str, Any]]" = weakref.WeakKeyDictionary()
+
+
+def check_client(client: Any) -> Any:
+    """Validate a ``client=`` argument: a running ``distributed.Client``."""
+    distributed = require_distributed("client=")
+    if not isinstance(client, distributed.Client):
+        raise TypeError(f"client must be a distributed.Client, got {type(client).__name__}; "
+                        "use rapids_balance.start_cluster() or distributed.Client(address)")
+    if client.status != "running":
+        raise RuntimeError(f"the Dask client is not running (status {client.status!r})")
+    return client
+
+
+def _is_future(obj: Any) -> bool:
+    try:
+        from distributed import Future
+    except ImportError:  # pragma: no cover
+        return False
+    return isinstance(obj, Future)
+
+
+def _shipping_copy(graph: Any) -> Any:
+    """A shallow copy of ``graph`` without its per-process caches.
+
+    ``Graph`` caches device arrays (``_device``) and a label index; neither
+    should travel: a worker builds its own on its own GPU.  The CSR arrays
+    are shared, not copied.
+    """
+    if not hasattr(graph, "__dict__"):
+        return graph
+    out = copy.copy(graph)
+    for attr in ("_device", "_label_index"):
+        if attr in out.__dict__:
+            out.__dict__[attr] = None
+    return out
+
+
+def scatter_graph(client: Any, graph: Any, *, broadcast: bool = True, cache: bool = True) -> Any:
+    """Send ``graph`` to the workers once and return its future.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    graph : Graph, SignedGraph or distributed.Future
+        A future is returned unchanged (already scattered).
+    broadcast : bool
+        Put a copy on every current worker (default).  Workers that join
+        later, or restart after a crash, fetch it once from a peer.
+    cache : bool
+        Reuse the future of an earlier scatter of the same graph object to
+        the same client, so consecutive calls do not resend it.
+
+    Returns
+    -------
+    distributed.Future
+    """
+    if _is_future(graph):
+        return graph
+    check_client(client)
+    cid = client.id
+    try:
+        known = _SCATTERED.get(graph) if cache else None
+    except TypeError:  # not weak-referenceable
+        known, cache = None, False
+    if known is not None:
+        fut = known.get(cid)
+        if fut is not None and fut.status == "finished":
+            return fut
+    # hash=False: tokenizing would pickle the whole graph just to name it
+    fut = client.scatter(_shipping_copy(graph), broadcast=broadcast, hash=False)
+    if cache:
+        _SCATTERED.setdefault(graph, {})[cid] = fut
+    return fut
+
+
+def split_range(n: int, batch_size: int) -> list[range]:
+    """``range(0, n)`` cut into consecutive ranges of ``batch_size`` items."""
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+    return [range(i, min(i + batch_size, n)) for i in range(0, n, batch_size)]
+
+
+def n_workers(client: Any) -> int:
+    """Number of workers the scheduler knows now (at least 1)."""
+    return max(1, len(client.scheduler_info().get("workers", {})))
+
+
+def cluster_batches(client: Any, n_items: int, *, max_size: int | None = None,
+                    tasks_per_worker: int = 4) -> list[range]:
+    """``range(n_items)`` cut into about ``tasks_per_worker`` batches per worker.
+
+    Several batches per worker keep every worker busy to the end and make a
+    lost worker cheap to redo; ``max_size`` caps a batch (memory).  Use it
+    only where the batching cannot change the result (integer counters,
+    best-of), not for floating-point sums, whose batches must be those of
+    the single-process path.
+    """
+    size = -(-int(n_items) // (tasks_per_worker * n_workers(client)))
+    if max_size is not None:
+        size = min(size, int(max_size))
+    return split_range(int(n_items), max(1, size))
+
+
+def _submit_batches(client, gfut, fn, batches, params, retries, name, token):
+    return [client.submit(run_batch, fn, gfut, b, params, key=f"{name}-{i}-{token}",
+                          retries=retries, pure=False)
+            for i, b in enumerate(batches)]
+
+
+def _wait(futures: Sequence[Any], progress: bool, desc: str,
+          on_result: Callable[[int, Any], None] | None = None) -> list[Any] | None:
+    """Block until ``futures`` finish, ticking a bar per finished batch.
+
+    With ``on_result`` the results are fetched as they complete, handed to
+    ``on_result(batch index, result)`` in completion order, and returned in
+    batch order.
+    """
+    from distributed import as_completed
+
+    index = {f.key: i for i, f in enumerate(futures)}
+    out: list[Any] = [None] * len(futures)
+    with progress_bar(len(futures), desc, enabled=progress, unit="batch") as bar:
+        if on_result is None:
+            for _ in as_completed(futures):
+                bar.update(1)
+            return None
+        for fut, res in as_completed(futures, with_results=True):
+            i = index[fut.key]
+            out[i] = res
+            on_result(i, res)
+            bar.update(1)
+    return out
+
+
+_MAX_RESCATTERS = 2
+
+
+def _run_job(client, graph, fn, batches, desc, job):
+    """Scatter, run ``job(gfut, batches, name, token, made)``, release its futures.
+
+    A scattered graph cannot be recomputed: if every worker holding it dies
+    (a one-worker cluster losing its worker), its dependents are cancelled.
+    The graph is then scattered again and the whole job resubmitted, which
+    is safe because every task is pure.
+    """
+    check_client(client)
+    batches = list(batches)
+    if not batches:
+        raise ValueError("no batches to run")
+    name = desc or getattr(fn, "__name__", "batch").lstrip("_")
+    from concurrent.futures import CancelledError
+
+    for attempt in range(_MAX_RESCATTERS + 1):
+        gfut = scatter_graph(client, graph, cache=attempt == 0)
+        made: list[Any] = []
+        try:
+            return job(gfut, batches, name, uuid.uuid4().hex[:10], made)
+        except CancelledError:
+            lost = not _is_future(graph) and gfut.status != "finished"
+            if not lost or attempt == _MAX_RESCATTERS:
+                raise
+            _forget(graph, client)
+        finally:
+            for f in made:
+                f.release()
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _forget(graph: Any, client: Any) -> None:
+    try:
+        _SCATTERED.get(graph, {}).pop(client.id, None)
+    except TypeError:
+        pass
+
+
+def map_batches(client: Any, graph: Any, fn: Callable[[Any, Any, Any], Any],
+                batches: Iterable[Any], params: Any = None, *, retries: int = 3,
+                progress: bool = False, desc: str | None = None,
+                on_result: Callable[[int, Any], None] | None = None) -> list[Any]:
+    """Run ``fn(graph, batch, params)`` for every batch on the cluster.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    graph : Graph or distributed.Future
+        Scattered once with :func:`scatter_graph` unless already a future.
+    fn : callable
+        A module-level (importable) pure function.
+    batches : iterable
+        One task per item (a range of tree ids, an array of sources, ...).
+    params : object
+        Passed to every call unchanged (keep it small: it is part of each task).
+    retries : int
+        Reruns of a batch that *raised*; a batch whose worker died is rerun
+        by the scheduler regardless (up to ``distributed.scheduler.allowed-failures``).
+    progress : bool
+        Show a progress bar over batches.
+    desc : str, optional
+        Progress-bar label and task-name prefix (default: ``fn``'s name).
+    on_result : callable, optional
+        ``on_result(i, result)`` is called on the client as each batch
+        finishes (completion order), e.g. to report the best value so far.
+
+    Returns
+    -------
+    list
+        ``fn``'s results, in batch order (not completion order).
+    """
+    def job(gfut, batches, name, token, made):
+        futs = _submit_batches(client, gfut, fn, batches, params, retries, name, token)
+        made += futs
+        got = _wait(futs, progress, name, on_result)
+        return got if got is not None else client.gather(futs)
+
+    return _run_job(client, graph, fn, batches, desc, job)
+
+
+def map_reduce(client: Any, graph: Any, fn: Callable[[Any, Any, Any], Any],
+               batches: Iterable[Any], params: Any = None, *,
+               combine: Callable[[Any, Any], Any] = sum_parts, split_every: int | None = 8,
+               retries: int = 3, progress: bool = False, desc: str | None = None) -> Any:
+    """Map batches like :func:`map_batches` and reduce their results on the cluster.
+
+    The partial results are combined in batch order along a tree whose shape
+    depends only on the number of batches and ``split_every`` (each node a
+    left fold of up to ``split_every`` consecutive items; ``None``: one left
+    fold of all).  So the result is the same for any number of workers and
+    any placement, and equals
+    ``ordered_reduce(parts, combine, split_every)`` computed in one process,
+    bit for bit, floating point included.  Only the root comes back to the
+    client (as host arrays).
+
+    ``combine(a, b)`` must return a new object (never update ``a`` in place):
+    a rerun task must see the inputs the first attempt saw.
+
+    Returns
+    -------
+    object
+        The reduced result.
+    """
+    def job(gfut, batches, name, token, made):
+        futs = _submit_batches(client, gfut, fn, batches, params, retries, name, token)
+        made += futs
+        levels = tree_groups(len(futs), split_every)
+        items = futs
+        for depth, level in enumerate(levels):
+            last = depth == len(levels) - 1
+            items = [client.submit(fold_to_host if last else fold, combine, *items[a:b],
+                                   key=f"{name}-reduce{depth}-{j}-{token}", retries=retries,
+                                   pure=False)
+                     for j, (a, b) in enumerate(level)]
+            made += items
+        _wait(futs, progress, name)
+        return items[0].result()
+
+    return _run_job(client, graph, fn, batches, desc, job)

@@ -1,0 +1,123 @@
+"""What runs on a worker: one batch, and the fixed-order reductions.
+
+These functions are shipped to workers by reference (the package is
+installed there), so they must stay importable at module level and pure: a
+task that a dead worker had started is simply run again elsewhere, and since
+no task mutates its inputs, a retry can neither lose nor double-count work.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Sequence
+
+from ._cluster import NUMBA_THREADS_ENV
+
+__all__ = ["run_batch", "fold", "fold_to_host", "sum_parts", "to_host_tree", "tree_groups",
+           "ordered_reduce"]
+
+
+def _set_numba_threads() -> None:
+    """Use the worker's share of the cores (set by :func:`start_cluster`).
+
+    ``numba.set_num_threads`` is per calling thread and may only lower the
+    count, so it is applied on every task, in the thread that runs it.
+    """
+    want = os.environ.get(NUMBA_THREADS_ENV)
+    if not want:
+        return
+    import numba
+
+    numba.set_num_threads(max(1, min(int(want), numba.config.NUMBA_NUM_THREADS)))
+
+
+def run_batch(fn: Callable, graph: Any, batch: Any, params: Any) -> Any:
+    """Run one batch: ``fn(graph, batch, params)`` with the worker's thread share."""
+    _set_numba_threads()
+    return fn(graph, batch, params)
+
+
+def sum_parts(a: Any, b: Any) -> Any:
+    """``a + b`` for numbers, arrays and (nested) tuples/lists/dicts of them.
+
+    Always returns new objects: a retried task must never see an input that
+    an earlier attempt modified.
+    """
+    if isinstance(a, dict):
+        if a.keys() != b.keys():
+            raise ValueError(f"cannot sum partial results with different keys: "
+                             f"{sorted(a)} vs {sorted(b)}")
+        return {k: sum_parts(a[k], b[k]) for k in a}
+    if isinstance(a, (tuple, list)):
+        if len(a) != len(b):
+            raise ValueError(f"cannot sum partial results of lengths {len(a)} and {len(b)}")
+        return type(a)(sum_parts(x, y) for x, y in zip(a, b))
+    if a is None and b is None:
+        return None
+    return a + b
+
+
+def fold(combine: Callable[[Any, Any], Any], *parts: Any) -> Any:
+    """Left fold ``combine(combine(p0, p1), p2) ...`` in the given order."""
+    if not parts:
+        raise ValueError("nothing to reduce: no batches")
+    acc = parts[0]
+    for p in parts[1:]:
+        acc = combine(acc, p)
+    return acc
+
+
+def tree_groups(n: int, split_every: int | None) -> list[list[tuple[int, int]]]:
+    """The shape of a fixed-order reduction of ``n`` items, level by level.
+
+    Each level lists ``(start, stop)`` ranges of the previous level's items
+    that one node folds left to right.  ``split_every=None`` is a single
+    left fold over everything.  The shape depends only on ``n`` and
+    ``split_every``, never on where or when the items were computed, which
+    is what makes floating-point reductions repeatable.
+    """
+    if n < 1:
+        raise ValueError("nothing to reduce: no batches")
+    if split_every is None:
+        return [[(0, n)]]
+    if split_every < 2:
+        raise ValueError(f"split_every must be at least 2, got {split_every}")
+    levels = []
+    while n > 1:
+        level = [(i, min(i + split_every, n)) for i in range(0, n, split_every)]
+        levels.append(level)
+        n = len(level)
+    return levels or [[(0, 1)]]
+
+
+def ordered_reduce(parts: Sequence[Any], combine: Callable[[Any, Any], Any] = sum_parts,
+                   split_every: int | None = None) -> Any:
+    """Reduce ``parts`` locally with exactly the shape the cluster uses.
+
+    A single-process code path that reduces its batches with this function
+    gets bit-identical floating-point results to
+    :func:`rapids_balance.distributed.map_reduce` with the same
+    ``split_every``.
+    """
+    items = list(parts)
+    for level in tree_groups(len(items), split_every):
+        items = [fold(combine, *items[a:b]) for a, b in level]
+    return items[0]
+
+
+def to_host_tree(x: Any) -> Any:
+    """CuPy arrays anywhere in a (nested) result, as numpy (others unchanged)."""
+    if isinstance(x, dict):
+        return {k: to_host_tree(v) for k, v in x.items()}
+    if isinstance(x, (tuple, list)):
+        return type(x)(to_host_tree(v) for v in x)
+    if type(x).__module__.startswith("cupy"):
+        from ..backend import to_host
+
+        return to_host(x)
+    return x
+
+
+def fold_to_host(combine: Callable[[Any, Any], Any], *parts: Any) -> Any:
+    """:func:`fold`, then the result moved to the host (the root of a reduction)."""
+    return to_host_tree(fold(combine, *parts))

@@ -1,0 +1,27 @@
+"""Loading signed and weighted graphs: files, DataFrames, networkx, cuGraph.
+
+Public entry points
+-------------------
+read_edgelist
+    A file (graphB+ CSV, SNAP, SNAP Bitcoin, KONECT, Levorato ``.g``,
+    XPRESS-like ``Mrel``, NDS-VU CSV, Parquet; gzip/bz2/xz; tar members) to a
+    :class:`~rapids_balance.graph.SignedGraph` or
+    :class:`~rapids_balance.graph.Graph`, with a counted cleaning report.
+edgelist_columns
+    Endpoint/sign/weight columns out of pandas, polars, pyarrow, cuDF or
+    Dask tables, dicts and tuples (used by ``Graph.from_edgelist``).
+coerce_graph
+    Any supported input to a Graph (used by ``graph_from_any``).
+from_networkx, to_networkx, from_cugraph
+    Converters.
+"""
+
+from __future__ import annotations
+
+from ._convert import coerce_graph, from_cugraph, from_networkx, relabel_from_table, to_networkx
+from ._formats import FORMATS
+from ._frames import edgelist_columns
+from ._reader import read_edgelist
+
+__all__ = ["read_edgelist", "edgelist_columns", "coerce_graph", "from_networkx", "to_networkx",
+           "from_cugraph", "relabel_from_table", "FORMATS"]

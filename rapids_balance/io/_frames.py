@@ -1,0 +1,233 @@
+"""Edge columns out of tables: pandas, polars, pyarrow, cuDF, Dask, dicts, tuples.
+
+:func:`edgelist_columns` is the one place where a user's table becomes the
+numpy columns that :func:`rapids_balance.graph.build_graph` cleans.  Cleaning
+(sorting, de-duplication, components) runs on the host, so device tables
+(cuDF) are copied to the host once here; numeric cuDF columns go through
+their CuPy ``.values`` (one device-to-host copy, no pandas round trip).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import GraphInputError
+
+__all__ = ["edgelist_columns", "guess_columns", "table_kind", "missing_column_error"]
+
+# column names recognised when the caller names none (lower-cased)
+SOURCE_NAMES = ("source", "src", "from", "u", "from_node", "fromnodeid", "node1", "voter id", "from_tribe",
+                "source_id", "sourceid", "start")
+TARGET_NAMES = ("target", "dst", "to", "v", "to_node", "tonodeid", "node2", "nominee id", "to_tribe",
+                "target_id", "targetid", "end", "destination")
+SIGN_NAMES = ("sign", "signs", "polarity", "vote", "rating", "value")
+WEIGHT_NAMES = ("weight", "weights", "w", "wgt")
+
+
+def table_kind(data: Any) -> str:
+    """'pandas', 'polars', 'pyarrow', 'cudf', 'dask', 'mapping', 'sequence' or 'unknown'."""
+    mod = type(data).__module__.split(".")[0]
+    if isinstance(data, pd.DataFrame):
+        return "pandas"
+    if mod in ("polars", "pyarrow", "cudf", "dask", "dask_cudf"):
+        return {"dask_cudf": "dask"}.get(mod, mod)
+    if isinstance(data, Mapping):
+        return "mapping"
+    if isinstance(data, (tuple, list)):
+        return "sequence"
+    return "unknown"
+
+
+def _columns(data: Any, kind: str) -> list:
+    if kind == "pyarrow":
+        return list(data.column_names) if hasattr(data, "column_names") else list(data.schema.names)
+    if kind == "mapping":
+        return list(data.keys())
+    return list(data.columns)
+
+
+def _host(arr: Any) -> np.ndarray:
+    """Device arrays (CuPy, __cuda_array_interface__) to numpy; anything else via asarray."""
+    if hasattr(arr, "__cuda_array_interface__") and hasattr(arr, "get"):
+        return arr.get()
+    if type(arr).__module__.split(".")[0] in ("pandas", "polars", "pyarrow", "cudf"):
+        return _column_to_numpy(arr, type(arr).__module__.split(".")[0])
+    return np.asarray(arr)
+
+
+def _column_to_numpy(col: Any, kind: str) -> np.ndarray:
+    if kind == "pandas":
+        if isinstance(col.dtype, pd.api.extensions.ExtensionDtype) and not col.isna().any():
+            np_dtype = getattr(col.dtype, "numpy_dtype", None)
+            if np_dtype is not None and np_dtype.kind in "biuf":
+                return col.to_numpy(dtype=np_dtype)
+        return col.to_numpy()
+    if kind == "polars":
+        return col.to_numpy()
+    if kind == "pyarrow":
+        return _column_to_numpy(col.to_pandas(), "pandas")
+    if kind == "cudf":
+        if col.dtype.kind in "biuf" and not col.has_nulls:
+            return col.values.get()  # CuPy view of the device column, one copy to host
+        return col.to_pandas().to_numpy()
+    return np.asarray(col)
+
+
+def _get_column(data: Any, kind: str, key: Any) -> np.ndarray:
+    if kind == "pandas":
+        return _column_to_numpy(data[key], "pandas")
+    if kind == "polars":
+        return _column_to_numpy(data.get_column(key), "polars")
+    if kind == "pyarrow":
+        return _column_to_numpy(data.column(key), "pyarrow")
+    if kind == "cudf":
+        return _column_to_numpy(data[key], "cudf")
+    if kind == "mapping":
+        return _host(data[key])
+    raise AssertionError(kind)
+
+
+def missing_column_error(role: str, key: Any, available: list, where: str = "") -> GraphInputError:
+    """'<role> column <key> not found (did you mean ...?); available columns: ...'."""
+    import difflib
+
+    low = {str(c).lower(): c for c in available}
+    k = str(key).lower()
+    close = low.get(k)
+    if close is None:
+        near = [c for c in low if c.startswith(k)] or difflib.get_close_matches(k, list(low), n=1, cutoff=0.6)
+        close = low[near[0]] if near else None
+    hint = f" (did you mean {close!r}?)" if close is not None else ""
+    prefix = f"{where}: " if where else ""
+    return GraphInputError(f"{prefix}{role} column {key!r} not found{hint}; available columns: "
+                           f"{', '.join(repr(c) for c in available)}")
+
+
+def _check_no_missing(arr: np.ndarray, what: str) -> None:
+    if arr.dtype.kind in "OfcUS" or arr.dtype.kind not in "biu":
+        miss = pd.isna(arr) if arr.dtype.kind in "Of" else np.zeros(arr.shape, bool)
+        if miss.any():
+            r = int(np.flatnonzero(miss)[0])
+            raise GraphInputError(f"{what} has a missing value (NaN/None/null) in row {r}")
+
+
+def edgelist_columns(data: Any, *, source: Any = "source", target: Any = "target",
+                     sign: Any = None, weight: Any = None
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """Pull edge columns out of a table as numpy arrays.
+
+    Parameters
+    ----------
+    data : DataFrame, Table, mapping or tuple
+        A pandas, polars (eager or lazy), pyarrow (Table/RecordBatch), cuDF or
+        Dask DataFrame; a mapping of column name to array; or a tuple
+        ``(sources, targets)``, ``(sources, targets, values)`` or
+        ``(sources, targets, signs, weights)`` of arrays (CuPy accepted).
+    source, target : str
+        Names of the endpoint columns (ignored for tuples).
+    sign, weight : str, optional
+        Names of the sign and weight columns; ``None`` leaves them out.  For
+        a 3-tuple the third array is returned as ``weight`` unless ``sign``
+        is given (any value), in which case it is the sign.
+
+    Returns
+    -------
+    src, dst : numpy.ndarray
+        Endpoint labels, as given (integers of any size or strings).
+    sign, weight : numpy.ndarray or None
+
+    Raises
+    ------
+    GraphInputError
+        A named column is missing (the message lists the available columns),
+        a column has missing values, or the input type is not a table.
+
+    Notes
+    -----
+    Dask DataFrames and polars LazyFrames are materialised (``.compute()`` /
+    ``.collect()``).  cuDF columns are copied to the host once: cleaning and
+    CSR construction run on the host and the finished graph is moved to the
+    GPU by :meth:`Graph.device_arrays`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"a": [1, 2], "b": [2, 3], "s": [1, -1]})
+    >>> src, dst, sgn, w = edgelist_columns(df, source="a", target="b", sign="s")
+    >>> sgn.tolist(), w
+    ([1, -1], None)
+    """
+    kind = table_kind(data)
+    if kind == "dask":
+        data, kind = data.compute(), None
+        kind = table_kind(data)
+    if kind == "polars" and hasattr(data, "collect") and not hasattr(data, "get_column"):
+        data = data.collect()
+    if kind == "sequence":
+        arrays = [_host(a) for a in data]
+        if len(arrays) not in (2, 3, 4):
+            raise GraphInputError(f"a tuple of edge columns has 2, 3 or 4 arrays (src, dst[, sign][, weight]), "
+                                  f"got {len(arrays)}")
+        src, dst = arrays[0], arrays[1]
+        sgn = wgt = None
+        if len(arrays) == 3:
+            if sign is not None:
+                sgn = arrays[2]
+            else:
+                wgt = arrays[2]
+        elif len(arrays) == 4:
+            sgn, wgt = arrays[2], arrays[3]
+        names = ("tuple[0]", "tuple[1]", "tuple[2]", "tuple[3]")
+        _check_no_missing(src, f"source column {names[0]}")
+        _check_no_missing(dst, f"target column {names[1]}")
+        return src, dst, sgn, wgt
+    if kind == "unknown":
+        raise GraphInputError(
+            f"cannot read edges from a {type(data).__module__}.{type(data).__name__}; pass a pandas/polars/"
+            "pyarrow/cuDF DataFrame, a dict of arrays or a tuple (src, dst[, values])")
+    available = _columns(data, kind)
+    out = []
+    for role, key in (("source", source), ("target", target), ("sign", sign), ("weight", weight)):
+        if key is None:
+            out.append(None)
+            continue
+        if key not in available:
+            raise missing_column_error(role, key, available)
+        arr = _get_column(data, kind, key)
+        _check_no_missing(arr, f"{role} column {key!r}")
+        out.append(arr)
+    return out[0], out[1], out[2], out[3]
+
+
+def guess_columns(columns: list) -> dict[str, Any]:
+    """Pick source/target/sign/weight among ``columns`` by name, else by position.
+
+    Returns a dict with keys ``source``, ``target``, ``sign``, ``weight``
+    (``None`` where nothing fits).  Positional fallback: first two columns
+    are the endpoints, a third unnamed column is the value (returned as
+    ``sign``).
+    """
+    low = [str(c).strip().lower() for c in columns]
+
+    def find(cands):
+        for cand in cands:
+            if cand in low:
+                return columns[low.index(cand)]
+        return None
+
+    src, dst = find(SOURCE_NAMES), find(TARGET_NAMES)
+    sgn, wgt = find(SIGN_NAMES), find(WEIGHT_NAMES)
+    if src is None or dst is None:
+        rest = [c for c in columns if c not in (sgn, wgt)]
+        if len(rest) < 2:
+            return {"source": None, "target": None, "sign": sgn, "weight": wgt}
+        src, dst = (src, dst) if src is not None and dst is not None else (rest[0], rest[1])
+    if sgn is None and wgt is None:
+        rest = [c for c in columns if c not in (src, dst)]
+        if rest:
+            sgn = rest[0]
+    return {"source": src, "target": dst, "sign": sgn, "weight": wgt}

@@ -1,0 +1,425 @@
+"""Weighted betweenness centrality against networkx (exact, sampled, GPU simulator)."""
+
+from __future__ import annotations
+
+import itertools
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+
+from rapids_balance import GraphInputError, SignedGraph
+from rapids_balance.centrality import betweenness_centrality, edge_betweenness_centrality
+from rapids_balance.centrality import betweenness as bmod
+from rapids_balance.centrality._input import BCGraph, coerce_input
+from rapids_balance.graph import build_graph
+
+RTOL = 1e-9
+
+
+def _random_graph(n, m, seed, directed=False, wmax=3, isolated=0):
+    """gnm graph with small integer weights (many equal-length paths)."""
+    G = nx.gnm_random_graph(n, m, seed=seed, directed=directed)
+    G.add_nodes_from(range(n, n + isolated))
+    rng = np.random.default_rng(seed)
+    for u, v in G.edges:
+        G[u][v]["weight"] = int(rng.integers(1, wmax + 1))
+    return G
+
+
+def _close(ours: dict, ref: dict):
+    assert set(ours) == set(ref)
+    keys = list(ref)
+    a = np.array([ours[k] for k in keys])
+    b = np.array([ref[k] for k in keys])
+    np.testing.assert_allclose(a, b, rtol=RTOL, atol=1e-12)
+
+
+def _node_dict(df):
+    return dict(zip(df["vertex"].tolist(), df["betweenness_centrality"].tolist()))
+
+
+def _edge_dict(df, directed):
+    out = {}
+    for s, d, b in df.itertuples(index=False):
+        out[(s, d)] = b
+    return out
+
+
+def _nx_edge(G, **kw):
+    ref = nx.edge_betweenness_centrality(G, **kw)
+    if G.is_directed():
+        return ref
+    # undirected: our rows are (smaller id, larger id)
+    return {(min(u, v), max(u, v)): b for (u, v), b in ref.items()}
+
+
+def _nx_sources(G, sources, *, normalized, endpoints, weight="weight", edges=False):
+    """networkx's own per-source accumulation and rescaling for a given source set."""
+    b = pytest.importorskip("networkx.algorithms.centrality.betweenness")
+    bc = dict.fromkeys(G, 0.0)
+    if edges:
+        bc.update(dict.fromkeys(G.edges(), 0.0))
+    for s in sources:
+        if weight is None:
+            S, P, sigma, _ = b._single_source_shortest_path_basic(G, s)
+        else:
+            S, P, sigma, _ = b._single_source_dijkstra_path_basic(G, s, weight)
+        if edges:
+            bc = b._accumulate_edges(bc, S, P, sigma, s)
+        elif endpoints:
+            bc, _ = b._accumulate_endpoints(bc, S, P, sigma, s)
+        else:
+            bc, _ = b._accumulate_basic(bc, S, P, sigma, s)
+    if edges:
+        for v in G:
+            del bc[v]
+    try:
+        return b._rescale(bc, len(G), normalized=normalized, directed=G.is_directed(),
+                          endpoints=True if edges else endpoints, sampled_nodes=list(sources))
+    except TypeError:
+        pytest.skip("networkx older than 3.5 (different _rescale)")
+
+
+# ---------------------------------------------------------------------------
+# exact, CPU
+# ---------------------------------------------------------------------------
+
+GRAPHS = [
+    # (n, m, seed, directed, wmax, isolated vertices)
+    (40, 120, 1, False, 3, 0),
+    (40, 120, 2, True, 3, 0),
+    (35, 30, 3, False, 2, 2),   # disconnected, isolated vertices
+    (35, 45, 4, True, 2, 1),    # directed, not strongly connected
+    (30, 200, 5, False, 1, 0),  # dense, unit weights: maximal ties
+]
+
+
+@pytest.mark.parametrize("n,m,seed,directed,wmax,iso", GRAPHS)
+@pytest.mark.parametrize("normalized,endpoints", list(itertools.product([True, False], [False, True])))
+def test_node_exact_matches_networkx(n, m, seed, directed, wmax, iso, normalized, endpoints):
+    G = _random_graph(n, m, seed, directed, wmax, iso)
+    ours = betweenness_centrality(G, normalized=normalized, endpoints=endpoints, backend="cpu")
+    ref = nx.betweenness_centrality(G, normalized=normalized, endpoints=endpoints, weight="weight")
+    _close(_node_dict(ours), ref)
+
+
+@pytest.mark.parametrize("n,m,seed,directed,wmax,iso", GRAPHS)
+@pytest.mark.parametrize("normalized", [True, False])
+def test_edge_exact_matches_networkx(n, m, seed, directed, wmax, iso, normalized):
+    G = _random_graph(n, m, seed, directed, wmax, iso)
+    ours = edge_betweenness_centrality(G, normalized=normalized, backend="cpu")
+    _close(_edge_dict(ours, directed), _nx_edge(G, normalized=normalized, weight="weight"))
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_unweighted_is_bfs_betweenness(directed):
+    G = _random_graph(45, 110, 11, directed)
+    ours = betweenness_centrality(G, weight=None, backend="cpu")
+    _close(_node_dict(ours), nx.betweenness_centrality(G))  # networkx: BFS, weights ignored
+    e = edge_betweenness_centrality(G, weight=None, normalized=False, backend="cpu")
+    _close(_edge_dict(e, directed), _nx_edge(G, normalized=False))
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_fractional_lengths_use_heap_and_tie_exactly(directed):
+    # dyadic lengths add exactly, so ties are exact; not integers -> binary heap
+    G = _random_graph(40, 110, 21, directed)
+    rng = np.random.default_rng(3)
+    for u, v in G.edges:
+        G[u][v]["weight"] = float(rng.choice([0.5, 1.0, 1.5, 0.25]))
+    g, lengths = coerce_input(G, "weight", None, for_edges=True)
+    assert BCGraph.from_graph(g, lengths).nbuckets == 0
+    ours = betweenness_centrality(G, backend="cpu")
+    _close(_node_dict(ours), nx.betweenness_centrality(G, weight="weight"))
+    e = edge_betweenness_centrality(G, backend="cpu")
+    _close(_edge_dict(e, directed), _nx_edge(G, weight="weight"))
+
+
+def test_heap_and_buckets_agree():
+    G = _random_graph(50, 160, 8, False, wmax=7)
+    g, lengths = coerce_input(G, "weight", None, for_edges=True)
+    bg = BCGraph.from_graph(g, lengths)
+    assert bg.nbuckets == 8
+    src = np.arange(bg.n)
+    base = {"backend": "cpu", "endpoints": False, "edges": True, "chunk": 8}
+    n1, e1 = bmod._bc_partial(bg, src, {**base, "nbuckets": 0})
+    n2, e2 = bmod._bc_partial(bg, src, base)
+    np.testing.assert_allclose(n1, n2, rtol=1e-13)
+    np.testing.assert_allclose(e1, e2, rtol=1e-13)
+
+
+def test_path_counts_beyond_int64():
+    # 70 diamonds in series: 2**70 shortest paths end to end
+    G = nx.Graph()
+    for i in range(70):
+        a, b, c, d = 3 * i, 3 * i + 1, 3 * i + 2, 3 * i + 3
+        G.add_edge(a, b, weight=1)
+        G.add_edge(a, c, weight=1)
+        G.add_edge(b, d, weight=1)
+        G.add_edge(c, d, weight=1)
+    ours = betweenness_centrality(G, backend="cpu", normalized=False)
+    _close(_node_dict(ours), nx.betweenness_centrality(G, weight="weight", normalized=False))
+
+
+def test_hand_computed_path():
+    # path 0-1-2-3 plus a long chord 0-3 (length 5): the path is shorter
+    df = pd.DataFrame({"src": [0, 1, 2, 0], "dst": [1, 2, 3, 3], "weight": [1.0, 1.0, 1.0, 5.0]})
+    r = betweenness_centrality(df, normalized=False, backend="cpu")
+    # 1 lies on 0-2 and 0-3; 2 on 1-3 and 0-3 (unordered pairs)
+    assert r["betweenness_centrality"].tolist() == [0.0, 2.0, 2.0, 0.0]
+    e = edge_betweenness_centrality(df, normalized=False, backend="cpu")
+    got = {(s, d): b for s, d, b in e.itertuples(index=False)}
+    assert got == {(0, 1): 3.0, (1, 2): 4.0, (2, 3): 3.0, (0, 3): 0.0}
+
+
+# ---------------------------------------------------------------------------
+# sampled sources
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("directed", [False, True])
+@pytest.mark.parametrize("normalized,endpoints", [(True, False), (False, False), (True, True), (False, True)])
+def test_sampled_matches_networkx_for_same_sources(directed, normalized, endpoints):
+    G = _random_graph(40, 110, 31, directed, isolated=1)
+    sources = [3, 7, 8, 20, 33, 40]
+    ours = betweenness_centrality(G, k=sources, normalized=normalized, endpoints=endpoints, backend="cpu")
+    ref = _nx_sources(G, sources, normalized=normalized, endpoints=endpoints)
+    _close(_node_dict(ours), ref)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_sampled_edges_match_networkx_for_same_sources(directed):
+    G = _random_graph(40, 110, 32, directed)
+    sources = [0, 5, 9, 17]
+    ours = edge_betweenness_centrality(G, k=sources, backend="cpu")
+    ref = _nx_sources(G, sources, normalized=True, endpoints=True, edges=True)
+    if not directed:
+        ref = {(min(u, v), max(u, v)): b for (u, v), b in ref.items()}
+    _close(_edge_dict(ours, directed), ref)
+
+
+def test_seeded_sampling_is_reproducible_and_equals_explicit_sources():
+    G = _random_graph(60, 150, 41)
+    g, _ = coerce_input(G, "weight", None, for_edges=False)
+    src1, sampled = bmod._sources(g, 10, 123)
+    src2, _ = bmod._sources(g, 10, 123)
+    src3, _ = bmod._sources(g, 10, 124)
+    assert sampled and np.array_equal(src1, src2) and not np.array_equal(src1, src3)
+    assert np.unique(src1).size == 10 and src1.min() >= 0 and src1.max() < 60
+    a = betweenness_centrality(G, k=10, seed=123, backend="cpu")
+    b = betweenness_centrality(G, k=g.labels[src1].tolist(), backend="cpu")
+    assert a.equals(b)
+    _close(_node_dict(a), _nx_sources(G, g.labels[src1].tolist(), normalized=True, endpoints=False))
+
+
+def test_sampling_covers_vertices_uniformly():
+    # each vertex is a source with probability k/n
+    g = build_graph(np.arange(19), np.arange(1, 20))
+    hits = np.zeros(20)
+    for seed in range(400):
+        src, _ = bmod._sources(g, 5, seed)
+        hits[src] += 1
+    assert abs(hits.mean() - 100) < 1e-9 and hits.min() > 60 and hits.max() < 140
+
+
+def test_k_equal_n_is_exact_and_bad_k_raises():
+    G = _random_graph(20, 40, 51)
+    exact = betweenness_centrality(G, backend="cpu")
+    full = betweenness_centrality(G, k=20, seed=1, backend="cpu")
+    _close(_node_dict(full), _node_dict(exact))
+    with pytest.raises(ValueError, match="k must be between"):
+        betweenness_centrality(G, k=21, backend="cpu")
+    with pytest.raises(ValueError, match="k must be between"):
+        betweenness_centrality(G, k=0, backend="cpu")
+    with pytest.raises(KeyError):
+        betweenness_centrality(G, k=[1, 99], backend="cpu")
+
+
+# ---------------------------------------------------------------------------
+# inputs and lengths
+# ---------------------------------------------------------------------------
+
+def test_input_types_agree():
+    G = _random_graph(30, 70, 61)
+    ref = nx.betweenness_centrality(G, weight="weight")
+    rows = [(u, v, d["weight"]) for u, v, d in G.edges(data=True)]
+    df = pd.DataFrame(rows, columns=["source", "target", "weight"])
+    g = build_graph(df["source"], df["target"], weight=df["weight"], component="all")
+    for obj in (G, df, g):
+        _close(_node_dict(betweenness_centrality(obj, backend="cpu")), {v: ref[v] for v in g.labels})
+    # weights as an array in edge order and as a callable on the edges frame
+    arr = betweenness_centrality(g, weight=np.asarray(g.weight) * 2, backend="cpu")
+    fun = betweenness_centrality(g, weight=lambda e: e["weight"] * 2, backend="cpu")
+    _close(_node_dict(arr), {v: ref[v] for v in g.labels})
+    assert arr.equals(fun)
+
+
+def test_networkx_labels_and_missing_weights():
+    G = nx.Graph()
+    G.add_edge("a", "b", weight=2)
+    G.add_edge("b", "c")  # missing weight: length 1, as networkx
+    G.add_edge("c", "a", weight=3)
+    G.add_edge("c", "d", length=7)
+    G.add_node("lonely")
+    r = betweenness_centrality(G, backend="cpu")
+    assert r["vertex"].tolist() == ["a", "b", "c", "d", "lonely"]
+    _close(_node_dict(r), nx.betweenness_centrality(G, weight="weight"))
+    r2 = betweenness_centrality(G, weight="length", backend="cpu")
+    _close(_node_dict(r2), nx.betweenness_centrality(G, weight="length"))
+
+
+@pytest.mark.parametrize("bad,word", [(0.0, "zero"), (-1.0, "negative"), (np.nan, "NaN"), (np.inf, "infinite")])
+def test_bad_lengths_raise(bad, word):
+    df = pd.DataFrame({"src": [0, 1, 2], "dst": [1, 2, 0], "weight": [1.0, bad, 2.0]})
+    with pytest.raises(GraphInputError, match=word):
+        betweenness_centrality(df, backend="cpu")
+    G = nx.Graph([(0, 1, {"weight": 1.0}), (1, 2, {"weight": bad})])
+    with pytest.raises(GraphInputError, match=word):
+        edge_betweenness_centrality(G, backend="cpu")
+
+
+def test_signed_graph_needs_an_explicit_length_rule():
+    sg = build_graph([0, 1, 2, 0], [1, 2, 3, 3], sign=[1, -1, 1, -1], component="all")
+    assert isinstance(sg, SignedGraph)
+    with pytest.raises(GraphInputError, match="signs but no edge lengths"):
+        betweenness_centrality(sg, backend="cpu")
+    G = nx.cycle_graph(4)
+    ref = nx.betweenness_centrality(G)
+    for w in (None, "abs"):
+        _close(_node_dict(betweenness_centrality(sg, weight=w, backend="cpu")), ref)
+    # a callable can use the signs: negative edges twice as long
+    r = betweenness_centrality(sg, weight=lambda e: np.where(e["sign"] > 0, 1.0, 2.0), backend="cpu")
+    H = nx.Graph()
+    for u, v, s in zip([0, 1, 2, 0], [1, 2, 3, 3], [1, -1, 1, -1]):
+        H.add_edge(u, v, weight=1.0 if s > 0 else 2.0)
+    _close(_node_dict(r), nx.betweenness_centrality(H, weight="weight"))
+    # signed values used directly as lengths are refused
+    with pytest.raises(GraphInputError, match="negative"):
+        betweenness_centrality(sg, weight=np.array([1.0, -1.0, 1.0, -1.0]), backend="cpu")
+
+
+def test_abs_of_rating_column():
+    df = pd.DataFrame({"src": [0, 1, 2, 3], "dst": [1, 2, 3, 0], "rating": [-3, 1, 2, -1]})
+    r = betweenness_centrality(df, weight="abs", normalized=False, backend="cpu")
+    H = nx.Graph()
+    H.add_weighted_edges_from([(0, 1, 3), (1, 2, 1), (2, 3, 2), (3, 0, 1)])
+    _close(_node_dict(r), nx.betweenness_centrality(H, weight="weight", normalized=False))
+    with pytest.raises(GraphInputError, match="negative"):
+        betweenness_centrality(df, weight="rating", backend="cpu")
+
+
+def test_directed_argument_checks():
+    G = _random_graph(10, 20, 71)
+    with pytest.raises(GraphInputError, match="directed"):
+        betweenness_centrality(G, directed=True, backend="cpu")
+    D = _random_graph(25, 70, 72, directed=True)
+    rows = [(u, v, d["weight"]) for u, v, d in D.edges(data=True)]
+    df = pd.DataFrame(rows, columns=["src", "dst", "weight"])
+    r = betweenness_centrality(df, directed=True, backend="cpu")
+    ref = nx.betweenness_centrality(D, weight="weight")
+    _close(_node_dict(r), {v: ref[v] for v in r["vertex"]})
+
+
+def test_multigraph_uses_shortest_parallel_edge():
+    M = nx.MultiGraph()
+    M.add_edge(0, 1, weight=5)
+    M.add_edge(0, 1, weight=1)
+    M.add_edge(1, 2, weight=1)
+    M.add_edge(0, 2, weight=3)
+    _close(_node_dict(betweenness_centrality(M, backend="cpu")), nx.betweenness_centrality(M, weight="weight"))
+    with pytest.raises(GraphInputError, match="multigraph"):
+        edge_betweenness_centrality(M, backend="cpu")
+
+
+# ---------------------------------------------------------------------------
+# determinism and scale-out
+# ---------------------------------------------------------------------------
+
+def test_bit_identical_for_any_thread_count():
+    import numba
+
+    G = _random_graph(80, 300, 81, wmax=10)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        a = edge_betweenness_centrality(G, backend="cpu")
+        an = betweenness_centrality(G, backend="cpu")
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        b = edge_betweenness_centrality(G, backend="cpu")
+        bn = betweenness_centrality(G, backend="cpu")
+    finally:
+        numba.set_num_threads(before)
+    assert a.equals(b) and an.equals(bn)
+
+
+def test_batches_do_not_change_bits(monkeypatch):
+    # small batches (many partials) must give the same bits as one batch when
+    # the chunk structure is the same: partials are sums of whole chunks
+    G = _random_graph(70, 200, 91, wmax=5)
+    one = betweenness_centrality(G, backend="cpu")
+    monkeypatch.setitem(bmod._MAX_ROWS, "cpu", 1)
+    many = betweenness_centrality(G, backend="cpu")
+    assert many.equals(one)
+
+
+def test_dask_client_is_bit_identical_to_local():
+    distributed = pytest.importorskip("distributed")
+    G = _random_graph(60, 180, 95, wmax=4)
+    local = edge_betweenness_centrality(G, backend="cpu")
+    with distributed.Client(processes=False, n_workers=2, threads_per_worker=1,
+                            dashboard_address=None) as client:
+        remote = edge_betweenness_centrality(G, backend="cpu", client=client)
+    assert local.equals(remote)
+
+
+# ---------------------------------------------------------------------------
+# GPU kernels (numba CUDA simulator in CI; tiny graphs)
+# ---------------------------------------------------------------------------
+
+SIM_GRAPHS = [
+    (9, 16, 101, False, 2, 0),
+    (9, 18, 102, True, 2, 0),
+    (10, 7, 103, False, 3, 1),  # disconnected + isolated
+]
+
+
+@pytest.mark.parametrize("n,m,seed,directed,wmax,iso", SIM_GRAPHS)
+def test_gpu_kernel_matches_networkx_and_cpu(gpu_backend, n, m, seed, directed, wmax, iso, monkeypatch):
+    G = _random_graph(n, m, seed, directed, wmax, iso)
+    monkeypatch.setattr(bmod, "_gpu_threads", lambda vw: 8)
+    node = betweenness_centrality(G, backend=gpu_backend, endpoints=True)
+    _close(_node_dict(node), nx.betweenness_centrality(G, weight="weight", endpoints=True))
+    cpu = betweenness_centrality(G, backend="cpu", endpoints=True)
+    np.testing.assert_allclose(node["betweenness_centrality"], cpu["betweenness_centrality"], rtol=1e-12)
+    edge = edge_betweenness_centrality(G, backend=gpu_backend, normalized=False)
+    _close(_edge_dict(edge, directed), _nx_edge(G, weight="weight", normalized=False))
+
+
+@pytest.mark.parametrize("vw", [1, 2, 8])
+def test_gpu_virtual_warp_widths(gpu_backend, vw):
+    # width does not change the result beyond rounding; threads = 8 blocks of lanes
+    G = _random_graph(8, 14, 111, False, wmax=2)
+    g, lengths = coerce_input(G, "weight", None, for_edges=True)
+    bg = BCGraph.from_graph(g, lengths)
+    src = np.array([0, 3, 5], dtype=np.int64)
+    params = {"backend": "gpu", "endpoints": False, "edges": True, "chunk": 2, "vwidth": vw, "threads": 8}
+    gn, ge = bmod._bc_partial(bg, src, params)
+    cn, ce = bmod._bc_partial(bg, src, {**params, "backend": "cpu"})
+    np.testing.assert_allclose(gn, cn, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(ge, ce, rtol=1e-12, atol=1e-15)
+
+
+def test_gpu_unweighted_levels_are_bfs(gpu_backend, monkeypatch):
+    monkeypatch.setattr(bmod, "_gpu_threads", lambda vw: 8)
+    G = nx.petersen_graph()
+    r = betweenness_centrality(G, weight=None, backend=gpu_backend, k=[0, 4, 7])
+    _close(_node_dict(r), _nx_sources(G, [0, 4, 7], normalized=True, endpoints=False, weight=None))
+
+
+def test_virtual_warp_width_rule():
+    from rapids_balance.centrality._gpu import virtual_warp_width
+
+    assert virtual_warp_width(1000, 3450) == 4      # rt-higgs-like
+    assert virtual_warp_width(1000, 24_330) == 16   # sc-shipsec1-like
+    assert virtual_warp_width(1000, 1_108_000) == 32  # gene networks
