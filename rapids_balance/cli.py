@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from importlib import import_module
+from importlib.util import find_spec
 
 _COMMAND_MODULES = (
     "rapids_balance.io._cli",           # info
@@ -30,6 +31,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in _COMMAND_MODULES:
+        # a capability that is not installed (partial checkout) just has no command;
+        # an import error inside an existing module still surfaces
+        if find_spec(name.rsplit(".", 1)[0]) is None or find_spec(name) is None:
+            continue
         import_module(name).register(sub)
     return parser
 

@@ -130,7 +130,8 @@ class Graph:
             rows = np.concatenate([self.edge_src, self.edge_dst])
             cols = np.concatenate([self.edge_dst, self.edge_src])
             slot_eid = np.concatenate([eid, eid])
-        order = np.lexsort((cols, rows))
+        # one stable sort on a combined key is much faster than lexsort
+        order = np.argsort(rows.astype(np.int64) * max(n, 1) + cols, kind="stable")
         counts = np.bincount(rows, minlength=n) if m else np.zeros(n, np.int64)
         indptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(counts, out=indptr[1:])
@@ -155,7 +156,14 @@ class Graph:
         ``zero_sign``, ``component``, ``numbering``, ``name``).
         """
         from .io import edgelist_columns
+        from .io._frames import guess_columns, _columns, table_kind
 
+        kind = table_kind(data)
+        if sign is None and weight is None and kind not in ("sequence", "unknown"):
+            guess = guess_columns(_columns(data, kind))
+            sign, weight = guess["sign"], guess["weight"]
+            if source == "source" and guess["source"] is not None:
+                source, target = guess["source"], guess["target"]
         src, dst, sgn, wgt = edgelist_columns(data, source=source, target=target,
                                               sign=sign, weight=weight)
         if cls is SignedGraph and sgn is None and wgt is not None:
@@ -317,6 +325,11 @@ def _factorize_labels(src, dst, source_name: str):
     return uniques, codes[: src.size], codes[src.size:]
 
 
+def _py(x):
+    """numpy scalar -> plain Python value, for readable messages."""
+    return x.item() if isinstance(x, np.generic) else x
+
+
 def _signs_from_values(values, source_name: str) -> np.ndarray:
     v = np.asarray(values)
     if v.dtype.kind not in "biuf":
@@ -326,7 +339,7 @@ def _signs_from_values(values, source_name: str) -> np.ndarray:
             raise GraphInputError(f"{source_name}: sign column is not numeric (dtype {v.dtype})") from None
     if v.dtype.kind == "f" and not np.isfinite(v).all():
         bad = int(np.flatnonzero(~np.isfinite(v))[0])
-        raise GraphInputError(f"{source_name}: sign/weight is NaN or infinite in row {bad}")
+        raise GraphInputError(f"{source_name}: sign/weight is NaN or infinite in data row {bad} (0-based)")
     return np.sign(v).astype(np.int8)
 
 
@@ -354,6 +367,8 @@ def build_graph(src, dst, sign=None, weight=None, *, directed: bool = False,
         Value 0 counts as a positive edge (graphB+), is removed, or raises.
     component : {"largest", "all"}
         Keep the largest connected component (as the papers do) or everything.
+        Among equally large components the one whose first row comes first in
+        the input wins (as in graphB+).
     numbering : {"sorted", "graphbplus"}
         Internal ids by sorted label, or graphB+'s first-appearance order over
         the unique edges sorted by (min label, max label, sign), redone within
@@ -402,7 +417,7 @@ def build_graph(src, dst, sign=None, weight=None, *, directed: bool = False,
         wgt = wgt.astype(np.float64)
         if not np.isfinite(wgt).all():
             bad = int(np.flatnonzero(~np.isfinite(wgt))[0])
-            raise GraphInputError(f"{src_name}: weight is NaN or infinite in row {bad}")
+            raise GraphInputError(f"{src_name}: weight is NaN or infinite in data row {bad} (0-based)")
 
     uniques, cu, cv = _factorize_labels(src, dst, src_name)
     rep.vertices_in_input = int(uniques.size)
@@ -418,7 +433,7 @@ def build_graph(src, dst, sign=None, weight=None, *, directed: bool = False,
         if zmask.any():
             if zero_sign == "error":
                 r = int(np.flatnonzero(zmask)[0])
-                raise GraphInputError(f"{src_name}: sign 0 in row {r} (zero_sign='error')")
+                raise GraphInputError(f"{src_name}: sign 0 in data row {r} (0-based; zero_sign='error')")
             if zero_sign == "drop":
                 rep.zero_sign_dropped = int(zmask.sum())
                 keep &= ~zmask
@@ -436,7 +451,8 @@ def build_graph(src, dst, sign=None, weight=None, *, directed: bool = False,
         a, b = cu, cv
     else:
         a, b = np.minimum(cu, cv), np.maximum(cu, cv)
-    order = np.lexsort((row, b, a))  # groups by pair, file order inside
+    # group rows by pair, file order inside a pair (stable sort on one key)
+    order = np.argsort(a * np.int64(uniques.size) + b, kind="stable")
     a, b, row = a[order], b[order], row[order]
     if sgn is not None:
         sgn = sgn[order]
@@ -461,8 +477,8 @@ def build_graph(src, dst, sign=None, weight=None, *, directed: bool = False,
                 rows_g = row[group == gi]
                 raise GraphInputError(
                     f"{src_name}: {n_conf} vertex pairs appear with both signs, e.g. "
-                    f"({uniques[a[first][gi]]!r}, {uniques[b[first][gi]]!r}) in rows "
-                    f"{rows_g.tolist()[:5]} (conflicts='error'; use 'first' or 'drop')")
+                    f"({_py(uniques[a[first][gi]])!r}, {_py(uniques[b[first][gi]])!r}) in data rows "
+                    f"{rows_g.tolist()[:5]} (0-based; conflicts='error'; use 'first' or 'drop')")
             in_conf = conflict[group]
             if conflicts == "drop":
                 rep.conflict_rows_dropped = int(in_conf.sum())
@@ -477,7 +493,7 @@ def build_graph(src, dst, sign=None, weight=None, *, directed: bool = False,
         rep.duplicate_rows = int((~in_conf).sum() - sel.sum())
     else:
         rep.duplicate_rows = int(a.size - n_groups - rep.conflict_rows_ignored)
-    a, b = a[sel], b[sel]
+    a, b, row = a[sel], b[sel], row[sel]
     if sgn is not None:
         sgn = sgn[sel]
     if wgt is not None:
@@ -500,8 +516,15 @@ def build_graph(src, dst, sign=None, weight=None, *, directed: bool = False,
     comp_sizes = np.bincount(comp[used])
     rep.components = int((comp_sizes > 0).sum())
     if component == "largest":
-        # largest by vertex count; ties go to the component of the smallest label
-        best = int(np.argmax(comp_sizes))
+        # largest by vertex count; among tied components the one whose first
+        # kept row comes first in the input (graphB+'s union-find does this)
+        tied = np.flatnonzero(comp_sizes == comp_sizes.max())
+        if tied.size > 1:
+            first_row = np.full(comp_sizes.size, np.iinfo(np.int64).max)
+            np.minimum.at(first_row, comp[a], row)
+            best = int(tied[np.argmin(first_row[tied])])
+        else:
+            best = int(tied[0])
         in_c = comp == best
         keep_e = in_c[a]
         rep.vertices_outside_component = int(used.sum() - (used & in_c).sum())
@@ -524,7 +547,7 @@ def build_graph(src, dst, sign=None, weight=None, *, directed: bool = False,
     u, v = new_id[a], new_id[b]
     if not directed:
         u, v = np.minimum(u, v), np.maximum(u, v)
-    eo = np.lexsort((v, u))
+    eo = np.argsort(u * np.int64(max(n, 1)) + v, kind="stable")
     u, v = u[eo], v[eo]
     if sgn is not None:
         sgn = sgn[eo]

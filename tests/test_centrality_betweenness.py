@@ -354,8 +354,8 @@ def test_bit_identical_for_any_thread_count():
 
 
 def test_batches_do_not_change_bits(monkeypatch):
-    # small batches (many partials) must give the same bits as one batch when
-    # the chunk structure is the same: partials are sums of whole chunks
+    # one chunk row per batch adds the rows in the same sequence as one big
+    # batch does, so the bits are equal: partials are sums of whole chunks
     G = _random_graph(70, 200, 91, wmax=5)
     one = betweenness_centrality(G, backend="cpu")
     monkeypatch.setitem(bmod._MAX_ROWS, "cpu", 1)

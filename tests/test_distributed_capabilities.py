@@ -145,11 +145,18 @@ def test_balance_client_equals_local(clients, slashdot, workers, method):
     pd.testing.assert_frame_equal(dist.edges, local.edges, check_exact=True)
 
 
-def test_balance_batching_does_not_change_counters(clients, slashdot):
-    # 48 trees as 6 batches on the cluster == one local batch of 48
-    bal = _balance()
-    one_batch = bal(slashdot, n_trees=48, seed=3, backend="cpu", progress=False, batch_size=48)
-    dist = bal(slashdot, n_trees=48, seed=3, backend="cpu", progress=False, batch_size=8,
-               client=clients[2])
-    for k in one_batch.counters:
-        assert np.array_equal(dist.counters[k], one_batch.counters[k]), k
+@pytest.mark.parametrize("workers", [1, 2])
+def test_balance_driver_counters_equal_one_local_batch(clients, slashdot, workers):
+    # the cluster cuts the 30 trees into its own batches (a few per worker);
+    # the counters must equal those of all 30 trees in one local call
+    _balance_partial = _hook("rapids_balance.balance._engine", "_balance_partial")
+    from rapids_balance.balance._engine import BalanceParams
+    from rapids_balance.distributed._balance import balance_counters
+
+    params = BalanceParams(n_trees=30, seed=5, backend="cpu", sampler="bfs-random-root")
+    local = _balance_partial(slashdot, range(30), params)
+    got = balance_counters(clients[workers], slashdot, params)
+    assert got.keys() == local.keys()
+    for k in local:
+        assert np.array_equal(got[k], local[k]), k
+    assert int(got["trees"][0]) == 30

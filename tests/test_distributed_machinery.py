@@ -21,7 +21,7 @@ distributed = pytest.importorskip("distributed")
 cloudpickle = pytest.importorskip("cloudpickle")
 
 from rapids_balance.distributed import (  # noqa: E402
-    check_client, convert_result_frames, map_batches, map_reduce, ordered_reduce, scatter_graph,
+    as_frame_like, check_client, convert_result_frames, map_batches, map_reduce, ordered_reduce, scatter_graph,
     split_range, start_cluster, sum_parts, to_dask_frame, tree_groups)
 from rapids_balance.errors import BackendUnavailableError  # noqa: E402
 
@@ -187,14 +187,39 @@ def test_frames():
     pd.testing.assert_frame_equal(r.edges.compute(), df)
 
 
+def test_frames_follow_cudf_input(monkeypatch):
+    # no cuDF here: a stand-in module checks the dispatch (type-based, lazy import)
+    import types
+
+    class FakeCudfFrame:
+        def __init__(self, df):
+            self.df = df
+
+    FakeCudfFrame.__module__ = "cudf.core.dataframe"
+    fake = types.ModuleType("cudf")
+    fake.from_pandas = FakeCudfFrame
+    monkeypatch.setitem(sys.modules, "cudf", fake)
+    df = pd.DataFrame({"a": [1, 2]})
+    out = as_frame_like(df, FakeCudfFrame(df))
+    assert isinstance(out, FakeCudfFrame) and out.df is df
+    assert as_frame_like(df, df) is df  # pandas in, pandas out
+
+
 # --- on the cluster --------------------------------------------------------------
 
-def test_cluster_workers_get_one_numba_thread_each(client):
+def _numba_threads(graph, batch, params):
+    import numba
+
+    return numba.get_num_threads()
+
+
+def test_cluster_workers_share_the_cores(client):
     assert len(client.scheduler_info()["workers"]) == 2
+    # 2 workers share the machine's cores: each batch runs with its share
+    want = max(1, (os.cpu_count() or 1) // 2)
     env = client.run(lambda: os.environ.get("NUMBA_NUM_THREADS"))
-    # 2 workers share the machine's cores
-    want = str(max(1, (os.cpu_count() or 1) // 2))
-    assert set(env.values()) == {want}
+    assert set(env.values()) == {str(want)}
+    assert set(map_batches(client, GRAPH, _numba_threads, range(6))) == {want}
 
 
 def test_map_batches_returns_batch_order(client):

@@ -120,8 +120,10 @@ def test_first_sign_in_file_order_wins():
     assert g.cleaning.conflict_rows_ignored == 1
 
 
-def test_component_ties_go_to_smallest_label():
+def test_component_ties_go_to_the_component_seen_first():
     g = build_graph(np.array([10, 1]), np.array([11, 2]), sign=np.array([1, 1]))
+    assert g.labels.tolist() == [10, 11]
+    g = build_graph(np.array([1, 10]), np.array([2, 11]), sign=np.array([1, 1]))
     assert g.labels.tolist() == [1, 2]
 
 
@@ -244,8 +246,6 @@ def test_graphbplus_numbering_on_highland(shared_data):
     assert g.labels.tolist() == graphbplus_readgraph_numbering(rows)
 
 
-@pytest.mark.xfail(strict=True, reason="graph.py picks the tied component with the smallest label; graphB+ "
-                                       "picks the one seen first in the file (reported to the lead)")
 def test_graphbplus_numbering_tied_components_follow_file_order():
     rows = [(10, 11, 1), (11, 12, -1), (1, 2, 1), (2, 3, 1)]
     arr = np.array(rows)
@@ -411,3 +411,10 @@ def test_from_cugraph_without_cugraph(monkeypatch):
     monkeypatch.setitem(sys.modules, "cugraph", None)
     with pytest.raises(ImportError, match="cuGraph .* not installed.*rapids"):
         rb.from_cugraph(object())
+
+
+def test_dask_frame_is_materialised():
+    dd = pytest.importorskip("dask.dataframe")
+    pdf = pd.DataFrame({"source": [1, 2, 3], "target": [2, 3, 1], "sign": [1, -1, 1]})
+    g = rb.SignedGraph.from_edgelist(dd.from_pandas(pdf, npartitions=2), sign="sign")
+    assert g.m == 3 and (g.sign < 0).sum() == 1

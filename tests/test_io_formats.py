@@ -85,6 +85,8 @@ def test_bitcoin_sign_of_rating_and_abs_weight():
     # unsigned, weighted by the rating itself
     h = rb.read_edgelist(TEXTS["bitcoin"].encode(), signed=False)
     assert type(h) is rb.Graph and sorted(h.weight.tolist()) == [-7.0, -7.0, 7.0, 7.0, 7.0]
+    a = rb.read_edgelist(TEXTS["bitcoin"].encode(), signed=False, weight="abs")
+    assert a.weight.tolist() == [7.0] * 5
     # the time column by position
     t = rb.read_edgelist(TEXTS["bitcoin"].encode(), signed=False, weight=3)
     assert t.weight.min() > 1e9

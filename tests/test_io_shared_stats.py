@@ -11,7 +11,6 @@ from __future__ import annotations
 import gzip
 import re
 
-import numpy as np
 import pytest
 
 import rapids_balance as rb
@@ -209,3 +208,10 @@ def test_levorato_gisele_random_conflicts(shared_data):
         assert g.n <= n and int(g.labels.max()) <= n and int(g.labels.min()) >= 1
         total += g.cleaning.conflicting_pairs
     assert total == 2_874
+
+
+def test_snap_wiki_vote_counts_as_directed_graph(shared_data):
+    """README: SNAP's 7,115 nodes / 103,689 edges are the unique directed non-loop pairs."""
+    g = rb.read_edgelist(shared_data / "wiki-Elec_votes_pm1.txt.gz", signed=False, directed=True,
+                         component="all")
+    assert (g.n, g.m) == (7_115, 103_689) and g.directed

@@ -90,18 +90,53 @@ def parent_key(u, v, level, s2):
     return h
 
 
+_UNSEEN = np.int64(-9223372036854775808)  # best[v] of a vertex not reached yet
+_SETTLED = np.int64(-9223372036854775807)  # best[v] of a vertex of a finished level
+
+
+@numba.njit(cache=True, inline="always")
+def _packed(u, v, level, s2):
+    """(parent_key, u) in one int64 whose order is graphB+'s: key first, then larger u.
+
+    The key is signed, so it goes in the high half as is; ``u + 2`` keeps every
+    packed value above the two sentinels.
+    """
+    return (np.int64(parent_key(u, v, level, s2)) << 32) | np.int64(u + 2)
+
+
+@numba.njit(cache=True)
+def _slot_of(indptr, indices, v, u):
+    """CSR slot of neighbour u in v's sorted row (u is known to be there)."""
+    lo = indptr[v]
+    hi = indptr[v + 1] - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if indices[mid] < u:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 @numba.njit(cache=True)
 def bfs_tree_into(indptr, indices, slot_edge, root, s2, parent, parent_edge, order,
                   depth, best, queue, level_count):
     """Build one BFS tree with graphB+'s parent rule into the given rows.
 
-    ``parent``, ``parent_edge``, ``order`` (length n) are written; ``depth``,
-    ``best``, ``queue`` (length n) and ``level_count`` (length n + 1) are
-    scratch.  Returns the number of vertices reached (n when connected).
+    ``parent``, ``parent_edge``, ``order`` (length n) are written; ``depth``
+    (int32), ``best`` (int64), ``queue`` (int32, all length n) and
+    ``level_count`` (int64, length n + 1) are scratch.  Returns the number of
+    vertices reached (n when the graph is connected).
+
+    The hot loop touches one random array: ``best[v]`` holds the best packed
+    (key, parent) offer while v's level is being built, and a sentinel
+    before (unseen) and after (settled).
     """
     n = indptr.size - 1
     for v in range(n):
+        best[v] = _UNSEEN
         depth[v] = -1
+    best[root] = _SETTLED
     depth[root] = 0
     parent[root] = -1
     parent_edge[root] = -1
@@ -111,34 +146,35 @@ def bfs_tree_into(indptr, indices, slot_edge, root, s2, parent, parent_edge, ord
     level = 0
     while start < tail:
         stop = tail
-        nxt = level + 1
         for i in range(start, stop):
             u = queue[i]
             for j in range(indptr[u], indptr[u + 1]):
                 v = indices[j]
-                dv = depth[v]
-                if dv == -1:
-                    depth[v] = nxt
-                    parent[v] = u
-                    parent_edge[v] = slot_edge[j]
-                    best[v] = parent_key(u, v, level, s2)
+                b = best[v]
+                if b == _UNSEEN:
+                    best[v] = _packed(u, v, level, s2)
                     queue[tail] = v
                     tail += 1
-                elif dv == nxt:
-                    k = parent_key(u, v, level, s2)
-                    if k > best[v] or (k == best[v] and u > parent[v]):
+                elif b != _SETTLED:
+                    k = _packed(u, v, level, s2)
+                    if k > b:
                         best[v] = k
-                        parent[v] = u
-                        parent_edge[v] = slot_edge[j]
+        level += 1
+        for i in range(stop, tail):  # settle the new level
+            v = queue[i]
+            u = np.int32((best[v] & 0xFFFFFFFF) - 2)
+            parent[v] = u
+            parent_edge[v] = slot_edge[_slot_of(indptr, indices, v, u)]
+            depth[v] = level
+            best[v] = _SETTLED
         start = stop
-        level = nxt
     # canonical order: by (depth, vertex id), a counting sort over depths
     for d in range(level + 1):
         level_count[d] = 0
     for v in range(n):
         if depth[v] >= 0:
             level_count[depth[v] + 1] += 1
-    for d in range(level):
+    for d in range(level - 1):
         level_count[d + 1] += level_count[d]
     for v in range(n):
         d = depth[v]

@@ -52,20 +52,22 @@ def validate_lengths(lengths: Any, labels_src, labels_dst, what: str) -> np.ndar
     bad = ~(np.isfinite(a) & (a > 0))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        v = a[i]
+        v = float(a[i])
+        u_lab, v_lab = (x.item() if isinstance(x, np.generic) else x for x in (labels_src[i], labels_dst[i]))
         kind = ("NaN" if np.isnan(v) else "infinite" if np.isinf(v)
                 else "zero" if v == 0 else "negative")
         hint = {
             "zero": "zero lengths make shortest-path counts ill-defined (networkx accepts them "
                     "and may count paths wrongly); contract those edges or use a small positive length",
             "negative": "Dijkstra needs non-negative lengths (networkx silently returns wrong "
-                        "values); for signed values state the mapping, e.g. weight='abs' or weight=None",
+                        "values); for signed values state the mapping, e.g. weight='abs' or weight=None "
+                        "(CLI: --weight abs / --weight none)",
             "NaN": "remove or fill missing weights",
             "infinite": "remove edges of infinite length",
         }[kind]
         raise GraphInputError(
             f"{what}: betweenness needs positive finite edge lengths, but {int(bad.sum())} edge(s) "
-            f"are not; the first is ({labels_src[i]!r}, {labels_dst[i]!r}) with {kind} length {v!r}: {hint}")
+            f"are not; the first is ({u_lab!r}, {v_lab!r}) with {kind} length {v!r}: {hint}")
     return a
 
 

@@ -38,7 +38,8 @@ relabel = _device(_tables.relabel)
 is_mover = _device(_tables.is_mover)
 better = _device(_tables.better)
 
-_REDUCE_THREADS = 256
+# the simulator runs each thread as a Python thread: keep its reduction block small
+_REDUCE_THREADS = 32 if simulator_enabled() else 256
 
 @cuda.jit
 def k_build(indptr, indices, a, labels, tid, tsum, tcnt, tlen, mark, use_mark):

@@ -31,7 +31,6 @@ COARSEN_SWEEPS = 5        # label-propagation sweeps per coarsening level
 REFINE_SWEEPS = 50        # sweeps per level while uncoarsening (stops at a local optimum)
 MIN_SHRINK = 0.97         # stop coarsening when a level keeps more than this share of vertices
 MAX_LEVELS = 40
-REFINE_MODE = "sweep"
 
 
 def coarsen(level0: Level, seed: int, stream: int, constraint: np.ndarray | None):
@@ -63,22 +62,20 @@ def coarsen(level0: Level, seed: int, stream: int, constraint: np.ndarray | None
 
 
 def refine(level: Level, labels: np.ndarray, seed: int, stream: int, max_clusters: int,
-           finest: bool, local_search=None) -> np.ndarray:
-    """1-opt improvement of ``labels`` on one level (CPU sweeps, or ``local_search``)."""
-    if local_search is not None:
-        return local_search(level, labels, finest)
+           finest: bool, final_vnd=None) -> np.ndarray:
+    """1-opt improvement of ``labels`` on one level: sweeps, then (input
+    level) the best-move VND, on the device when ``final_vnd`` is given."""
     st = CPUState(level, labels, max_clusters)
-    if REFINE_MODE == "parallel":
-        st.parallel()
-    else:
-        st.sweeps(seed, stream, max_sweeps=REFINE_SWEEPS)
+    st.sweeps(seed, stream, max_sweeps=REFINE_SWEEPS)
     if finest:
+        if final_vnd is not None:
+            return final_vnd(level, st.labels)
         st.vnd_best()
     return st.labels
 
 
 def v_cycle(level0: Level, seed: int, cycle: int, current: np.ndarray | None = None,
-            max_clusters: int = 0, local_search=None) -> np.ndarray:
+            max_clusters: int = 0, final_vnd=None) -> np.ndarray:
     """One V-cycle; returns labels of ``level0`` (no worse than ``current``)."""
     stream = 1 + cycle
     levels, maps, top, cons = coarsen(level0, seed, stream, current)
@@ -87,7 +84,7 @@ def v_cycle(level0: Level, seed: int, cycle: int, current: np.ndarray | None = N
         labels = _cap_clusters(levels[-1], seed, stream, max_clusters)
     for depth in range(len(levels) - 1, -1, -1):
         labels = refine(levels[depth], labels, seed, stream * MAX_LEVELS + depth + 20,
-                        max_clusters, depth == 0, local_search)
+                        max_clusters, depth == 0, final_vnd)
         if depth > 0:
             labels = labels[maps[depth - 1]]
     return labels

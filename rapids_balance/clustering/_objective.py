@@ -204,7 +204,7 @@ def imbalance(graph: Graph, labels: Any) -> ImbalanceResult:
     --------
     >>> import rapids_balance as rb
     >>> g = rb.SignedGraph.from_edgelist({"source": [0, 1, 2], "target": [1, 2, 0],
-    ...                                   "sign": [1, 1, -1]})
+    ...                                   "sign": [1, 1, -1]}, sign="sign")
     >>> rb.imbalance(g, {0: "a", 1: "a", 2: "b"}).imbalance
     1.0
     """

@@ -111,7 +111,7 @@ def _construct(level: Level, restart_id: int, params: dict[str, Any]) -> np.ndar
     maxc = int(params.get("max_clusters") or 0)
     how = params["construction"]
     if how == "auto":
-        how = "multilevel" if level.n > LARGE_GRAPH else "grasp"
+        how = "multilevel"
     if how == "multilevel":
         return v_cycle(level, seed, 1000 * (restart_id + 1), None, maxc)
     lab = np.zeros(level.n, np.int32)
@@ -253,7 +253,7 @@ def correlation_clustering(graph: Any, *, method: str = "ils", n_clusters: int |
     --------
     >>> import rapids_balance as rb
     >>> g = rb.SignedGraph.from_edgelist({"source": [0, 1, 2, 3], "target": [1, 2, 3, 0],
-    ...                                   "sign": [1, 1, -1, 1]})
+    ...                                   "sign": [1, 1, -1, 1]}, sign="sign")
     >>> res = rb.correlation_clustering(g, method="vnd", progress=False)
     >>> res.imbalance
     1.0
@@ -343,7 +343,7 @@ def _vnd_start(graph: Graph, init: Any, max_clusters: int) -> np.ndarray:
 
 def _run_multilevel(graph, level, params, patience, deadline, progress, record):
     seed, maxc = params["seed"], params["max_clusters"]
-    local = _gpu_refiner(params) if params["backend"] == "gpu" else None
+    local = _gpu_vnd(params) if params["backend"] == "gpu" else None
     best = canonical(v_cycle(level, seed, 0, None, maxc, local))
     best_val = _objective_value(graph, best)
     record(0, best_val)
@@ -365,15 +365,14 @@ def _run_multilevel(graph, level, params, patience, deadline, progress, record):
     return best, cycle + 1
 
 
-def _gpu_refiner(params):
-    """Refinement on the device for every multilevel level (parallel rounds + best-move)."""
+def _gpu_vnd(params):
+    """The input level's best-move VND on the device (same result as on the CPU)."""
     from ._gpu import GPUState
 
     maxc = params["max_clusters"]
 
-    def run(level: Level, labels: np.ndarray, finest: bool) -> np.ndarray:
+    def run(level: Level, labels: np.ndarray) -> np.ndarray:
         gs = GPUState(level, labels, maxc)
-        gs.parallel()
         gs.vnd_best()
         return gs.host_labels()
 

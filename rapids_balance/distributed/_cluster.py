@@ -172,11 +172,11 @@ def _client_owning(cluster):
     """A ``distributed.Client`` whose ``close()`` also shuts ``cluster`` down."""
     distributed = require_distributed("start_cluster")
 
-    class ClusterClient(distributed.Client):
+    class Client(distributed.Client):
         def close(self, *args, **kwargs):
             try:
                 return super().close(*args, **kwargs)
             finally:
                 cluster.close()
 
-    return ClusterClient(cluster)
+    return Client(cluster)

@@ -7,6 +7,7 @@ import json
 import os
 from typing import Any
 
+from ._formats import ALIASES, FORMATS
 from ..graph import COMPONENT_RULES, CONFLICT_RULES, NUMBERING_RULES, ZERO_SIGN_RULES
 
 __all__ = ["register", "format_summary"]
@@ -17,19 +18,25 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "info", help="statistics of a graph file after cleaning",
         description="Load a signed edge list (any supported format, compressed or in a tar archive) "
-                    "and print vertices, edges, fundamental cycles, %% positive, degrees, components "
+                    "and print vertices, edges, fundamental cycles, % positive, degrees, components "
                     "and the cleaning report.")
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("path", nargs="?", help="edge-list file (.csv, .txt, .g, Mrel, Parquet; .gz; .tar.gz)")
     what.add_argument("--example", metavar="NAME", help="a bundled example graph instead of PATH "
                       "(see rapids_balance.list_examples())")
     p.add_argument("--json", action="store_true", help="print graph.summary() as JSON")
-    p.add_argument("--format", default="auto", help="file format (default: detected)")
+    p.add_argument("--format", default="auto", choices=("auto", *FORMATS, *sorted(ALIASES)), metavar="FORMAT",
+                   help=f"file format: auto (detected, the default) or one of {', '.join(FORMATS)}")
     p.add_argument("--member", help="file inside a tar archive (default: every member, one line each)")
-    p.add_argument("--conflicts", choices=CONFLICT_RULES, default="first")
-    p.add_argument("--zero-sign", choices=ZERO_SIGN_RULES, default="positive")
-    p.add_argument("--component", choices=COMPONENT_RULES, default="largest")
-    p.add_argument("--numbering", choices=NUMBERING_RULES, default="sorted")
+    p.add_argument("--conflicts", choices=CONFLICT_RULES, default="first",
+                   help="pairs seen with both signs: keep the first sign (graphB+, default), drop the pair, "
+                        "or stop with an error")
+    p.add_argument("--zero-sign", choices=ZERO_SIGN_RULES, default="positive",
+                   help="sign-0 rows: keep as positive edges (default), drop, or error")
+    p.add_argument("--component", choices=COMPONENT_RULES, default="largest",
+                   help="keep the largest connected component (default) or all")
+    p.add_argument("--numbering", choices=NUMBERING_RULES, default="sorted",
+                   help="internal ids: sorted labels (default) or graphB+'s order")
     p.add_argument("--unsigned", action="store_true", help="read as an unsigned (weighted) graph")
     p.set_defaults(func=_run)
     return p

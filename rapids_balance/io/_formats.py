@@ -105,13 +105,12 @@ def check_text(data: bytes, name: str) -> bytes:
             f"binary data (NUL byte at offset {head.find(0)}), not a text edge list; "
             "supported: text edge lists, gzip/bz2/xz of them, Parquet, tar archives", path=name)
     try:
-        head.decode("utf-8")
+        data.decode("utf-8")  # a C-speed pass (~10 ms for Epinions) that lets us name the line
     except UnicodeDecodeError as exc:
-        if exc.start < len(head) - 4:  # not just a character cut at the chunk end
-            line = head[: exc.start].count(b"\n") + 1
-            raise GraphFormatError(
-                f"not UTF-8 text (byte 0x{head[exc.start]:02x} at offset {exc.start}); "
-                "binary data, or text in another encoding (re-save it as UTF-8)", path=name, line=line) from None
+        line = data[: exc.start].count(b"\n") + 1
+        raise GraphFormatError(
+            f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+            "binary data, or text in another encoding (re-save it as UTF-8)", path=name, line=line) from None
     return data
 
 
@@ -177,7 +176,7 @@ def detect_format(data: bytes, name: str) -> str:
 # ---------------------------------------------------------------------------
 
 def locate_problem(data: bytes, *, sep: str | None, comment: str | None, skip_lines: int,
-                   numeric: tuple[int, ...], n_fields: int | None, max_rows: int | None = None,
+                   numeric: tuple[int, ...], n_fields: int | None,
                    required: tuple[int, ...] = (0, 1)) -> tuple[int, str] | None:
     """First bad data line as (1-based line number, what is wrong), or None.
 
@@ -186,7 +185,6 @@ def locate_problem(data: bytes, *, sep: str | None, comment: str | None, skip_li
     ``numeric`` is not a finite number.
     """
     text = data.decode("utf-8", errors="replace")
-    rows = 0
     for i, line in enumerate(text.splitlines(), start=1):
         if i <= skip_lines:
             continue
@@ -208,9 +206,6 @@ def locate_problem(data: bytes, *, sep: str | None, comment: str | None, skip_li
                 if not _is_number(f):
                     what = "is empty" if f == "" else f"{f!r} is not a number"
                     return i, f"column {c + 1} (sign/weight): {what} ({line.strip()[:80]!r})"
-        rows += 1
-        if max_rows is not None and rows >= max_rows:
-            break
     return None
 
 
@@ -225,13 +220,13 @@ def _count_lines_starting(data: bytes, char: bytes) -> int:
 
 def _read_table(data: bytes, name: str, *, sep: str, header: bool, comment: str | None,
                 skip_lines: int = 0, value_cols: tuple[int, ...] = (2,),
-                names: list[str] | None = None, line_offset: int = 0) -> pd.DataFrame:
+                line_offset: int = 0) -> pd.DataFrame:
     """pandas C-engine parse; on failure, name the first bad line."""
     try:
         frame = pd.read_csv(
             io.BytesIO(data), sep=r"\s+" if sep is None else sep, header=0 if header else None,
             comment=comment, skiprows=skip_lines or None, engine="c", skip_blank_lines=True,
-            keep_default_na=False, na_values=[""], skipinitialspace=(sep == ","), names=names)
+            keep_default_na=False, na_values=[""], skipinitialspace=(sep == ","))
     except pd.errors.EmptyDataError:
         raise GraphFormatError("empty file: no edge lines (only comments or blank lines)", path=name) from None
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:

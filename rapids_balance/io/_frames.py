@@ -108,8 +108,8 @@ def missing_column_error(role: str, key: Any, available: list, where: str = "") 
 
 
 def _check_no_missing(arr: np.ndarray, what: str) -> None:
-    if arr.dtype.kind in "OfcUS" or arr.dtype.kind not in "biu":
-        miss = pd.isna(arr) if arr.dtype.kind in "Of" else np.zeros(arr.shape, bool)
+    if arr.dtype.kind in "Of":  # only object and float columns can hold None/NaN/NA
+        miss = pd.isna(arr)
         if miss.any():
             r = int(np.flatnonzero(miss)[0])
             raise GraphInputError(f"{what} has a missing value (NaN/None/null) in row {r}")
@@ -163,7 +163,7 @@ def edgelist_columns(data: Any, *, source: Any = "source", target: Any = "target
     """
     kind = table_kind(data)
     if kind == "dask":
-        data, kind = data.compute(), None
+        data = data.compute()
         kind = table_kind(data)
     if kind == "polars" and hasattr(data, "collect") and not hasattr(data, "get_column"):
         data = data.collect()

@@ -45,7 +45,7 @@ def _pick(parsed: Parsed, spec: Any, role: str, name: str):
     raise missing_column_error(role, spec, cols, where=name)
 
 
-def _vertex_values(col: pd.Series, role: str, name: str) -> np.ndarray:
+def _vertex_values(col: pd.Series) -> np.ndarray:
     """Endpoint labels: integers as integers (any size), other text as strings."""
     if col.dtype.kind in "iu":
         return col.to_numpy()
@@ -82,6 +82,11 @@ def _value_column(parsed: Parsed, spec: Any, role: str, name: str) -> np.ndarray
     return col.to_numpy(dtype=np.float64 if col.dtype.kind == "f" else None)
 
 
+def _is_abs(weight: Any, parsed: Parsed) -> bool:
+    """weight="abs" means |value column| unless the file really has a column named "abs"."""
+    return isinstance(weight, str) and weight == "abs" and "abs" not in parsed.frame.columns
+
+
 def _default_roles(parsed: Parsed) -> dict[str, Any]:
     cols = list(parsed.frame.columns)
     if parsed.header:
@@ -101,8 +106,8 @@ def graph_from_source(src: Source, *, format: str = "auto", source: Any = None, 
     defaults = _default_roles(parsed)
     src_key = _pick(parsed, defaults["source"] if source is None else source, "source", src.name)
     dst_key = _pick(parsed, defaults["target"] if target is None else target, "target", src.name)
-    u = _vertex_values(parsed.frame[src_key], "source", src.name)
-    v = _vertex_values(parsed.frame[dst_key], "target", src.name)
+    u = _vertex_values(parsed.frame[src_key])
+    v = _vertex_values(parsed.frame[dst_key])
 
     sgn = wgt = None
     if signed:
@@ -114,16 +119,18 @@ def graph_from_source(src: Source, *, format: str = "auto", source: Any = None, 
                 f"{src.name}: no sign column (the file has columns {list(parsed.frame.columns)}); "
                 "pass sign=<column> or signed=False for an unsigned graph")
         sgn = _value_column(parsed, sign_spec, "sign", src.name)
-        if isinstance(weight, str) and weight == "abs" and "abs" not in parsed.frame.columns:
+        if _is_abs(weight, parsed):
             wgt = np.abs(sgn).astype(np.float64)
         elif weight is not None:
             wgt = _value_column(parsed, weight, "weight", src.name)
     else:
         if sign is not None:
             raise GraphInputError("sign= needs signed=True")
-        weight_spec = defaults["value"] if weight is None else weight
+        weight_spec = defaults["value"] if weight is None or _is_abs(weight, parsed) else weight
         if weight_spec is not None:
             wgt = _value_column(parsed, weight_spec, "weight", src.name)
+            if _is_abs(weight, parsed):
+                wgt = np.abs(wgt)
 
     report = CleaningReport(source=src.name, comment_lines=parsed.comment_lines, notes=list(parsed.notes))
     if src.compression:
@@ -172,10 +179,10 @@ def read_edgelist(path_or_buffer: Any, *, format: str = "auto", source: Any = No
         -10..10 give sign(rating)).  Default: the format's value column (the
         third column, or a column named ``sign``/``weight``/``vote``/...).
     weight : str or int, optional
-        Weight column.  With ``signed=True`` the default is no weight and the
-        special value ``"abs"`` gives ``|value of the sign column|`` (e.g. the
-        magnitude of a Bitcoin rating).  With ``signed=False`` the default is
-        the value column when the file has one (unweighted otherwise).
+        Weight column.  With ``signed=True`` the default is no weight; with
+        ``signed=False`` it is the value column when the file has one
+        (unweighted otherwise).  The special value ``"abs"`` gives the absolute
+        value of the sign/value column (e.g. the magnitude of a Bitcoin rating).
     signed : bool, default True
         Return a :class:`SignedGraph` (undirected, sign per edge).  False
         returns a :class:`Graph` with optional weights (for betweenness).

@@ -18,7 +18,7 @@ import lzma
 import os
 import tarfile
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import GraphFormatError, GraphInputError
@@ -28,7 +28,6 @@ __all__ = ["Source", "open_source", "source_from_bytes", "read_container", "arch
 _GZIP_MAGIC = b"\x1f\x8b"
 _BZ2_MAGIC = b"BZh"
 _XZ_MAGIC = b"\xfd7zXZ\x00"
-_PARQUET_MAGIC = b"PAR1"
 
 
 @dataclass
@@ -38,11 +37,6 @@ class Source:
     name: str                 # shown in errors and in the cleaning report
     data: bytes               # decompressed content
     compression: str = ""     # "gzip", "bz2", "xz" or ""
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def is_parquet(self) -> bool:
-        return self.data[:4] == _PARQUET_MAGIC
 
 
 def _read_raw(path_or_buffer: Any) -> tuple[str, bytes]:
@@ -87,7 +81,8 @@ def _decompress(name: str, raw: bytes) -> tuple[bytes, str]:
         raise GraphFormatError(f"corrupt {kind} data ({exc})", path=name) from None
 
 
-def _is_tar(data: bytes) -> bool:
+def is_tar(data: bytes) -> bool:
+    """True when ``data`` (already decompressed) is a tar archive."""
     # POSIX/GNU tar headers carry "ustar" at offset 257
     return len(data) >= 262 and data[257:262] == b"ustar"
 
@@ -133,7 +128,7 @@ def open_source(path_or_buffer: Any, *, member: str | None = None) -> Source:
 def source_from_bytes(name: str, data: bytes, compression: str = "", *,
                       member: str | None = None) -> Source:
     """:func:`open_source` on content already read and decompressed."""
-    if _is_tar(data):
+    if is_tar(data):
         if member is None:
             members = archive_members(data, name)
             raise GraphInputError(
@@ -152,8 +147,3 @@ def read_container(path_or_buffer: Any) -> tuple[str, bytes, str]:
     name, raw = _read_raw(path_or_buffer)
     data, compression = _decompress(name, raw)
     return name, data, compression
-
-
-def is_tar(data: bytes) -> bool:
-    """True when ``data`` (already decompressed) is a tar archive."""
-    return _is_tar(data)

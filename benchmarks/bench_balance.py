@@ -1,0 +1,177 @@
+"""Balancing throughput: ms per tree and fundamental cycles balanced per second.
+
+For each input the full job of :func:`rapids_balance.balance` is timed (tree
+build + balancing + Harary sides + majority + attributes), numba compilation
+excluded by a warm-up call.  Figures:
+
+* ``path-sign`` (ECL-SGB's algorithm, the default) with ``--trees`` trees
+  (default 1000), beside the published ECL-SGB RTX 4090 figure where the
+  paper has one, and beside ``cycle`` (graphB+'s cycle walks) measured in the
+  same run on fewer trees (``--cycle-trees``, default 100);
+* cycles balanced per second = trees x (m - n + 1) / seconds;
+* with ``--graphbplus-bin PATH`` (a compiled ``graphBplus_02.cpp``), the
+  original program timed on the same input as a peer;
+* on a usable GPU: the same rows with ``backend="gpu"`` beside the published
+  ECL-SGB figure, plus a seeded synthetic power-law signed graph of
+  ``--synthetic-edges`` edges (default 50M; run it on CPU with
+  ``--synthetic-cpu`` and a smaller size).
+
+Published figures (``../shared/papers/README.md``, ECL-SGB paper Table 2,
+RTX 4090, ms per tree incl. tree generation and Harary cut): ECL-SGB
+wiki-Elec 0.181, Slashdot 0.343, Epinions 0.400, Books (50.8M edges)
+43.65; graphB+ on the same GPU 0.920, 3.883, 6.766, 732.9.  The issue's CPU
+targets (2 cores, 1000 trees): Slashdot <= 20 s, Epinions <= 30 s; graphB+
+v0.2 serial measured about 226 s on Slashdot.
+
+On a shared machine the timings include whatever else runs: the load
+average is printed with each row.
+
+Run: ``python benchmarks/bench_balance.py [--trees 1000] [--quick]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import tempfile
+import time
+
+import numpy as np
+
+from _harness import SHARED_DATA, Report
+
+import rapids_balance as rb
+from rapids_balance.balance import balance
+from rapids_balance.graph import build_graph
+
+ECL_SGB_4090_MS = {"wiki-Elec": 0.181, "Slashdot": 0.343, "Epinions": 0.400, "Books": 43.65}
+GRAPHBPLUS_4090_MS = {"wiki-Elec": 0.920, "Slashdot": 3.883, "Epinions": 6.766, "Books": 732.9}
+
+INPUTS = [  # (name, shared-data file, read options)
+    ("Bitcoin OTC", "soc-sign-bitcoinotc.csv.gz", {}),
+    ("wiki-Elec", "wiki-Elec_graphB_SC21_edges.csv.gz", {}),
+    ("Slashdot", "soc-sign-Slashdot090221.txt.gz", {}),
+    ("Epinions", "soc-sign-epinions.txt.gz", {}),
+]
+
+
+def powerlaw_signed_graph(n_edges: int, *, avg_degree: float = 6.0, gamma: float = 2.1,
+                          p_negative: float = 0.2, seed: int = 0):
+    """A seeded Chung-Lu power-law signed graph with about ``n_edges`` edges.
+
+    Vertex i gets weight ``(i + 1) ** (-1 / (gamma - 1))``; each edge picks
+    both ends with probability proportional to weight; a fraction
+    ``p_negative`` of edges is negative.  Self loops and repeats are removed
+    by :func:`build_graph`, which keeps the largest component.
+    """
+    rng = np.random.default_rng(seed)
+    n = max(16, int(2 * n_edges / avg_degree))
+    w = (np.arange(n, dtype=np.float64) + 1.0) ** (-1.0 / (gamma - 1.0))
+    cdf = np.cumsum(w)
+    cdf /= cdf[-1]
+    k = int(n_edges * 1.05)  # a little extra for the repeats that cleaning removes
+    src = np.searchsorted(cdf, rng.random(k)).astype(np.int64)
+    dst = np.searchsorted(cdf, rng.random(k)).astype(np.int64)
+    sign = np.where(rng.random(k) < p_negative, -1, 1).astype(np.int8)
+    return build_graph(src, dst, sign=sign, name=f"powerlaw-{n_edges}")
+
+
+def _load_avg() -> str:
+    try:
+        return "%.1f" % os.getloadavg()[0]
+    except OSError:
+        return "?"
+
+
+def _timed(g, trees: int, **kw) -> float:
+    balance(g, min(trees, 4), progress=False, **kw)  # compile / warm caches
+    t = time.perf_counter()
+    balance(g, trees, progress=False, **kw)
+    return time.perf_counter() - t
+
+
+def _time_graphbplus(binary: str, g, trees: int) -> float:
+    """Wall time of the original graphB+ program on ``g`` (written as its CSV input)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "in.csv")
+        with open(path, "w") as fh:
+            fh.write("src,dst,w\n")
+            for u, v, s in zip(g.labels[g.edge_src].tolist(), g.labels[g.edge_dst].tolist(), g.sign.tolist()):
+                fh.write(f"{u},{v},{s}\n")
+        t = time.perf_counter()
+        subprocess.run([binary, path, str(trees), os.path.join(tmp, "out.txt")], check=True,
+                       capture_output=True)
+        return time.perf_counter() - t
+
+
+def _rows(rep: Report, name: str, g, args, backend: str) -> None:
+    cycles = g.m - g.n + 1
+    tag = f"{name} ({g.n:,} v, {g.m:,} e)"
+    dev = "GPU" if backend == "gpu" else f"CPU {os.cpu_count()} cores"
+    sec = _timed(g, args.trees, backend=backend)
+    ms = 1000 * sec / args.trees
+    csec = _timed(g, args.cycle_trees, backend=backend, method="cycle")
+    cms = 1000 * csec / args.cycle_trees
+    pub = ECL_SGB_4090_MS.get(name)
+    rep.add(input=tag, figure=f"path-sign ms/tree, {dev}, {args.trees} trees", value=ms, unit="ms",
+            peer=f"cycle method (graphB+ walk), same run, {args.cycle_trees} trees", peer_value=cms,
+            published="ECL-SGB RTX 4090" if pub else None, published_value=pub,
+            total_s=sec, load_avg=_load_avg())
+    rep.add(input=tag, figure=f"cycles balanced per second, {dev}", value=args.trees * cycles / sec,
+            unit="cycles/s", peer="cycle method, same run", peer_value=args.cycle_trees * cycles / csec,
+            published="graphB+ RTX 4090 (derived)" if name in GRAPHBPLUS_4090_MS else None,
+            published_value=(1000 * cycles / GRAPHBPLUS_4090_MS[name]) if name in GRAPHBPLUS_4090_MS else None,
+            lower_is_better=False, load_avg=_load_avg())
+    if args.graphbplus_bin and backend == "cpu":
+        gsec = _time_graphbplus(args.graphbplus_bin, g, args.cycle_trees)
+        rep.add(input=tag, figure=f"path-sign ms/tree, {dev}", value=ms, unit="ms",
+                peer=f"graphB+ v0.2 program, same run, {args.cycle_trees} trees (incl. its input)",
+                peer_value=1000 * gsec / args.cycle_trees, load_avg=_load_avg())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--trees", type=int, default=1000)
+    ap.add_argument("--cycle-trees", type=int, default=100)
+    ap.add_argument("--quick", action="store_true", help="Bitcoin OTC and Slashdot, 100 trees")
+    ap.add_argument("--graphbplus-bin", help="compiled graphBplus_02.cpp to time as a peer")
+    ap.add_argument("--synthetic-edges", type=int, default=50_000_000)
+    ap.add_argument("--synthetic-cpu", action="store_true", help="also run the synthetic graph on CPU")
+    ap.add_argument("--out", default=None, help="folder for the JSON (default bench-results/)")
+    args = ap.parse_args()
+    inputs = INPUTS
+    if args.quick:
+        args.trees, args.cycle_trees = 100, 20
+        inputs = [INPUTS[0], INPUTS[2]]
+    st = rb.gpu_status()
+    gpu = st.usable and not st.simulated
+    rep = Report("bench_balance", "balance(): tree build + balancing + Harary + attributes",
+                 params={"trees": args.trees, "cycle_trees": args.cycle_trees, "gpu": st.device if gpu else None})
+    for name, fname, opts in inputs:
+        path = SHARED_DATA / fname
+        if not path.exists():
+            print(f"skip {name}: {path} not found")
+            continue
+        g = rb.read_edgelist(str(path), **opts)
+        _rows(rep, name, g, args, "cpu")
+        if gpu:
+            _rows(rep, name, g, args, "gpu")
+    if gpu or args.synthetic_cpu:
+        t = time.perf_counter()
+        g = powerlaw_signed_graph(args.synthetic_edges, seed=1)
+        print(f"synthetic graph {g!r} built in {time.perf_counter() - t:.1f} s")
+        for backend in (["gpu"] if gpu else []) + (["cpu"] if args.synthetic_cpu else []):
+            sec = _timed(g, args.trees if backend == "gpu" else max(1, args.trees // 10), backend=backend)
+            trees = args.trees if backend == "gpu" else max(1, args.trees // 10)
+            rep.add(input=f"synthetic power-law ({g.n:,} v, {g.m:,} e)",
+                    figure=f"path-sign ms/tree, {backend}, {trees} trees", value=1000 * sec / trees,
+                    unit="ms", published="ECL-SGB RTX 4090, Books 50.8M edges",
+                    published_value=ECL_SGB_4090_MS["Books"], load_avg=_load_avg())
+    else:
+        print("no usable GPU: GPU rows and the 50M-edge synthetic graph skipped")
+    rep.finish(args.out)
+
+
+if __name__ == "__main__":
+    main()

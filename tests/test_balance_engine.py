@@ -1,0 +1,254 @@
+"""balance(): states, majorities, attributes, batching and backends.
+
+Attributes are checked against a slow per-tree reference built here from
+brute-force path signs and networkx components; frustration against an
+exhaustive search over bipartitions.
+"""
+
+import itertools
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from rapids_balance.balance import BalanceResult, balance
+from rapids_balance.balance._cycle import cycle_balance_into
+from rapids_balance.balance._engine import BalanceParams, _balance_finalize, _balance_partial
+from rapids_balance.balance._trees import bfs_trees, tree_roots
+from rapids_balance.errors import GraphInputError
+from rapids_balance.graph import build_graph
+
+
+def random_signed_graph(seed, n, m, p_neg=0.4):
+    rng = np.random.default_rng(seed)
+    s, d = rng.integers(0, n, m), rng.integers(0, n, m)
+    return build_graph(s, d, sign=np.where(rng.random(m) < p_neg, -1, 1))
+
+
+@pytest.fixture(scope="module")
+def graphs():
+    return [random_signed_graph(k, n, m) for k, (n, m) in enumerate([(9, 20), (14, 40), (25, 70), (40, 90)])]
+
+
+def run(g, T=12, **kw):
+    kw.setdefault("backend", "cpu")
+    return balance(g, T, progress=False, **kw)
+
+
+def tree_states(g, T, seed=0, sampler="bfs"):
+    """Per tree (brute force): side (0/1) of each vertex and whether each edge is a tree edge."""
+    roots, seeds = tree_roots(g, np.arange(T), sampler=sampler, seed=seed)
+    parent, pe, order = bfs_trees(g, roots, seeds)
+    for t in range(T):
+        side = np.zeros(g.n, np.int8)
+        for v in range(g.n):
+            s, a = 1, v
+            while parent[t, a] >= 0:
+                s *= int(g.sign[pe[t, a]])
+                a = parent[t, a]
+            side[v] = s < 0
+        in_tree = np.zeros(g.m, bool)
+        in_tree[pe[t][pe[t] >= 0]] = True
+        yield side, in_tree, parent[t], pe[t], order[t]
+
+
+def ref_attributes(g, T, majority, attributes, seed=0):
+    """Vertex and edge attributes from explicit per-tree states (independent of the kernels)."""
+    status = np.zeros(g.n)
+    clean = np.zeros(g.n)
+    agree, in_tree_c, neg_c, sw_c = (np.zeros(g.m) for _ in range(4))
+    u, v = g.edge_src, g.edge_dst
+    for side, in_tree, *_ in tree_states(g, T, seed):
+        balanced_neg = side[u] != side[v]
+        if majority == "larger":
+            ones = side.sum()
+            delta = np.full(g.n, 0.5) if 2 * ones == g.n else (side == (1 if 2 * ones > g.n else 0)).astype(float)
+        else:
+            pos = nx.Graph()
+            pos.add_nodes_from(range(g.n))
+            pos.add_edges_from(zip(u[~balanced_neg].tolist(), v[~balanced_neg].tolist()))
+            big = min(nx.connected_components(pos), key=lambda c: (-len(c), min(c)))
+            delta = (side == side[min(big)]).astype(float)
+        status += delta
+        agree += (side[u] == side[v]) * delta[u]
+        in_tree_c += in_tree
+        neg_c += balanced_neg
+        sw_c += balanced_neg != (g.sign < 0)
+        bad = np.zeros(g.n, bool)
+        bad[u[balanced_neg]] = bad[v[balanced_neg]] = True
+        clean += ~bad
+    status, agree = status / T, agree / T
+    deg = g.degrees()
+    inc = lambda x: np.bincount(u, x, g.n) + np.bincount(v, x, g.n)  # noqa: E731
+    if attributes == "consensus":
+        influence = inc(agree) / deg
+        authority = inc((status[u] + status[v]) / 2) / deg
+    else:
+        influence = inc(agree)
+        authority = clean / T
+    return dict(status=status, influence=influence, authority=authority, agreement=agree,
+                in_tree=in_tree_c / T, negative=neg_c / T, switched=sw_c / T)
+
+
+@pytest.mark.parametrize("majority", ["larger", "agreeable"])
+@pytest.mark.parametrize("attributes", ["consensus", "datalab"])
+def test_attributes_match_per_tree_reference(graphs, majority, attributes):
+    for g in graphs:
+        res = run(g, 12, majority=majority, attributes=attributes, seed=3)
+        ref = ref_attributes(g, 12, majority, attributes, seed=3)
+        for col in ("status", "influence", "authority"):
+            np.testing.assert_allclose(res.vertices[col].to_numpy(), ref[col], rtol=0, atol=1e-12)
+        for col in ("agreement", "in_tree", "negative", "switched"):
+            np.testing.assert_allclose(res.edges[col].to_numpy(), ref[col], rtol=0, atol=1e-12)
+        assert res.vertices["vertex"].tolist() == g.labels.tolist()
+        assert res.edges["src"].tolist() == g.labels[g.edge_src].tolist()
+
+
+def test_cycle_walk_states_equal_path_sign_states(graphs):
+    for g in graphs:
+        for side, in_tree, parent, pe, order in tree_states(g, 6, seed=1, sampler="bfs-random-root"):
+            n, m = g.n, g.m
+            bal = np.empty(m, np.int8)
+            flips = cycle_balance_into(g.edge_src, g.edge_dst, g.sign, parent, pe, order,
+                                       np.empty(n, np.int32), np.empty(n, np.int32),
+                                       np.empty(n + 1, np.int32), np.empty(n, np.int32), bal)
+            ps = np.where(side == 1, -1, 1)
+            assert np.array_equal(bal, ps[g.edge_src] * ps[g.edge_dst])
+            assert flips == int((bal != g.sign).sum())
+
+
+@pytest.mark.parametrize("majority", ["larger", "agreeable"])
+def test_methods_give_identical_results(graphs, majority):
+    for g in graphs:
+        a = run(g, 15, method="path-sign", majority=majority, seed=5)
+        b = run(g, 15, method="cycle", majority=majority, seed=5)
+        for k in a.counters:
+            assert np.array_equal(a.counters[k], b.counters[k]), k
+
+
+def exact_frustration(g):
+    best = g.m
+    for bits in itertools.product([0, 1], repeat=g.n - 1):
+        side = np.array((0,) + bits)
+        best = min(best, int(((side[g.edge_src] != side[g.edge_dst]) != (g.sign < 0)).sum()))
+    return best
+
+
+def test_each_state_is_balanced_and_no_better_than_optimum(graphs):
+    for g in graphs[:2]:
+        res = run(g, 20)
+        per_tree_min = exact_frustration(g)
+        assert res.frustration_mean >= per_tree_min
+        # every cycle-walk state is balanced: each cycle of a cycle basis is positive
+        for side, in_tree, parent, pe, order in tree_states(g, 5):
+            bal = np.empty(g.m, np.int8)
+            cycle_balance_into(g.edge_src, g.edge_dst, g.sign, parent, pe, order,
+                               *(np.empty(k, np.int32) for k in (g.n, g.n, g.n + 1, g.n)), bal)
+            sign_of = {frozenset((int(a), int(b))): int(x) for a, b, x in zip(g.edge_src, g.edge_dst, bal)}
+            G = nx.Graph([(int(a), int(b)) for a, b in zip(g.edge_src, g.edge_dst)])
+            for cyc in nx.cycle_basis(G):
+                prod = np.prod([sign_of[frozenset((cyc[i], cyc[i - 1]))] for i in range(len(cyc))])
+                assert prod == 1
+    # a balanced graph is its own nearest balanced state in every tree
+    g = build_graph([0, 1, 2, 0, 3], [1, 2, 3, 2, 4], sign=[1, -1, 1, -1, -1])
+    res = run(g, 7)
+    assert res.frustration_mean == 0 and (res.edges["switched"] == 0).all()
+    np.testing.assert_array_equal(res.edges["negative"], (g.sign < 0).astype(float))
+
+
+def test_ties_give_one_half():
+    g = build_graph([0], [1], sign=[-1])  # sides {0} and {1}
+    res = run(g, 4)
+    assert res.vertices["status"].tolist() == [0.5, 0.5]
+    assert res.edges["agreement"].tolist() == [0.0]
+    assert res.tied_trees == 4
+    g = build_graph([0, 1, 2, 3], [1, 2, 3, 0], sign=[1, -1, 1, -1])  # {0,1} vs {2,3}
+    res = run(g, 4)
+    assert res.vertices["status"].tolist() == [0.5] * 4
+    # edges sorted: (0,1)+ (0,3)- (1,2)- (2,3)+; same-side edges agree in half of each tie
+    assert res.edges[["src", "dst"]].values.tolist() == [[0, 1], [0, 3], [1, 2], [2, 3]]
+    assert res.edges["agreement"].tolist() == [0.5, 0.0, 0.0, 0.5]
+
+
+def test_agreeable_majority_can_be_the_smaller_side():
+    # balanced: side A = {a1..a4} with positive edges a1-a2, a3-a4 only; side B = {b1,b2,b3}
+    # positively connected; negative edges across.  Larger side: A (4 > 3); largest positive
+    # component: B (3 > 2).
+    a, b = ["a1", "a2", "a3", "a4"], ["b1", "b2", "b3"]
+    rows = [("a1", "a2", 1), ("a3", "a4", 1), ("b1", "b2", 1), ("b2", "b3", 1)]
+    rows += [(x, "b1", -1) for x in a] + [("a1", "b3", -1)]
+    g = build_graph(*(np.array(c, dtype=object) for c in zip(*rows)))
+    larger = run(g, 6, majority="larger").vertices.set_index("vertex")["status"]
+    agreeable = run(g, 6, majority="agreeable").vertices.set_index("vertex")["status"]
+    assert (larger[a] == 1).all() and (larger[b] == 0).all()
+    assert (agreeable[a] == 0).all() and (agreeable[b] == 1).all()
+
+
+def test_result_independent_of_batches_threads_and_partials(graphs):
+    import numba
+
+    g = graphs[2]
+    full = run(g, 23, seed=2, majority="agreeable")
+    for bs in (1, 5, 64):
+        other = run(g, 23, seed=2, majority="agreeable", batch_size=bs)
+        assert all(np.array_equal(full.counters[k], other.counters[k]) for k in full.counters)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        single = run(g, 23, seed=2, majority="agreeable")
+    finally:
+        numba.set_num_threads(before)
+    assert all(np.array_equal(full.counters[k], single.counters[k]) for k in full.counters)
+    params = BalanceParams(n_trees=23, seed=2, majority="agreeable")
+    parts = [_balance_partial(g, ids, params) for ids in (range(0, 7), range(7, 20), range(20, 23))]
+    summed = {k: sum(p[k] for p in parts) for k in parts[0]}
+    res = _balance_finalize(g, summed, params)
+    assert isinstance(res, BalanceResult)
+    assert res.vertices.equals(full.vertices) and res.edges.equals(full.edges)
+
+
+def test_graphbplus_file_layout(tmp_path):
+    g = build_graph([10, 10, 20, 30], [20, 30, 30, 40], sign=[1, -1, -1, 1])
+    res = run(g, 3, majority="agreeable")
+    path = tmp_path / "out.csv"
+    res.write_graphbplus(path)
+    lines = path.read_bytes().decode().split("\n")
+    assert lines[0] == "original node ID, percentage node was in agreeable majority"
+    assert lines[g.n + 1] == ("source node ID, destination node ID, percentage edge was in tree, "
+                              "percentage edge was negative")
+    assert lines[-1] == "" and len(lines) == g.n + g.m + 3
+    assert lines[1].split(",")[0] == "10" and all(len(x.split(",")) == 2 for x in lines[1:g.n + 1])
+    for row in lines[g.n + 2:-1]:
+        fields = row.split(",")
+        assert len(fields) == 4 and all(len(f.split(".")[1]) == 1 for f in fields[2:])
+    assert b"\r" not in path.read_bytes()
+
+
+def test_bad_input_is_rejected():
+    g = build_graph([0, 1], [1, 2], sign=[1, -1])
+    with pytest.raises(ValueError, match="n_trees"):
+        run(g, 0)
+    with pytest.raises(ValueError, match="method"):
+        run(g, method="spanning")
+    with pytest.raises(ValueError, match="majority"):
+        run(g, majority="smaller")
+    with pytest.raises(ValueError, match="attributes"):
+        run(g, attributes="other")
+    with pytest.raises(KeyError, match="not in the graph"):
+        run(g, roots=[99])
+    unsigned = build_graph([0, 1], [1, 2])
+    with pytest.raises(GraphInputError, match="signed"):
+        run(unsigned)
+    split = build_graph([0, 2], [1, 3], sign=[1, -1], component="all")
+    with pytest.raises(GraphInputError, match="not connected"):
+        run(split)
+
+
+@pytest.mark.parametrize("method", ["path-sign", "cycle"])
+def test_gpu_backend_equals_cpu(gpu_backend, method):
+    g = random_signed_graph(7, 10, 22)
+    for majority in ("larger", "agreeable"):
+        cpu = run(g, 4, method=method, majority=majority, seed=4)
+        gpu = balance(g, 4, method=method, majority=majority, seed=4, backend=gpu_backend, progress=False)
+        for k in cpu.counters:
+            assert np.array_equal(cpu.counters[k], gpu.counters[k]), (majority, k)

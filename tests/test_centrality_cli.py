@@ -1,0 +1,82 @@
+"""``rapids-balance betweenness`` against networkx on small files."""
+
+from __future__ import annotations
+
+import argparse
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+
+from rapids_balance.centrality import _cli
+
+
+def _main(argv):
+    """Run the sub-command through its own parser (the full CLI needs every package)."""
+    try:
+        from rapids_balance.cli import main
+
+        return main(argv)
+    except ModuleNotFoundError:
+        p = argparse.ArgumentParser()
+        _cli.register(p.add_subparsers(dest="command"))
+        args = p.parse_args(argv)
+        return args.func(args)
+
+
+@pytest.fixture
+def rating_file(tmp_path):
+    rng = np.random.default_rng(5)
+    G = nx.gnm_random_graph(30, 70, seed=5, directed=True)
+    rows = [(u, v, int(rng.choice([-3, -2, -1, 1, 2, 3]))) for u, v in G.edges]
+    path = tmp_path / "ratings.csv"
+    pd.DataFrame(rows, columns=["source", "target", "rating"]).to_csv(path, index=False)
+    return path, rows
+
+
+def _reference(rows, directed, length):
+    G = nx.DiGraph() if directed else nx.Graph()
+    for u, v, r in rows:
+        if not G.has_edge(u, v):  # first row of a repeated pair wins, as read_edgelist
+            G.add_edge(u, v, weight=length(r))
+    return G
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_cli_vertex_scores_with_abs_rating(rating_file, tmp_path, directed):
+    path, rows = rating_file
+    out = tmp_path / "bc.csv"
+    argv = ["betweenness", str(path), "--weight", "abs", "--out", str(out), "--quiet", "--backend", "cpu"]
+    assert _main(argv + (["--directed"] if directed else [])) == 0
+    got = pd.read_csv(out)
+    assert list(got.columns) == ["vertex", "betweenness_centrality"]
+    ref = nx.betweenness_centrality(_reference(rows, directed, abs), weight="weight")
+    np.testing.assert_allclose(got["betweenness_centrality"], [ref[v] for v in got["vertex"]], rtol=1e-9)
+
+
+def test_cli_edge_scores_unweighted_sampled(rating_file, tmp_path):
+    path, rows = rating_file
+    out = tmp_path / "ebc.csv"
+    assert _main(["betweenness", str(path), "--edges", "--weight", "none", "--k", "30", "--seed", "3",
+                  "--out", str(out), "--quiet", "--backend", "cpu"]) == 0
+    got = pd.read_csv(out)
+    assert list(got.columns) == ["src", "dst", "betweenness_centrality"]
+    G = _reference(rows, False, abs)
+    ref = nx.edge_betweenness_centrality(G)  # k = n: every vertex is a source
+    ref = {(min(u, v), max(u, v)): b for (u, v), b in ref.items()}
+    np.testing.assert_allclose(got["betweenness_centrality"],
+                               [ref[(s, d)] for s, d in zip(got["src"], got["dst"])], rtol=1e-9)
+
+
+def test_cli_refuses_signed_values_as_lengths(rating_file, tmp_path, capsys):
+    path, _ = rating_file
+    from rapids_balance import GraphInputError
+
+    try:
+        rc = _main(["betweenness", str(path), "--out", str(tmp_path / "x.csv"), "--quiet"])
+    except GraphInputError as exc:  # only the standalone parser lets it through
+        assert "--weight abs" in str(exc)
+        return
+    assert rc == 2
+    assert "--weight abs" in capsys.readouterr().err

@@ -1,0 +1,184 @@
+"""Correlation-clustering search: optimality on tiny graphs (brute force over
+all partitions), 1-opt local optimality, determinism, cluster cap."""
+
+import itertools
+
+import numba
+import numpy as np
+import pandas as pd
+import pytest
+
+import rapids_balance as rb
+from rapids_balance.clustering._objective import slot_weights
+from rapids_balance.clustering._state import CPUState, Level
+
+
+def _random_graph(seed, n, m, weighted=False):
+    rng = np.random.default_rng(seed)
+    pairs = set()
+    while len(pairs) < m:
+        u, v = rng.integers(0, n, 2)
+        if u != v:
+            pairs.add((min(u, v), max(u, v)))
+    src, dst = np.array(sorted(pairs)).T
+    data = {"source": src, "target": dst, "sign": rng.choice([-1, 1], len(src), p=[0.4, 0.6])}
+    if weighted:
+        data["weight"] = rng.integers(1, 5, len(src)).astype(float)
+        return rb.SignedGraph.from_edgelist(data, sign="sign", weight="weight")
+    return rb.SignedGraph.from_edgelist(data, sign="sign")
+
+
+def _partitions(n):
+    """All set partitions of range(n) as restricted growth strings."""
+    def rec(prefix, k):
+        if len(prefix) == n:
+            yield list(prefix)
+            return
+        for c in range(k + 1):
+            yield from rec(prefix + [c], max(k, c + 1))
+    yield from rec([0], 1)
+
+
+def _python_cost(g, lab):
+    w = g.weight if g.weight is not None else np.ones(g.m)
+    cost = 0.0
+    for e in range(g.m):
+        same = lab[g.edge_src[e]] == lab[g.edge_dst[e]]
+        if (g.sign[e] < 0 and same) or (g.sign[e] > 0 and not same):
+            cost += w[e]
+    return cost
+
+
+def _brute_force(g):
+    return min(_python_cost(g, p) for p in _partitions(g.n))
+
+
+def _internal(g, res):
+    frame = res.labels.set_index("vertex")["cluster"]
+    return frame.loc[g.labels].to_numpy()
+
+
+@pytest.mark.parametrize("seed,weighted", [(0, False), (1, False), (2, True), (3, True)])
+@pytest.mark.parametrize("method", ["ils", "grasp", "multilevel"])
+def test_optimal_on_tiny_graphs(seed, weighted, method):
+    g = _random_graph(seed, 8, 14, weighted)
+    res = rb.correlation_clustering(g, method=method, seed=seed, progress=False, max_iterations=5)
+    assert res.imbalance == pytest.approx(_brute_force(g))
+    assert res.imbalance == pytest.approx(_python_cost(g, _internal(g, res)))
+
+
+def _no_improving_move(g, lab):
+    """1-opt local optimality by brute force: every vertex to every cluster or a new one."""
+    base = _python_cost(g, lab)
+    for v in range(g.n):
+        for k in list(set(lab)) + [max(lab) + 1]:
+            if k == lab[v]:
+                continue
+            trial = list(lab)
+            trial[v] = k
+            if _python_cost(g, trial) < base - 1e-9:
+                return False
+    return True
+
+
+@pytest.mark.parametrize("local_search", ["best", "parallel"])
+@pytest.mark.parametrize("init", ["singletons", "one"])
+def test_vnd_reaches_local_optimum(local_search, init):
+    g = _random_graph(11, 20, 45, weighted=True)
+    res = rb.correlation_clustering(g, method="vnd", init=init, local_search=local_search,
+                                    progress=False)
+    lab = list(_internal(g, res))
+    assert _no_improving_move(g, lab)
+    assert res.imbalance == pytest.approx(_python_cost(g, lab))
+
+
+def test_vnd_improves_given_init():
+    g = _random_graph(12, 20, 45)
+    rng = np.random.default_rng(0)
+    init = pd.DataFrame({"vertex": g.labels, "cluster": rng.integers(0, 3, g.n)})
+    start = rb.imbalance(g, init).imbalance
+    res = rb.correlation_clustering(g, method="vnd", init=init, progress=False)
+    assert res.imbalance <= start
+
+
+@pytest.mark.parametrize("method", ["ils", "grasp", "multilevel", "vnd"])
+def test_seeded_reruns_identical(method):
+    g = _random_graph(21, 60, 200)
+    a = rb.correlation_clustering(g, method=method, seed=3, progress=False, max_iterations=3)
+    b = rb.correlation_clustering(g, method=method, seed=3, progress=False, max_iterations=3)
+    assert a.imbalance == b.imbalance
+    pd.testing.assert_frame_equal(a.labels, b.labels)
+
+
+def test_thread_count_independent():
+    g = _random_graph(22, 300, 1500)
+    before = numba.get_num_threads()
+    try:
+        out = []
+        for threads in (1, before):
+            numba.set_num_threads(threads)
+            for method, ls in (("vnd", "parallel"), ("multilevel", "auto")):
+                res = rb.correlation_clustering(g, method=method, local_search=ls, seed=1,
+                                                progress=False, max_iterations=2)
+                out.append(res.labels["cluster"].to_numpy())
+    finally:
+        numba.set_num_threads(before)
+    np.testing.assert_array_equal(out[0], out[2])
+    np.testing.assert_array_equal(out[1], out[3])
+
+
+@pytest.mark.parametrize("method", ["ils", "grasp", "vnd", "multilevel"])
+def test_cluster_cap(method):
+    g = _random_graph(31, 40, 120)
+    res = rb.correlation_clustering(g, method=method, n_clusters=2, progress=False,
+                                    max_iterations=3)
+    assert res.n_clusters <= 2
+    # a 2-clustering is a bipartition: its imbalance is at least the unbounded optimum found
+    free = rb.correlation_clustering(g, method="ils", progress=False, max_iterations=3)
+    assert res.imbalance >= free.imbalance - 1e-9
+
+
+def test_history_and_result_fields():
+    g = _random_graph(41, 50, 150)
+    res = rb.correlation_clustering(g, method="ils", progress=False, max_iterations=4)
+    hist = res.history["imbalance"].to_numpy()
+    assert (np.diff(hist) < 0).all()
+    assert hist[-1] == res.imbalance
+    assert list(res.labels.columns) == ["vertex", "cluster"]
+    assert set(res.labels["vertex"]) == set(g.labels.tolist())
+
+
+def test_undo_restores_state():
+    g = _random_graph(51, 40, 120, weighted=True)
+    lv = Level(np.asarray(g.indptr), np.asarray(g.indices), slot_weights(g))
+    st = CPUState(lv, np.arange(g.n, dtype=np.int32), log_capacity=1000)
+    st.vnd_best()
+    before = st.labels.copy()
+    value = st.imbalance()
+    st.start_log()
+    change = st.perturb(10, 5, 1, 0)
+    _, gain = st.vnd_best()
+    assert st.imbalance() == pytest.approx(value + change + gain)
+    st.undo()
+    np.testing.assert_array_equal(st.labels, before)
+    assert st.imbalance() == pytest.approx(value)
+
+
+def test_bad_arguments():
+    g = _random_graph(61, 10, 20)
+    with pytest.raises(ValueError):
+        rb.correlation_clustering(g, method="nope")
+    with pytest.raises(ValueError):
+        rb.correlation_clustering(g, alpha=2.0)
+    with pytest.raises(rb.GraphInputError):
+        rb.correlation_clustering(g, method="vnd", init="singletons", n_clusters=2)
+    with pytest.raises(NotImplementedError):
+        rb.correlation_clustering(g, client=object())
+
+
+@pytest.mark.slow
+def test_slashdot_first_10000_beats_paper(shared_data):
+    g = rb.read_edgelist(shared_data / "levorato_cc_slashdot_first_n.tar.gz", format="levorato",
+                         member="slashdot-undirected-size10000-part0.g")
+    res = rb.correlation_clustering(g, method="multilevel", progress=False, max_iterations=3)
+    assert res.imbalance <= 20594.6  # best published average (Table 4, SeqGRASP)
