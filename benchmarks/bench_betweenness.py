@@ -250,7 +250,7 @@ def main() -> None:
     ap.add_argument("--skip-networkit", action="store_true")
     args = ap.parse_args()
     backend = rb.resolve_backend(args.backend)
-    rep = Report("betweenness", description="weighted betweenness centrality vs igraph, networkit, networkx",
+    rep = Report("betweenness-full" if args.full else "betweenness", description="weighted betweenness centrality vs igraph, networkit, networkx",
                  params=vars(args))
     only = {s.strip() for s in args.only.split(",") if s.strip()}
     # warm-up: numba compilation (cached on disk after the first run) is not timed

@@ -220,3 +220,12 @@ def test_original_program(shared_data, tmp_path):
                    check=True, capture_output=True)
     g, roots, mine = ours(read_rows(shared_data / "highland_tribes_graphB_edges.csv.gz"), 1000)
     assert_same_file(mine, (tmp_path / "out.txt").read_text().splitlines(), g.n)
+
+
+def test_equal_components_resolved_like_graphbplus():
+    # two triangles of equal size: graphB+ keeps the one whose vertex appears first in the file
+    rows = [(50, 51, 1), (51, 52, -1), (50, 52, 1), (1, 2, 1), (2, 3, 1), (1, 3, -1)]
+    g, roots, mine = ours(rows, 5)
+    labels, edges = read_like_graphbplus(rows)
+    assert g.labels.tolist() == labels == [50, 51, 52]
+    assert_same_file(mine, ref_graphbplus(labels, edges, [labels.index(r) for r in roots], 5), g.n)

@@ -252,3 +252,26 @@ def test_gpu_backend_equals_cpu(gpu_backend, method):
         gpu = balance(g, 4, method=method, majority=majority, seed=4, backend=gpu_backend, progress=False)
         for k in cpu.counters:
             assert np.array_equal(cpu.counters[k], gpu.counters[k]), (majority, k)
+
+
+def test_dataframe_and_networkx_inputs_equal_signed_graph():
+    import pandas as pd
+
+    df = pd.DataFrame({"source": [1, 2, 3, 1, 4], "target": [2, 3, 4, 3, 1], "sign": [1, -1, 1, -1, -1]})
+    g = build_graph(df["source"].values, df["target"].values, sign=df["sign"].values)
+    want = run(g, 6, seed=1)
+    got = run(df, 6, seed=1)
+    assert got.vertices.equals(want.vertices) and got.edges.equals(want.edges)
+    G = nx.Graph()
+    G.add_edges_from((int(a), int(b), {"sign": int(s)}) for a, b, s in df.itertuples(index=False))
+    got = run(G, 6, seed=1)
+    assert got.vertices.sort_values("vertex").reset_index(drop=True)[["status"]].equals(
+        want.vertices.sort_values("vertex").reset_index(drop=True)[["status"]])
+
+
+def test_package_name_stays_callable():
+    import rapids_balance as rb
+    import rapids_balance.balance._trees  # noqa: F401  (binds rb.balance to the package)
+
+    g = build_graph([0, 1], [1, 2], sign=[1, -1])
+    assert isinstance(rb.balance(g, 2, progress=False, backend="cpu"), BalanceResult)

@@ -255,6 +255,33 @@ def test_input_types_agree():
     assert arr.equals(fun)
 
 
+def test_arrow_polars_and_empty_inputs():
+    ref = [0.0, 2 / 3, 2 / 3, 0.0]
+    pa = pytest.importorskip("pyarrow")
+    t = pa.table({"source": [0, 1, 2], "target": [1, 2, 3], "weight": [1.0, 2.0, 1.0]})
+    assert betweenness_centrality(t, backend="cpu")["betweenness_centrality"].tolist() == pytest.approx(ref)
+    pl = pytest.importorskip("polars")
+    df = pl.DataFrame({"src": [0, 1, 2], "dst": [1, 2, 3]})
+    assert betweenness_centrality(df, backend="cpu")["betweenness_centrality"].tolist() == pytest.approx(ref)
+    r = betweenness_centrality(nx.empty_graph(3), backend="cpu")
+    assert r["betweenness_centrality"].tolist() == [0.0, 0.0, 0.0]
+    assert len(edge_betweenness_centrality(nx.empty_graph(3), backend="cpu")) == 0
+
+
+def test_networkx_callable_weight_hides_edges():
+    G = _random_graph(25, 60, 62)
+
+    def wf(u, v, d):
+        return None if (u + v) % 7 == 0 else d["weight"] + 0.5
+
+    ours = betweenness_centrality(G, weight=wf, backend="cpu")
+    # networkx's betweenness cannot hide edges itself: remove them for the reference
+    H = nx.Graph()
+    H.add_nodes_from(G)
+    H.add_weighted_edges_from((u, v, wf(u, v, d)) for u, v, d in G.edges(data=True) if wf(u, v, d) is not None)
+    _close(_node_dict(ours), nx.betweenness_centrality(H, weight="weight"))
+
+
 def test_networkx_labels_and_missing_weights():
     G = nx.Graph()
     G.add_edge("a", "b", weight=2)

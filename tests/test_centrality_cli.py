@@ -44,11 +44,14 @@ def _reference(rows, directed, length):
 
 
 @pytest.mark.parametrize("directed", [False, True])
-def test_cli_vertex_scores_with_abs_rating(rating_file, tmp_path, directed):
+def test_cli_vertex_scores_with_abs_rating(rating_file, tmp_path, directed, capsys):
     path, rows = rating_file
     out = tmp_path / "bc.csv"
-    argv = ["betweenness", str(path), "--weight", "abs", "--out", str(out), "--quiet", "--backend", "cpu"]
-    assert _main(argv + (["--directed"] if directed else [])) == 0
+    argv = ["betweenness", str(path), "--weight", "abs", "--out", str(out), "--backend", "cpu"]
+    # the directed run shows progress and a summary line on stderr
+    assert _main(argv + (["--directed"] if directed else ["--quiet"])) == 0
+    err = capsys.readouterr().err
+    assert ("written to" in err) == directed
     got = pd.read_csv(out)
     assert list(got.columns) == ["vertex", "betweenness_centrality"]
     ref = nx.betweenness_centrality(_reference(rows, directed, abs), weight="weight")

@@ -160,3 +160,34 @@ def test_balance_driver_counters_equal_one_local_batch(clients, slashdot, worker
     for k in local:
         assert np.array_equal(got[k], local[k]), k
     assert int(got["trees"][0]) == 30
+
+
+# --- frustration ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("max_states", [None, 5])
+def test_frustration_client_equals_local(clients, slashdot, workers, max_states):
+    fr = _hook("rapids_balance.frustration._frustration", "frustration")
+    # a randomised sampler (hybrid mixes several) and a state cap that evicts:
+    # there the merge order matters
+    kw = dict(n_trees=40, seed=9, sampler="hybrid", max_states=max_states, backend="cpu",
+              progress=False, batch_size=8, refine=False)
+    local = fr(slashdot, **kw)
+    dist = fr(slashdot, client=clients[workers], **kw)
+    assert dist.index == local.index and dist.tree_index == local.tree_index
+    pd.testing.assert_frame_equal(dist.cloud, local.cloud, check_exact=True)
+    pd.testing.assert_frame_equal(dist.best_state, local.best_state, check_exact=True)
+    pd.testing.assert_frame_equal(dist.history, local.history, check_exact=True)
+    assert dist.info["states"] == local.info["states"]
+    assert dist.info["evicted"] == local.info["evicted"]
+    if max_states is not None:
+        assert len(local.cloud) <= max_states and local.info["evicted"] > 0
+
+
+def test_frustration_with_refinement_client_equals_local(clients, slashdot):
+    fr = _hook("rapids_balance.frustration._frustration", "frustration")
+    kw = dict(n_trees=24, seed=2, backend="cpu", progress=False, batch_size=8)
+    local = fr(slashdot, **kw)
+    dist = fr(slashdot, client=clients[2], **kw)
+    assert dist.index == local.index and dist.refined_index == local.refined_index
+    pd.testing.assert_frame_equal(dist.switched, local.switched, check_exact=True)

@@ -24,7 +24,7 @@ from numba import prange
 
 from ._cycle import cycle_balance_into, sides_from_balanced_into
 from ._harary import TIE, agreeable_side, larger_side
-from ._trees import bfs_tree_into, path_signs_into
+from ._trees import bfs_tree_into
 
 __all__ = ["trees_pass", "edge_pass", "vertex_pass", "VERTEX_BLOCK"]
 
@@ -32,7 +32,7 @@ VERTEX_BLOCK = 512
 
 
 @numba.njit(parallel=True, cache=True)
-def trees_pass(indptr, indices, slot_edge, edge_src, edge_dst, sign, roots, s2s,
+def trees_pass(indptr, indices, slot_edge, twin, edge_src, edge_dst, sign, roots, s2s,
                use_cycle, agreeable, n_chunks, side_T, pe_T, bal_T, maj, reached):
     """Pass 1: per tree, BFS + balanced state + sides + majority (see module doc)."""
     T = roots.size
@@ -45,8 +45,8 @@ def trees_pass(indptr, indices, slot_edge, edge_src, edge_dst, sign, roots, s2s,
         depth = np.empty(n, np.int32)
         best = np.empty(n, np.int64)
         queue = np.empty(n, np.int32)
-        level_count = np.empty(n + 1, np.int64)
-        ps = np.empty(n, np.int8)
+        level_count = np.empty(n + 2, np.int64)
+        ps = np.empty(0 if use_cycle else n, np.int8)
         side = np.empty(n, np.int8)
         uf = np.empty(n, np.int32)
         count = np.empty(n, np.int32)
@@ -56,8 +56,8 @@ def trees_pass(indptr, indices, slot_edge, edge_src, edge_dst, sign, roots, s2s,
         child_list = np.empty(n if use_cycle else 0, np.int32)
         bal = np.empty(m if use_cycle else 0, np.int8)
         for t in range(c, T, n_chunks):
-            got = bfs_tree_into(indptr, indices, slot_edge, roots[t], s2s[t], parent, pe, order,
-                                depth, best, queue, level_count)
+            got = bfs_tree_into(indptr, indices, slot_edge, twin, sign, roots[t], s2s[t], parent, pe,
+                                order, ps, depth, best, queue, level_count)
             reached[t] = got
             if got != n:
                 continue
@@ -69,8 +69,7 @@ def trees_pass(indptr, indices, slot_edge, edge_src, edge_dst, sign, roots, s2s,
                 for e in range(m):
                     bal_T[e, t] = bal[e]
             else:
-                path_signs_into(order, parent, pe, sign, ps)
-                for v in range(n):
+                for v in range(n):  # ECL-SGB: the path sign is the Harary side
                     side[v] = 1 if ps[v] < 0 else 0
             for v in range(n):
                 side_T[v, t] = side[v]

@@ -20,7 +20,7 @@ from ..backend import resolve_backend
 from ..errors import GraphInputError
 from ._harary import MAJORITIES, TIE
 from ._result import ATTRIBUTE_DEFINITIONS, BalanceResult, compute_attributes, zero_counters
-from ._trees import SAMPLERS, cpu_chunks, seed_mix, tree_roots
+from ._trees import SAMPLERS, cpu_chunks, seed_mix, tree_roots, twin_slots
 
 __all__ = ["balance", "BalanceParams", "_balance_partial", "_balance_finalize", "batch_size_for"]
 
@@ -119,7 +119,7 @@ def _batch_cpu(graph, roots: np.ndarray, s2: np.ndarray, params: BalanceParams,
     bal_T = np.empty((m, T) if use_cycle else (0, T), np.int8)
     maj = np.empty(T, np.int8)
     reached = np.empty(T, np.int64)
-    trees_pass(graph.indptr, graph.indices, graph.slot_edge, graph.edge_src, graph.edge_dst,
+    trees_pass(graph.indptr, graph.indices, graph.slot_edge, twin_slots(graph), graph.edge_src, graph.edge_dst,
                graph.sign, roots.astype(np.int32), s2, use_cycle, params.majority == "agreeable",
                cpu_chunks(T), side_T, pe_T, bal_T, maj, reached)
     _check_reached(reached, n)
@@ -311,14 +311,14 @@ def balance(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs",
                            batch_size=batch_size)
     if params.roots is not None:
         graph.vertex_ids(list(params.roots))  # unknown labels fail here, before any work
-    step = batch_size_for(graph, params)
-    batches = [range(a, min(a + step, n_trees)) for a in range(0, n_trees, step)]
     if client is not None:
-        from ..distributed import check_client, map_reduce
+        from ..distributed import check_client
+        from ..distributed._balance import balance_counters
 
-        counters = map_reduce(check_client(client), graph, _balance_partial, batches, params,
-                              progress=progress, desc="balance")
+        counters = balance_counters(check_client(client), graph, params, progress=progress)
     else:
+        step = batch_size_for(graph, params)
+        batches = [range(a, min(a + step, n_trees)) for a in range(0, n_trees, step)]
         counters = zero_counters(graph.n, graph.m)
         with progress_bar(n_trees, "balance", progress, unit="tree") as bar:
             for b in batches:

@@ -94,8 +94,12 @@ def _k_expand(indptr, indices, front_t, front_v, level, s2s, depth, best):
 
 
 @cuda.jit
-def _k_settle(indptr, indices, slot_edge, level, depth, best, parent, parent_edge, count):
-    """Thread per (tree, vertex): a vertex offered a parent joins level + 1."""
+def _k_settle(indptr, indices, slot_edge, sign, level, depth, best, parent, parent_edge, ps, count):
+    """Thread per (tree, vertex): a vertex offered a parent joins level + 1.
+
+    Its path sign follows from its parent's, final one level up (ECL-SGB's
+    level-by-level labeling, fused into the BFS).
+    """
     i = cuda.grid(1)
     n = depth.shape[1]
     if i < depth.shape[0] * n:
@@ -103,14 +107,21 @@ def _k_settle(indptr, indices, slot_edge, level, depth, best, parent, parent_edg
         v = i - t * n
         if depth[t, v] == -1 and best[t, v] != 0:
             u = _candidate_vertex(best[t, v])
+            e = slot_edge[_find_slot(indptr, indices, v, u)]
             depth[t, v] = level + 1
             parent[t, v] = u
-            parent_edge[t, v] = slot_edge[_find_slot(indptr, indices, v, u)]
+            parent_edge[t, v] = e
+            ps[t, v] = ps[t, u] * sign[e]
             cuda.atomic.add(count, 0, 1)
 
 
-def bfs_trees_gpu(graph, roots, s2):
-    """GPU version of :func:`rapids_balance.balance._trees.bfs_trees`."""
+def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = False):
+    """GPU version of :func:`rapids_balance.balance._trees.bfs_trees`.
+
+    Returns ``(parent, parent_edge, order)``, with ``order`` None when
+    ``with_order=False`` (it costs a sort) and the path signs appended when
+    ``with_ps=True``.
+    """
     xp = array_module("gpu")
     d = graph_arrays(graph)
     T, n = int(roots.size), graph.n
@@ -120,18 +131,20 @@ def bfs_trees_gpu(graph, roots, s2):
     depth = xp.full((T, n), -1, dtype=np.int32)
     parent = xp.full((T, n), -1, dtype=np.int32)
     parent_edge = xp.full((T, n), -1, dtype=np.int32)
+    ps = xp.ones((T, n), dtype=np.int8)
     best = xp.zeros((T, n), dtype=np.uint64)
     depth[rows, roots_d] = 0
     front_t, front_v = rows.astype(np.int32), roots_d.astype(np.int32)
     count = xp.zeros(1, dtype=np.int64)
+    sign = d["sign"] if "sign" in d else xp.ones(max(graph.m, 1), dtype=np.int8)  # unsigned: all +1
     level = 0
     while front_t.size:
         blocks, threads = launch_config(front_t.size * WARP, 128)
         _k_expand[blocks, threads](d["indptr"], d["indices"], front_t, front_v, level, s2_d, depth, best)
         count[0] = 0
         blocks, threads = launch_config(T * n)
-        _k_settle[blocks, threads](d["indptr"], d["indices"], d["slot_edge"], level, depth, best,
-                                   parent, parent_edge, count)
+        _k_settle[blocks, threads](d["indptr"], d["indices"], d["slot_edge"], sign, level, depth,
+                                   best, parent, parent_edge, ps, count)
         level += 1
         if int(count[0]) == 0:
             break
@@ -142,9 +155,11 @@ def bfs_trees_gpu(graph, roots, s2):
         from ._trees import _check_connected
 
         _check_connected(np.asarray((depth >= 0).sum(axis=1).tolist()), n)
-    key = depth.astype(np.int64) * n + xp.arange(n, dtype=np.int64)[None, :]
-    order = xp.argsort(key, axis=1).astype(np.int32)
-    return parent, parent_edge, order
+    order = None
+    if with_order:
+        key = depth.astype(np.int64) * n + xp.arange(n, dtype=np.int64)[None, :]
+        order = xp.argsort(key, axis=1).astype(np.int32)
+    return (parent, parent_edge, order, ps) if with_ps else (parent, parent_edge, order)
 
 
 # ---------------------------------------------------------------------------
@@ -450,8 +465,7 @@ def batch_counters_gpu(graph, roots, s2, params):
     xp = array_module("gpu")
     d = graph_arrays(graph)
     n, m, T = graph.n, graph.m, int(roots.size)
-    parent, parent_edge, order = bfs_trees_gpu(graph, roots, s2)
-    ps = path_signs_gpu(order, parent, parent_edge, d["sign"])
+    parent, parent_edge, _, ps = bfs_trees_gpu(graph, roots, s2, with_order=False, with_ps=True)
     side = (ps < 0).astype(np.int8)
     use_cycle = params.method == "cycle"
     bal = cycle_balance_gpu(graph, d, parent, parent_edge) if use_cycle else xp.zeros((T, 1), np.int8)

@@ -26,6 +26,7 @@ CPU path scans it serially per tree, the GPU path with atomics.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Sequence
 
 import numba
@@ -42,6 +43,7 @@ __all__ = [
     "graphbplus_roots",
     "bfs_trees",
     "bfs_tree_into",
+    "twin_slots",
     "path_signs",
     "path_signs_into",
 ]
@@ -90,57 +92,70 @@ def parent_key(u, v, level, s2):
     return h
 
 
-_UNSEEN = np.int64(-9223372036854775808)  # best[v] of a vertex not reached yet
-_SETTLED = np.int64(-9223372036854775807)  # best[v] of a vertex of a finished level
+# best[v] of a vertex not reached yet, and of a vertex of a finished level: any packed
+# offer beats the first and none beats the second, so one max() does the update
+_UNSEEN = np.int64(-9223372036854775808)
+_SETTLED = np.int64(9223372036854775807)
 
 
 @numba.njit(cache=True, inline="always")
-def _packed(u, v, level, s2):
+def _packed(u, v, level, s2, twin_slot):
     """(parent_key, u) in one int64 whose order is graphB+'s: key first, then larger u.
 
-    The key is signed, so it goes in the high half as is; ``u + 2`` keeps every
-    packed value above the two sentinels.
+    The key is signed, so it goes in the high half as is.  The low half holds
+    ``twin_slot + 2``, the CSR slot of ``u`` in ``v``'s row: rows are sorted,
+    so it orders offers to ``v`` like ``u`` does, and it gives the parent and
+    the tree edge for free; ``+ 2`` keeps every packed value strictly between
+    the two sentinels.
     """
-    return (np.int64(parent_key(u, v, level, s2)) << 32) | np.int64(u + 2)
+    return (np.int64(parent_key(u, v, level, s2)) << 32) | np.int64(twin_slot + 2)
+
+
+_twins: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def twin_slots(graph) -> np.ndarray:
+    """For each CSR slot (u -> v), the slot of the same edge in v's row (cached per graph)."""
+    tw = _twins.get(graph)
+    if tw is None:
+        es = np.asarray(graph.edge_slots)
+        tw = np.empty(graph.indices.size, dtype=np.int64)
+        tw[es[:, 0]] = es[:, 1]
+        tw[es[:, 1]] = es[:, 0]
+        _twins[graph] = tw
+    return tw
 
 
 @numba.njit(cache=True)
-def _slot_of(indptr, indices, v, u):
-    """CSR slot of neighbour u in v's sorted row (u is known to be there)."""
-    lo = indptr[v]
-    hi = indptr[v + 1] - 1
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if indices[mid] < u:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@numba.njit(cache=True)
-def bfs_tree_into(indptr, indices, slot_edge, root, s2, parent, parent_edge, order,
-                  depth, best, queue, level_count):
+def bfs_tree_into(indptr, indices, slot_edge, twin, sign, root, s2, parent, parent_edge, order,
+                  ps, depth, best, queue, level_count):
     """Build one BFS tree with graphB+'s parent rule into the given rows.
 
-    ``parent``, ``parent_edge``, ``order`` (length n) are written; ``depth``
+    ``twin`` is :func:`twin_slots`.  ``parent``, ``parent_edge``, ``order``
+    (length n) are written, and the path signs into ``ps`` (int8, length n)
+    when ``ps`` is not empty (``sign`` is then the edge signs).  ``depth``
     (int32), ``best`` (int64), ``queue`` (int32, all length n) and
     ``level_count`` (int64, length n + 1) are scratch.  Returns the number of
     vertices reached (n when the graph is connected).
 
     The hot loop touches one random array: ``best[v]`` holds the best packed
-    (key, parent) offer while v's level is being built, and a sentinel
-    before (unseen) and after (settled).
+    offer (see :func:`_packed`) while v's level is being built, and a
+    sentinel before (unseen, below every offer) and after (settled, above
+    every offer), so a single ``max`` updates it.
     """
     n = indptr.size - 1
+    with_ps = ps.size > 0
     for v in range(n):
         best[v] = _UNSEEN
-        depth[v] = -1
     best[root] = _SETTLED
     depth[root] = 0
     parent[root] = -1
     parent_edge[root] = -1
+    if with_ps:
+        ps[root] = 1
     queue[0] = root
+    level_count[0] = 0
+    level_count[1] = 1
     tail = 1
     start = 0
     level = 0
@@ -152,40 +167,38 @@ def bfs_tree_into(indptr, indices, slot_edge, root, s2, parent, parent_edge, ord
                 v = indices[j]
                 b = best[v]
                 if b == _UNSEEN:
-                    best[v] = _packed(u, v, level, s2)
                     queue[tail] = v
                     tail += 1
-                elif b != _SETTLED:
-                    k = _packed(u, v, level, s2)
-                    if k > b:
-                        best[v] = k
+                if b != _SETTLED:
+                    best[v] = max(b, _packed(u, v, level, s2, twin[j]))
         level += 1
-        for i in range(stop, tail):  # settle the new level
+        for i in range(stop, tail):  # settle the new level; parents are final one level up
             v = queue[i]
-            u = np.int32((best[v] & 0xFFFFFFFF) - 2)
-            parent[v] = u
-            parent_edge[v] = slot_edge[_slot_of(indptr, indices, v, u)]
+            slot = (best[v] & 0xFFFFFFFF) - 2
+            p = indices[slot]
+            e = slot_edge[slot]
+            parent[v] = p
+            parent_edge[v] = e
             depth[v] = level
             best[v] = _SETTLED
+            if with_ps:
+                ps[v] = ps[p] * sign[e]
+        level_count[level + 1] = tail - stop  # vertices at depth `level`
         start = stop
-    # canonical order: by (depth, vertex id), a counting sort over depths
-    for d in range(level + 1):
-        level_count[d] = 0
-    for v in range(n):
-        if depth[v] >= 0:
-            level_count[depth[v] + 1] += 1
-    for d in range(level - 1):
+    # canonical order: by (depth, vertex id); level_count[d] becomes depth d's first position
+    level_count[0] = 0
+    for d in range(level):
         level_count[d + 1] += level_count[d]
     for v in range(n):
-        d = depth[v]
-        if d >= 0:
+        if best[v] == _SETTLED:
+            d = depth[v]
             order[level_count[d]] = v
             level_count[d] += 1
     return tail
 
 
 @numba.njit(parallel=True, cache=True)
-def _bfs_batch_cpu(indptr, indices, slot_edge, roots, s2s, parent, parent_edge, order, reached,
+def _bfs_batch_cpu(indptr, indices, slot_edge, twin, roots, s2s, parent, parent_edge, order, reached,
                    n_chunks):
     T = roots.size
     n = indptr.size - 1
@@ -194,10 +207,13 @@ def _bfs_batch_cpu(indptr, indices, slot_edge, roots, s2s, parent, parent_edge, 
         depth = np.empty(n, np.int32)
         best = np.empty(n, np.int64)
         queue = np.empty(n, np.int32)
-        level_count = np.empty(n + 1, np.int64)
+        level_count = np.empty(n + 2, np.int64)
+        no_sign = np.empty(0, np.int8)
+        no_ps = np.empty(0, np.int8)
         for t in range(c, T, n_chunks):
-            reached[t] = bfs_tree_into(indptr, indices, slot_edge, roots[t], s2s[t], parent[t],
-                                       parent_edge[t], order[t], depth, best, queue, level_count)
+            reached[t] = bfs_tree_into(indptr, indices, slot_edge, twin, no_sign, roots[t], s2s[t],
+                                       parent[t], parent_edge[t], order[t], no_ps, depth, best, queue,
+                                       level_count)
 
 
 # ---------------------------------------------------------------------------
@@ -394,7 +410,7 @@ def bfs_trees(graph, roots, seeds, *, backend: str = "cpu"):
     parent_edge = np.empty((T, n), np.int32)
     order = np.empty((T, n), np.int32)
     reached = np.empty(T, np.int64)
-    _bfs_batch_cpu(graph.indptr, graph.indices, graph.slot_edge, roots, s2,
+    _bfs_batch_cpu(graph.indptr, graph.indices, graph.slot_edge, twin_slots(graph), roots, s2,
                    parent, parent_edge, order, reached, cpu_chunks(T))
     _check_connected(reached, n)
     return parent, parent_edge, order

@@ -9,7 +9,8 @@ One source is handled by one thread, start to finish:
   ``v`` is settled before ``v``, so the sum is complete, and it is the same
   sum (same terms, same order) the GPU kernel forms level by level.
 * phase 2, :func:`_accumulate`: dependencies from the last settled vertex
-  back to the source, pulling from successors (``d[v] == d[w] + w(w, v)``).
+  back to the source, pushed along the predecessor edges recorded in
+  phase 1 (the shortest-path DAG; no second scan of every CSR row).
 
 A serial heap per source inside a parallel loop over sources is the fastest
 layout on a CPU: the parallelism over sources is embarrassingly wide, and a
@@ -95,7 +96,8 @@ def _pop_min(heap, pos, dist, size):
 
 # ---------------------------------------------------------------------------
 # Dial's bucket queue for integer lengths: bucket d % C holds the queued
-# vertices at distance d (C = max length + 1 covers every queued distance),
+# vertices at distance d (C > max length covers every queued distance; a
+# power of two, so d % C is a mask),
 # as doubly linked lists threaded through two per-vertex arrays
 # ---------------------------------------------------------------------------
 
@@ -126,18 +128,21 @@ def _b_remove(v, b, head, nxt, prv):
 # ---------------------------------------------------------------------------
 
 @numba.njit(cache=True)
-def _sssp(s, indptr, indices, wslot, rindptr, rindices, rwslot, directed, nbuckets,
-          dist, sigma, state, order, heap, pos, head):
-    """Dijkstra from ``s``; fills dist/sigma, returns the number settled.
+def _sssp(s, indptr, indices, wslot, slot_edge, rindptr, rindices, rwslot, rslot_edge,
+          directed, nbuckets, dist, sigma, state, order, heap, pos, head, pstart, pvert, pedge):
+    """Dijkstra from ``s``; fills dist/sigma and the shortest-path DAG.
 
-    ``order[:count]`` lists the settled vertices by non-decreasing distance.
+    Returns the number of settled vertices; ``order[:count]`` lists them by
+    non-decreasing distance.  The predecessors of ``order[i]`` (vertex,
+    edge id) are ``pvert/pedge[pstart[i]:pstart[i + 1]]``.
     ``nbuckets == 0``: binary heap (``heap``/``pos``); otherwise Dial's
-    buckets (``head`` of size ``nbuckets``, lists threaded through
-    ``heap``/``pos``), valid when every length is an integer below
+    buckets (``head`` of size ``nbuckets``, a power of two, lists threaded
+    through ``heap``/``pos``), valid when every length is an integer below
     ``nbuckets``.  Undirected graphs pass the same arrays as in-CSR and
     out-CSR and pull path counts in the same scan that relaxes neighbours.
     """
     C = nbuckets
+    mask = C - 1  # C is a power of two
     dist[s] = 0.0
     state[s] = _QUEUED
     if C:
@@ -148,16 +153,18 @@ def _sssp(s, indptr, indices, wslot, rindptr, rindices, rwslot, directed, nbucke
     size = 1
     cur = 0  # bucket scan position (a distance)
     count = 0
+    npred = 0
     while size > 0:
         if C:
-            while head[cur % C] == -1:
+            while head[cur & mask] == -1:
                 cur += 1
-            v = head[cur % C]
-            _b_remove(v, cur % C, head, heap, pos)
+            v = head[cur & mask]
+            _b_remove(v, cur & mask, head, heap, pos)
         else:
             v = _pop_min(heap, pos, dist, size)
         size -= 1
         state[v] = _SETTLED
+        pstart[count] = npred
         order[count] = v
         count += 1
         dv = dist[v]
@@ -167,55 +174,64 @@ def _sssp(s, indptr, indices, wslot, rindptr, rindices, rwslot, directed, nbucke
                 u = rindices[j]
                 if state[u] == _SETTLED and dist[u] + rwslot[j] == dv:
                     acc += sigma[u]
+                    pvert[npred] = u
+                    pedge[npred] = rslot_edge[j]
+                    npred += 1
         for j in range(indptr[v], indptr[v + 1]):
             w = indices[j]
             st = state[w]
             if st == _SETTLED:
                 if not directed and dist[w] + wslot[j] == dv:
                     acc += sigma[w]
+                    pvert[npred] = w
+                    pedge[npred] = slot_edge[j]
+                    npred += 1
                 continue
             nd = dv + wslot[j]
             if st == _UNREACHED:
                 dist[w] = nd
                 state[w] = _QUEUED
                 if C:
-                    _b_insert(w, np.int64(nd) % C, head, heap, pos)
+                    _b_insert(w, np.int64(nd) & mask, head, heap, pos)
                 else:
                     heap[size] = w
                     _sift_up(heap, pos, dist, size)
                 size += 1
             elif nd < dist[w]:
                 if C:
-                    _b_remove(w, np.int64(dist[w]) % C, head, heap, pos)
-                    _b_insert(w, np.int64(nd) % C, head, heap, pos)
+                    _b_remove(w, np.int64(dist[w]) & mask, head, heap, pos)
+                    _b_insert(w, np.int64(nd) & mask, head, heap, pos)
                     dist[w] = nd
                 else:
                     dist[w] = nd
                     _sift_up(heap, pos, dist, pos[w])
         sigma[v] = 1.0 if v == s else acc
+    pstart[count] = npred
     return count
 
 
 @numba.njit(cache=True)
-def _accumulate(s, count, order, indptr, indices, wslot, slot_edge, dist, sigma,
-                delta, endpoints, want_edges, node_acc, edge_acc):
-    """Brandes' dependency accumulation for source ``s`` into the accumulators."""
+def _accumulate(s, count, order, pstart, pvert, pedge, sigma, delta, endpoints, want_edges,
+                node_acc, edge_acc):
+    """Brandes' dependency accumulation for source ``s`` into the accumulators.
+
+    Walks the recorded DAG from the last settled vertex back, pushing each
+    vertex's dependency to its predecessors (networkx's
+    ``_accumulate_basic``/``_accumulate_edges`` in one pass): only DAG edges
+    are touched, not every CSR slot again.
+    """
     extra = 1.0 if endpoints else 0.0
     for i in range(count - 1, -1, -1):
         w = order[i]
-        dw = dist[w]
-        sw = sigma[w]
-        acc = 0.0
-        for j in range(indptr[w], indptr[w + 1]):
-            v = indices[j]
-            if dist[v] == dw + wslot[j]:
-                c = sw / sigma[v] * (1.0 + delta[v])
-                acc += c
-                if want_edges:
-                    edge_acc[slot_edge[j]] += c
-        delta[w] = acc
+        coeff = (1.0 + delta[w]) / sigma[w]
+        for p in range(pstart[i], pstart[i + 1]):
+            u = pvert[p]
+            c = sigma[u] * coeff
+            delta[u] += c
+            if want_edges:
+                edge_acc[pedge[p]] += c
         if w != s:
-            node_acc[w] += acc + extra
+            node_acc[w] += delta[w] + extra
     if endpoints:
         node_acc[s] += count - 1
 
@@ -248,7 +264,7 @@ def _sum_rows(rows, out):
 
 @numba.njit(cache=True, parallel=True)
 def bc_batch_cpu(sources, chunk, n, indptr, indices, wslot, slot_edge,
-                 rindptr, rindices, rwslot, directed, nbuckets, endpoints, want_edges,
+                 rindptr, rindices, rwslot, rslot_edge, directed, nbuckets, endpoints, want_edges,
                  node_out, edge_out):
     """Add the (unnormalised) dependencies of ``sources`` to node_out/edge_out.
 
@@ -270,14 +286,18 @@ def bc_batch_cpu(sources, chunk, n, indptr, indices, wslot, slot_edge,
         heap = np.empty(n, np.int32)
         pos = np.full(n, -1, np.int32)
         head = np.full(max(nbuckets, 1), -1, np.int32)
+        pstart = np.empty(n + 1, np.int64)
+        pvert = np.empty(max(rindices.size, 1), np.int32)
+        pedge = np.empty(max(rindices.size, 1), np.int32)
         node_acc = node_rows[c]
         edge_acc = edge_rows[c]
         for i in range(c * chunk, min((c + 1) * chunk, n_src)):
             s = sources[i]
-            count = _sssp(s, indptr, indices, wslot, rindptr, rindices, rwslot, directed,
-                          nbuckets, dist, sigma, state, order, heap, pos, head)
-            _accumulate(s, count, order, indptr, indices, wslot, slot_edge, dist, sigma,
-                        delta, endpoints, want_edges, node_acc, edge_acc)
+            count = _sssp(s, indptr, indices, wslot, slot_edge, rindptr, rindices, rwslot,
+                          rslot_edge, directed, nbuckets, dist, sigma, state, order, heap, pos,
+                          head, pstart, pvert, pedge)
+            _accumulate(s, count, order, pstart, pvert, pedge, sigma, delta, endpoints,
+                        want_edges, node_acc, edge_acc)
             _reset(count, order, dist, sigma, delta, state)
     _sum_rows(node_rows, node_out)
     if want_edges:

@@ -42,7 +42,7 @@ _sum_rows_column = cuda.jit(device=True)(sum_rows_column.py_func)
 MAX_THREADS = 256  # size of the per-block shared reduction buffer
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True)
 def _block_min(red, tid, nthreads):
     # tree reduction over a power-of-two block; red[0] holds the minimum
     step = nthreads // 2

@@ -274,7 +274,7 @@ _MAX_DIAL_LENGTH = 1 << 12
 
 
 def _dial_buckets(lens: np.ndarray, n: int) -> int:
-    """Bucket count for Dial's queue on the CPU, 0 for the binary heap.
+    """Bucket count (a power of two) for Dial's queue on the CPU, 0 for the heap.
 
     Integer lengths up to 4096 (unweighted included) settle in O(1) per
     vertex from a circular array of buckets.  Distances stay exact integers
@@ -285,7 +285,7 @@ def _dial_buckets(lens: np.ndarray, n: int) -> int:
     top = float(lens.max())
     if top > _MAX_DIAL_LENGTH or n * top >= 2.0**53 or not np.array_equal(lens, np.round(lens)):
         return 0
-    return int(top) + 1
+    return 1 << int(top).bit_length()  # a power of two above the longest edge
 
 
 @dataclass
@@ -306,6 +306,7 @@ class BCGraph:
     rindptr: np.ndarray
     rindices: np.ndarray
     rwslot: np.ndarray
+    rslot_edge: np.ndarray
     minw: np.ndarray
     nbuckets: int = 0
     _dev: dict | None = field(default=None, repr=False, compare=False)
@@ -325,14 +326,15 @@ class BCGraph:
             np.cumsum(np.bincount(g.edge_dst, minlength=n), out=rindptr[1:])
             rindices = np.ascontiguousarray(g.edge_src[order], dtype=np.int32)
             rwslot = np.ascontiguousarray(lens[order])
+            rslot_edge = order.astype(np.int32)  # edges are numbered in edge order
         else:
-            rindptr, rindices, rwslot = indptr, indices, wslot
+            rindptr, rindices, rwslot, rslot_edge = indptr, indices, wslot, slot_edge
         minw = np.full(n, np.inf)
         if wslot.size:
             rows = np.repeat(np.arange(n), np.diff(indptr))
             np.minimum.at(minw, rows, wslot)
         return cls(n, m, g.directed, lengths is not None, indptr, indices, wslot, slot_edge,
-                   rindptr, rindices, rwslot, minw, _dial_buckets(lens, n))
+                   rindptr, rindices, rwslot, rslot_edge, minw, _dial_buckets(lens, n))
 
     def device(self) -> dict:
         """The arrays on the GPU (cached; numpy under the simulator)."""

@@ -22,11 +22,12 @@ __all__ = ["betweenness_centrality", "edge_betweenness_centrality"]
 
 # RNG stream of source sampling (see rapids_balance._random)
 _SAMPLE_STREAM = 0xBC
-# sources per chunk: one thread (CPU) or one block (GPU) runs a chunk in order
-_CHUNK = 8
-# the accumulator rows of one batch stay under this many bytes
-_ROW_BUDGET = {"cpu": 256 * 2**20, "gpu": 4 * 2**30}
-_MAX_ROWS = {"cpu": 64, "gpu": 512}
+# sources per chunk: one thread (CPU) or one thread block (GPU) runs a chunk
+# in order into its own accumulator row; the GPU wants many blocks in flight
+_CHUNK = {"cpu": 8, "gpu": 1}
+# accumulator rows plus per-chunk workspace of one batch stay under this
+_BATCH_BUDGET = {"cpu": 256 * 2**20, "gpu": 16 * 2**30}
+_MAX_ROWS = {"cpu": 64, "gpu": 1024}
 
 
 # ---------------------------------------------------------------------------
@@ -51,7 +52,7 @@ def _bc_partial(graph: BCGraph, sources: np.ndarray, params: dict) -> tuple[np.n
     (node, edge) : float64 arrays of length n and m (m = 0 without ``edges``)
     """
     sources = np.ascontiguousarray(sources, dtype=np.int64)
-    chunk = int(params.get("chunk", _CHUNK))
+    chunk = int(params.get("chunk", 8))
     want_edges = bool(params.get("edges", False))
     endpoints = bool(params.get("endpoints", False))
     if params.get("backend", "cpu") == "gpu":
@@ -65,7 +66,7 @@ def _bc_partial(graph: BCGraph, sources: np.ndarray, params: dict) -> tuple[np.n
     node = np.zeros(graph.n)
     edge = np.zeros(graph.m if want_edges else 0)
     bc_batch_cpu(sources, chunk, graph.n, graph.indptr, graph.indices, graph.wslot, graph.slot_edge,
-                 graph.rindptr, graph.rindices, graph.rwslot, graph.directed,
+                 graph.rindptr, graph.rindices, graph.rwslot, graph.rslot_edge, graph.directed,
                  int(params.get("nbuckets", graph.nbuckets)), endpoints, want_edges, node, edge)
     return node, edge
 
@@ -77,10 +78,17 @@ def _gpu_threads(vw: int) -> int:
     return max(vw, 32) if simulator_enabled() else 256
 
 
-def _batches(sources: np.ndarray, n: int, m_acc: int, backend: str, chunk: int) -> list[np.ndarray]:
-    """Fixed batches: a function of the data and the backend, never of threads."""
-    row_bytes = 8 * (n + m_acc)
-    rows = max(1, min(_MAX_ROWS[backend], _ROW_BUDGET[backend] // max(row_bytes, 1)))
+def _batches(sources: np.ndarray, n: int, nnz: int, m_acc: int, backend: str,
+             chunk: int) -> list[np.ndarray]:
+    """Fixed batches: a function of the data and the backend, never of threads.
+
+    A batch is ``rows`` chunks; each chunk needs an accumulator row of
+    ``n + m_acc`` float64 and its workspace (CPU: distances, counts,
+    dependencies, heap, DAG; GPU: the same without the DAG, plus queues).
+    """
+    work = 45 * n + 8 * nnz if backend == "cpu" else 44 * n
+    row_bytes = 8 * (n + m_acc) + work
+    rows = max(1, min(_MAX_ROWS[backend], _BATCH_BUDGET[backend] // max(row_bytes, 1)))
     size = rows * chunk
     return [sources[i:i + size] for i in range(0, sources.size, size)]
 
@@ -90,29 +98,24 @@ def _run(graph: BCGraph, sources: np.ndarray, params: dict, *, progress: bool, c
     from .._progress import progress_bar
 
     m_acc = graph.m if params["edges"] else 0
-    batches = _batches(sources, graph.n, m_acc, params["backend"], params["chunk"])
+    batches = _batches(sources, graph.n, graph.indices.size, m_acc, params["backend"], params["chunk"])
     node = np.zeros(graph.n)
     edge = np.zeros(m_acc)
+    if client is not None:
+        if params["backend"] == "gpu":
+            raise NotImplementedError("client= with backend='gpu' is not supported yet; "
+                                      "use backend='cpu' on the workers")
+        remote = client.scatter(graph, broadcast=True)  # the graph travels once per worker
+        futures = [client.submit(_bc_partial, remote, b, params, pure=False) for b in batches]
+        results = (f.result() for f in futures)
+    else:
+        results = (_bc_partial(graph, b, params) for b in batches)
     with progress_bar(sources.size, desc, enabled=progress, unit="src") as bar:
-        if client is not None:
-            if params["backend"] == "gpu":
-                raise NotImplementedError("client= with backend='gpu' is not supported yet; "
-                                          "use backend='cpu' on the workers")
-            remote = client.scatter(graph, broadcast=True)
-            futures = [client.submit(_bc_partial, remote, b, params, pure=False) for b in batches]
-            parts = []
-            for fut, b in zip(futures, batches):
-                parts.append(fut.result())
-                bar.update(b.size)
-        else:
-            parts = None
-        for i, b in enumerate(batches):
-            nb, eb = parts[i] if parts is not None else _bc_partial(graph, b, params)
-            # batch order, whatever order the batches finished in
+        # batch order, whatever order the workers finish in
+        for b, (nb, eb) in zip(batches, results):
             node += nb
             edge += eb
-            if parts is None:
-                bar.update(b.size)
+            bar.update(b.size)
     return node, edge
 
 
@@ -312,7 +315,7 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
     [0.0, 0.6667, 0.6667, 0.0]
     """
     be, g, bg, sources, sampled = _setup(graph, k, weight, seed, directed, backend, for_edges=False)
-    params = {"backend": be, "endpoints": bool(endpoints), "edges": False, "chunk": _CHUNK}
+    params = {"backend": be, "endpoints": bool(endpoints), "edges": False, "chunk": _CHUNK[be]}
     node, _ = _run(bg, sources, params, progress=progress, client=client, desc="betweenness")
     kk = sources.size if sampled else None
     if kk == g.n:  # as networkx: sampling every vertex is the exact computation
@@ -398,7 +401,7 @@ def edge_betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, 
     1    1    2                0.333333
     """
     be, g, bg, sources, sampled = _setup(graph, k, weight, seed, directed, backend, for_edges=True)
-    params = {"backend": be, "endpoints": False, "edges": True, "chunk": _CHUNK}
+    params = {"backend": be, "endpoints": False, "edges": True, "chunk": _CHUNK[be]}
     _, edge = _run(bg, sources, params, progress=progress, client=client, desc="edge betweenness")
     scores = _rescale(edge, g.n, normalized=normalized, directed=g.directed, endpoints=True,
                       k=sources.size if sampled else None, is_source=None)

@@ -219,30 +219,75 @@ def undo(indptr, indices, a, labels, csize, free, nfree, nclus, maxc, tid, tsum,
 
 
 @numba.njit(cache=True)
-def perturb(level, seed, stream, counter, indptr, indices, a, labels, csize, free, nfree, nclus,
+def perturb(level, kinds, seed, stream, counter, indptr, indices, a, labels, csize, free, nfree, nclus,
             maxc, tid, tsum, tcnt, tlen, bd, bk, tree_d, tree_v, size, tol, log_v, log_k, nlog):
-    """Move ``level`` random vertices to the cluster of another random vertex
-    (a new cluster when that is their own).  Returns the imbalance change."""
+    """``level`` random perturbation steps; returns the imbalance change.
+
+    Each step picks a random vertex v and another random vertex r and moves
+    v to r's cluster (a new cluster when that is v's own).  The first step
+    may instead (``kinds`` = 3) merge v's cluster into r's, or split v's
+    cluster, sending a random half of it to a new cluster.  Single-vertex kicks alone are mostly
+    undone by the next VND (the vertex moves straight back); cluster merges
+    and splits are not, which is what lets the ILS leave a local optimum on
+    dense random graphs.
+    """
     cons = labels[:0]
     n = labels.size
     allow = maxc <= 0 or nclus[0] < maxc
     change = 0.0
     for t in range(level):
-        v = randint(seed, stream, counter + 2 * t, n)
-        r = randint(seed, stream, counter + 2 * t + 1, n)
+        c0 = counter + 4 * t
+        v = randint(seed, stream, c0, n)
+        r = randint(seed, stream, c0 + 1, n)
+        # at most one cluster-level kick per perturbation keeps its cost bounded
+        op = randint(seed, stream, c0 + 2, kinds) if t == 0 else 0
         k1 = labels[v]
         k2 = labels[r]
-        if k2 == k1:
-            if not allow or csize[k1] == 1:
+        if op == 0 or (op == 1 and k1 == k2) or (op == 2 and (csize[k1] < 2 or not allow)):
+            if k2 == k1:
+                if not allow or csize[k1] == 1:
+                    continue
+                k2 = NEW_CLUSTER
+            change += _kick(v, k2, indptr, indices, a, labels, csize, free, nfree, nclus, maxc,
+                            tid, tsum, tcnt, tlen, bd, bk, tree_d, tree_v, size, tol, cons,
+                            log_v, log_k, nlog)
+            allow = maxc <= 0 or nclus[0] < maxc
+            continue
+        new_id = -1
+        for u in range(n):
+            if labels[u] != k1:
                 continue
-            k2 = NEW_CLUSTER
-        change += _move_gain(v, k1, k2, indptr, tid, tsum, tlen)
-        move_vertex(v, k2, indptr, indices, a, labels, csize, free, nfree, nclus,
-                    tid, tsum, tcnt, tlen)
-        _log(v, k1, log_v, log_k, nlog)
-        allow = _refresh_around(v, indptr, indices, labels, tid, tsum, tlen, maxc, nclus, tol,
-                                cons, bd, bk, tree_d, tree_v, size, allow)
+            if op == 1:
+                dest = k2
+            else:
+                if hash64(seed, stream * 7 + 3, c0 + u) & np.uint64(1):
+                    continue
+                dest = new_id if new_id >= 0 else NEW_CLUSTER
+                if u == v and new_id < 0:
+                    continue  # keep v behind so the old cluster survives
+            got = labels[u]
+            change += _kick(u, dest, indptr, indices, a, labels, csize, free, nfree, nclus, maxc,
+                            tid, tsum, tcnt, tlen, bd, bk, tree_d, tree_v, size, tol, cons,
+                            log_v, log_k, nlog)
+            if op == 2 and new_id < 0:
+                new_id = labels[u]
+            got = got
+        allow = maxc <= 0 or nclus[0] < maxc
     return change
+
+
+@numba.njit(cache=True)
+def _kick(v, k2, indptr, indices, a, labels, csize, free, nfree, nclus, maxc, tid, tsum, tcnt,
+          tlen, bd, bk, tree_d, tree_v, size, tol, cons, log_v, log_k, nlog):
+    """One logged perturbation move; returns its imbalance change."""
+    k1 = labels[v]
+    allow = maxc <= 0 or nclus[0] < maxc
+    ch = _move_gain(v, k1, k2, indptr, tid, tsum, tlen)
+    move_vertex(v, k2, indptr, indices, a, labels, csize, free, nfree, nclus, tid, tsum, tcnt, tlen)
+    _log(v, k1, log_v, log_k, nlog)
+    _refresh_around(v, indptr, indices, labels, tid, tsum, tlen, maxc, nclus, tol, cons, bd, bk,
+                    tree_d, tree_v, size, allow)
+    return ch
 
 
 @numba.njit(cache=True, inline="always")

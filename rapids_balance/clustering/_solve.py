@@ -94,8 +94,11 @@ def _restart(graph: Graph, restart_id: int, params: dict[str, Any]) -> tuple[np.
     st = CPUState(level, labels, maxc, log_capacity=max(4096, level.n))
     _local_search(st, params)
     if params["method"] == "ils":
+        # even restarts kick single vertices (the paper), odd ones may also merge
+        # or split a cluster: more diverse restarts, best one wins
+        kinds = 1 if restart_id % 2 == 0 else 3
         _ils_loop(st, seed, stream, int(params["perturbation_max"]), int(params["ils_max"]),
-                  params.get("deadline"))
+                  params.get("deadline"), kinds)
     lab = canonical(st.labels)
     return lab, float(_objective_value(graph, lab))
 
@@ -138,7 +141,7 @@ def _local_search(st: CPUState, params: dict[str, Any]) -> None:
 
 
 def _ils_loop(st: CPUState, seed: int, stream: int, perturbation_max: int, ils_max: int,
-              deadline: float | None) -> None:
+              deadline: float | None, kinds: int = 1) -> None:
     """Levorato et al.'s ILS: perturb ``level`` vertices, VND, keep if better;
     after ``ils_max`` failures raise the level, after a success reset it to 1."""
     counter = 0
@@ -150,8 +153,8 @@ def _ils_loop(st: CPUState, seed: int, stream: int, perturbation_max: int, ils_m
             if deadline is not None and time.perf_counter() > deadline:
                 return
             st.start_log()
-            change = st.perturb(level, seed, stream, counter)
-            counter += 2 * level
+            change = st.perturb(level, seed, stream, counter, kinds)
+            counter += 4 * level
             _, gain = st.vnd_best()
             if change + gain < -st.tol:
                 saved[:] = st.labels

@@ -161,10 +161,11 @@ class CPUState:
     def log_overflowed(self) -> bool:
         return bool(self.nlog[0] > self.log_v.size)
 
-    def perturb(self, level: int, seed: int, stream: int, counter: int) -> float:
+    def perturb(self, level: int, seed: int, stream: int, counter: int, kinds: int = 3) -> float:
+        """``level`` kicks; ``kinds`` = 1: single-vertex moves only, 3: also merges and splits."""
         self._ensure_tree()
         lv = self.level
-        return float(_cpu.perturb(level, seed, stream, counter, lv.indptr, lv.indices, lv.a,
+        return float(_cpu.perturb(level, kinds, seed, stream, counter, lv.indptr, lv.indices, lv.a,
                                   self.labels, self.csize, self.free, self.nfree, self.nclus,
                                   self.maxc, self.tid, self.tsum, self.tcnt, self.tlen, self.bd,
                                   self.bk, self.tree_d, self.tree_v, self.size, self.tol,

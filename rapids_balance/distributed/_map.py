@@ -58,14 +58,15 @@ def _is_future(obj: Any) -> bool:
 def _shipping_copy(graph: Any) -> Any:
     """A shallow copy of ``graph`` without its per-process caches.
 
-    ``Graph`` caches device arrays (``_device``) and a label index; neither
-    should travel: a worker builds its own on its own GPU.  The CSR arrays
-    are shared, not copied.
+    ``Graph`` caches device arrays (``_device``) and a label index, the
+    betweenness ``BCGraph`` its device arrays (``_dev``); none should travel:
+    a worker builds its own, on its own GPU.  The host arrays are shared,
+    not copied.
     """
     if not hasattr(graph, "__dict__"):
         return graph
     out = copy.copy(graph)
-    for attr in ("_device", "_label_index"):
+    for attr in ("_device", "_label_index", "_dev"):
         if attr in out.__dict__:
             out.__dict__[attr] = None
     return out

@@ -1,0 +1,188 @@
+"""``rapids-balance frustration``: frustration index, cloud and best balanced state of a file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import Any
+
+from ..graph import COMPONENT_RULES, CONFLICT_RULES, NUMBERING_RULES, ZERO_SIGN_RULES
+from ._samplers import SAMPLERS
+
+__all__ = ["register"]
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``frustration`` sub-command."""
+    p = subparsers.add_parser(
+        "frustration", help="frustration index estimate, frustration cloud, nearest balanced state",
+        description="Sample spanning trees (graphB++), collect their distinct nearest balanced "
+                    "states (the frustration cloud), refine the best by local search, and write "
+                    "cloud.csv, best_state.csv, switched.csv, history.csv and summary.json.  "
+                    "--exact also proves the index of a small graph by integer programming.")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("path", nargs="?", help="edge-list file (any format `rapids-balance info` reads)")
+    what.add_argument("--example", metavar="NAME", help="a bundled example graph instead of PATH")
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if needed)")
+    p.add_argument("--trees", type=int, default=1000, help="spanning trees to sample (default 1000)")
+    p.add_argument("--sampler", choices=SAMPLERS, default="bfs", help="tree sampler (default bfs)")
+    p.add_argument("--seed", type=int, default=0, help="tree i uses seed + i (default 0)")
+    p.add_argument("--refine", dest="refine", action="store_true", default=True,
+                   help="refine the best states by local search (default)")
+    p.add_argument("--no-refine", dest="refine", action="store_false",
+                   help="tree-only estimate, as graphB++")
+    p.add_argument("--rounds", type=int, default=None, help="refinement recombination rounds")
+    p.add_argument("--max-states", type=int, default=None, help="keep at most this many states "
+                   "(the states with fewest switches; graphB++ Alg. 3)")
+    p.add_argument("--memory-limit", type=int, default=None, metavar="BYTES",
+                   help="bytes the stored states may take")
+    p.add_argument("--roots", choices=("degree", "graphbplus"), default="degree",
+                   help="BFS roots: by descending degree (default) or graphB+ v0.2's order")
+    p.add_argument("--exact", type=float, default=None, metavar="SECONDS",
+                   help="also run the exact integer programme with this time limit")
+    p.add_argument("--plot", metavar="FILE", help="plot best index vs trees (needs matplotlib)")
+    p.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto")
+    p.add_argument("--input-format", default="auto", help="input file format (default: detected)")
+    p.add_argument("--conflicts", choices=CONFLICT_RULES, default="first")
+    p.add_argument("--zero-sign", choices=ZERO_SIGN_RULES, default="positive")
+    p.add_argument("--component", choices=COMPONENT_RULES, default="largest")
+    p.add_argument("--numbering", choices=NUMBERING_RULES, default="sorted")
+    p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+    p.set_defaults(func=_run)
+    return p
+
+
+def _load(args):
+    opts = dict(conflicts=args.conflicts, zero_sign=args.zero_sign, component=args.component,
+                numbering=args.numbering)
+    if args.example is not None:
+        from ..datasets import load_example
+
+        return load_example(args.example, **opts)
+    from ..io import read_edgelist
+
+    return read_edgelist(args.path, format=args.input_format, **opts)
+
+
+def _run(args) -> int:
+    try:
+        return _main(args)
+    except (ValueError, ImportError) as exc:  # bad options, bad data, missing extra
+        print(f"rapids-balance frustration: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _main(args) -> int:
+    from ._frustration import frustration
+
+    if args.trees < 0:
+        raise ValueError(f"--trees must be non-negative, got {args.trees}")
+    if args.plot:
+        _plot_backend(args.plot)
+    graph = _load(args)
+    roots = None
+    if args.roots == "graphbplus":
+        from ..balance._trees import graphbplus_roots
+
+        roots = graphbplus_roots(graph, max(args.trees, 1))
+    refine = args.refine if args.rounds is None or not args.refine else args.rounds
+    start = time.perf_counter()
+    res = frustration(graph, args.trees, sampler=args.sampler, seed=args.seed, refine=refine,
+                      max_states=args.max_states, memory_limit=args.memory_limit,
+                      backend=args.backend, progress=not args.quiet, roots=roots)
+    seconds = time.perf_counter() - start
+    os.makedirs(args.out, exist_ok=True)
+    res.cloud.to_csv(os.path.join(args.out, "cloud.csv"), index=False)
+    res.best_state.to_csv(os.path.join(args.out, "best_state.csv"), index=False)
+    res.switched.to_csv(os.path.join(args.out, "switched.csv"), index=False)
+    res.history.to_csv(os.path.join(args.out, "history.csv"), index=False)
+    summary = {"graph": graph.name, "vertices": graph.n, "edges": graph.m, "index": res.index,
+               "tree_index": res.tree_index, "refined_index": res.refined_index,
+               "seconds": round(seconds, 3), **{k: v for k, v in res.info.items()
+                                                 if not k.startswith("seconds")},
+               "params": res.params}
+    if args.exact is not None:
+        from ._exact import frustration_index_exact
+
+        ex = frustration_index_exact(graph, time_limit=args.exact, start=res.best_state)
+        summary["exact"] = {"index": ex.index, "bound": ex.bound, "gap": ex.gap,
+                            "optimal": ex.optimal, "status": ex.status, "seconds": ex.seconds}
+    with open(os.path.join(args.out, "summary.json"), "w") as fh:
+        json.dump(summary, fh, indent=2, default=str)
+    if args.plot:
+        _plot(res, args.plot)
+    if not args.quiet:
+        ref = "" if res.refined_index is None else f", refined {res.refined_index}"
+        print(f"{graph.name or args.path}: {graph.n} vertices, {graph.m} edges; "
+              f"{res.info['trees']} {args.sampler} trees, {len(res.cloud)} states; "
+              f"tree index {res.tree_index}{ref}; index {res.index} ({seconds:.2f} s)")
+        if "exact" in summary:
+            e = summary["exact"]
+            print(f"exact: {e['index']} (bound {e['bound']}, optimal {e['optimal']})")
+        print(f"written: {args.out}", file=sys.stderr)
+    return 0
+
+
+def _plot_backend(path: str) -> str:
+    """"svg" (written here, no dependency) or "matplotlib"; raises early when neither fits."""
+    if path.lower().endswith(".svg"):
+        return "svg"
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise ImportError(f"--plot {path}: PNG/PDF plots need matplotlib (pip install "
+                          "'rapids-balance[plot]'); a .svg file needs nothing") from None
+    return "matplotlib"
+
+
+def _plot(res, path: str) -> None:
+    h = res.history[res.history["stage"] == "trees"]
+    xs, ys = h["trees"].tolist(), h["index"].tolist()
+    if _plot_backend(path) == "svg":
+        with open(path, "w") as fh:
+            fh.write(_svg(xs, ys, res.refined_index))
+        return
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.plot(xs, ys, marker="o", label="best tree state")
+    if res.refined_index is not None:
+        ax.axhline(res.refined_index, color="C1", ls="--", label="refined")
+    ax.set_xlabel("trees")
+    ax.set_ylabel("frustration (switched edges)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def _svg(xs, ys, refined) -> str:
+    """A minimal line chart of best index vs trees as SVG text."""
+    W, H, L, B = 480, 320, 60, 40
+    vals = ys + ([refined] if refined is not None else [])
+    lo, hi = min(vals), max(vals)
+    hi = hi if hi > lo else lo + 1
+    x0, x1 = min(xs), max(xs) if max(xs) > min(xs) else min(xs) + 1
+
+    def px(x):
+        return L + (x - x0) / (x1 - x0) * (W - L - 10)
+
+    def py(y):
+        return H - B - (y - lo) / (hi - lo) * (H - B - 10)
+
+    pts = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(xs, ys))
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}">',
+           f'<polyline fill="none" stroke="steelblue" stroke-width="2" points="{pts}"/>',
+           f'<text x="{L}" y="{H - 8}">trees ({x0}..{x1})</text>',
+           f'<text x="4" y="14">index {lo}..{hi}</text>']
+    if refined is not None:
+        out.append(f'<line x1="{L}" x2="{W - 10}" y1="{py(refined):.1f}" y2="{py(refined):.1f}" '
+                   'stroke="darkorange" stroke-dasharray="6,4"/>')
+    out.append("</svg>")
+    return "\n".join(out)

@@ -1,0 +1,172 @@
+"""numba-cuda kernels of the frustration cloud and its refinement.
+
+* cloud: canonical state words (thread per (tree, word)), their hashes
+  (thread per tree) and switch counts (thread per (tree, edge), integer
+  atomics) of a whole tree batch;
+* refinement: the gains of all vertex moves at once (thread per vertex) and
+  rounds of simultaneous independent improving moves.
+
+Scalar bodies (``hash64``, ``_move_priority``) are the ``@njit`` functions of
+the CPU path; bodies reading arrays are written out here, because simulated
+kernels see wrapped arrays that njit code cannot take.  Every result is an
+integer sum or a fixed rule, so it equals the CPU path bit for bit.
+Imported only when ``backend="gpu"``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import cuda
+
+from .._random import hash64
+from ..backend import array_module, launch_config, simulator_enabled, to_host
+from ._refine import _move_priority
+from ._states import HASH_STREAM, n_words
+
+
+def _dev(a, dtype=None):
+    xp = array_module("gpu")
+    out = xp.asarray(a, dtype=dtype)
+    if simulator_enabled() and not out.flags.writeable:
+        out = out.copy()  # the simulator writes every argument back
+    return out
+
+
+def _graph(graph) -> dict:
+    d = graph.device_arrays()
+    if simulator_enabled():
+        d = {k: np.array(v) for k, v in d.items()}
+    return d
+
+
+# ---------------------------------------------------------------------------
+# cloud
+# ---------------------------------------------------------------------------
+
+@cuda.jit
+def _k_words(ps, words):
+    i = cuda.grid(1)
+    T, n = ps.shape
+    W = words.shape[1]
+    if i < T * W:
+        t = i // W
+        w = i % W
+        ref = ps[t, 0]
+        out = np.uint64(0)
+        lo = w * 64
+        hi = min(lo + 64, n)
+        for v in range(lo, hi):
+            if ps[t, v] != ref:
+                out |= np.uint64(1) << np.uint64(v - lo)
+        words[t, w] = out
+
+
+@cuda.jit
+def _k_hash(words, hashes):
+    t = cuda.grid(1)
+    if t < words.shape[0]:
+        h = np.uint64(0x243F6A8885A308D3)
+        for k in range(words.shape[1]):
+            h = hash64(h ^ words[t, k], HASH_STREAM, k)
+        hashes[t] = h
+
+
+@cuda.jit
+def _k_switches(ps, edge_src, edge_dst, sign, switches):
+    i = cuda.grid(1)
+    m = edge_src.size
+    if i < ps.shape[0] * m:
+        t = i // m
+        e = i % m
+        if sign[e] * ps[t, edge_src[e]] * ps[t, edge_dst[e]] < 0:
+            cuda.atomic.add(switches, t, 1)
+
+
+def tree_states_gpu(ps, graph):
+    """GPU twin of :func:`._states.tree_states` (host arrays out)."""
+    g = _graph(graph)
+    ps = _dev(ps, np.int8)
+    T, n = ps.shape
+    xp = array_module("gpu")
+    W = n_words(n)
+    words = xp.zeros((T, W), dtype=np.uint64)
+    hashes = xp.zeros(T, dtype=np.uint64)
+    switches = xp.zeros(T, dtype=np.int64)
+    b, t = launch_config(T * W)
+    _k_words[b, t](ps, words)
+    b, t = launch_config(T)
+    _k_hash[b, t](words, hashes)
+    b, t = launch_config(T * graph.m)
+    _k_switches[b, t](ps, g["edge_src"], g["edge_dst"], g["sign"], switches)
+    return to_host(words), to_host(hashes), to_host(switches)
+
+
+# ---------------------------------------------------------------------------
+# refinement: all moves at once
+# ---------------------------------------------------------------------------
+
+@cuda.jit
+def _k_gains(indptr, idx, J, x, d):
+    v = cuda.grid(1)
+    if v < x.size:
+        acc = 0
+        for k in range(indptr[v], indptr[v + 1]):
+            acc -= J[k] * x[v] * x[idx[k]]
+        d[v] = acc
+
+
+@cuda.jit
+def _k_select(indptr, idx, d, seed, flip, moved):
+    v = cuda.grid(1)
+    if v < d.size:
+        win = d[v] > 0
+        if win:
+            pv = _move_priority(d[v], v, seed)
+            for k in range(indptr[v], indptr[v + 1]):
+                u = idx[k]
+                if d[u] > 0:
+                    pu = _move_priority(d[u], u, seed)
+                    if pu > pv or (pu == pv and u > v):
+                        win = False
+                        break
+        flip[v] = 1 if win else 0
+        if win:
+            cuda.atomic.add(moved, 0, 1)
+
+
+@cuda.jit
+def _k_apply(x, flip):
+    v = cuda.grid(1)
+    if v < x.size and flip[v]:
+        x[v] = -x[v]
+
+
+def vertex_gains_gpu(graph, x, J):
+    g = _graph(graph)
+    xp = array_module("gpu")
+    xd = _dev(x, np.int8)
+    d = xp.zeros(graph.n, dtype=np.int64)
+    b, t = launch_config(graph.n)
+    _k_gains[b, t](g["indptr"], g["indices"], _dev(J, np.int64), xd, d)
+    return to_host(d)
+
+
+def parallel_descent_gpu(graph, x, seed, max_rounds):
+    """GPU twin of :func:`._refine.parallel_descent`."""
+    g = _graph(graph)
+    xp = array_module("gpu")
+    J = _dev(graph.sign[graph.slot_edge].astype(np.int64))
+    xd = _dev(x, np.int8)
+    d = xp.zeros(graph.n, dtype=np.int64)
+    flip = xp.zeros(graph.n, dtype=np.int8)
+    b, t = launch_config(graph.n)
+    rounds = 0
+    while rounds < max_rounds:
+        moved = xp.zeros(1, dtype=np.int64)
+        _k_gains[b, t](g["indptr"], g["indices"], J, xd, d)
+        _k_select[b, t](g["indptr"], g["indices"], d, np.uint64(seed), flip, moved)
+        if int(to_host(moved)[0]) == 0:
+            break
+        _k_apply[b, t](xd, flip)
+        rounds += 1
+    return to_host(xd).astype(np.int8), rounds

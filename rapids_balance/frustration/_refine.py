@@ -1,0 +1,493 @@
+"""Refinement beyond the trees: searching bipartitions directly.
+
+A balanced state is a bipartition ``x in {-1, +1}^n``; it switches the edges
+it frustrates, ``sign[e] * x[u] * x[v] < 0``.  graphB++ only looks at the
+bipartitions its spanning trees produce.  This module improves them with a
+multilevel memetic local search (our design, not from the papers):
+
+* **moves**: flipping vertex ``v`` lowers the frustration by its gain
+  ``d[v] = -sum_{u ~ v} J[vu] x[v] x[u]``.  A tabu search (gain buckets, the
+  best non-tabu move each step, recently moved vertices tabu, rolled back to
+  the best state seen) moves single vertices.
+* **clusters**: a V-cycle contracts satisfied edges into weighted "super
+  vertices" (a coarse vertex fixes its members' sides relative to each other;
+  a coarse edge carries the signed sum ``J`` of the edges it stands for),
+  level after level, and runs the tabu search on every level on the way back
+  up, so whole groups of vertices (positive components and the like) move
+  together.
+* **recombination**: a population of states is improved by V-cycles that
+  only contract edges satisfied in *both* of two parents, so the coarse
+  graphs contain both parents and the search starts from the better one;
+  children never get worse than that parent.
+
+Every step is deterministic for a given seed (matching orders and tie breaks
+come from ``_random.hash64``), and independent V-cycles run in threads (the
+kernels release the GIL) without changing any result.
+
+Finally :func:`parallel_descent` polishes the state with rounds of
+simultaneous single-vertex moves (all gains evaluated at once; a vertex with
+positive gain moves if it beats every neighbour with positive gain, so the
+moved vertices are independent and every round lowers the frustration).
+The GPU runs this step as numba-cuda kernels (``_gpu.py``) with the same
+result.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+from numba import prange
+
+from .._random import hash64
+
+__all__ = ["RefineParams", "refine", "parallel_descent", "vertex_gains"]
+
+MATCH_STREAM = 0x4D415443    # "MATC": visiting order of the matching
+TIE_STREAM = 0x54494542      # "TIEB": tie breaks between equal edges
+PAIR_STREAM = 0x50414952     # "PAIR": recombination partners
+MOVE_STREAM = 0x4D4F5645     # "MOVE": priorities in parallel descent
+
+
+@dataclass(frozen=True)
+class RefineParams:
+    """Effort of the refinement (all counts, no clock: runs are reproducible)."""
+
+    population: int = 8        # states kept and recombined
+    rounds: int = 6            # recombination rounds (population // 2 children each)
+    patience: int = 2          # stop after this many rounds without a new best
+    tabu_factor: int = 10      # tabu steps per vertex on each level
+    tenure_divisor: int = 10   # tabu tenure = vertices / tenure_divisor (at least 5)
+    coarsest: int = 64         # stop coarsening below this many vertices
+    cluster_divisor: int = 20  # a super vertex holds at most n / cluster_divisor vertices
+    threads: int = 0           # 0: numba's thread count
+
+
+# ---------------------------------------------------------------------------
+# moves: gains and the tabu search
+# ---------------------------------------------------------------------------
+
+@numba.njit(cache=True, inline="always")
+def _gain_of(indptr, idx, J, x, v):
+    acc = 0
+    for k in range(indptr[v], indptr[v + 1]):
+        acc -= J[k] * x[v] * x[idx[k]]
+    return acc
+
+
+@numba.njit(parallel=True, cache=True)
+def _gains_cpu(indptr, idx, J, x, d):
+    for v in prange(x.size):
+        d[v] = _gain_of(indptr, idx, J, x, v)
+
+
+@numba.njit(cache=True, nogil=True)
+def _cost(indptr, idx, J, x):
+    f = 0
+    for v in range(x.size):
+        for k in range(indptr[v], indptr[v + 1]):
+            if J[k] * x[v] * x[idx[k]] < 0:
+                f += abs(J[k])
+    return f // 2
+
+
+@numba.njit(cache=True, inline="always")
+def _bucket_push(head, nxt, prv, v, b):
+    nxt[v] = head[b]
+    prv[v] = -1
+    if head[b] >= 0:
+        prv[head[b]] = v
+    head[b] = v
+
+
+@numba.njit(cache=True, inline="always")
+def _bucket_unlink(head, nxt, prv, v, b):
+    p = prv[v]
+    q = nxt[v]
+    if p >= 0:
+        nxt[p] = q
+    else:
+        head[b] = q
+    if q >= 0:
+        prv[q] = p
+
+
+@numba.njit(cache=True, nogil=True)
+def _tabu(indptr, idx, J, x, iters, tenure):
+    """Tabu search from ``x`` (modified in place, left at the best state seen).
+
+    Returns the drop in frustration (>= 0).
+    """
+    n = x.size
+    d = np.empty(n, np.int64)
+    D = 0
+    for v in range(n):
+        d[v] = _gain_of(indptr, idx, J, x, v)
+        wd = 0
+        for k in range(indptr[v], indptr[v + 1]):
+            wd += abs(J[k])
+        D = max(D, wd)
+    head = np.full(2 * D + 1, -1, np.int64)
+    nxt = np.empty(n, np.int64)
+    prv = np.empty(n, np.int64)
+    free = np.ones(n, np.bool_)  # not tabu: in the buckets
+    for v in range(n):
+        _bucket_push(head, nxt, prv, v, d[v] + D)
+    top = 2 * D
+    cur = 0
+    best = 0
+    best_it = 0
+    log = np.empty(iters, np.int64)
+    tenure = max(1, min(tenure, n - 1))
+    queue = np.empty(tenure + 1, np.int64)
+    qh = 0
+    qn = 0
+    it = 0
+    while it < iters:
+        while top >= 0 and head[top] < 0:
+            top -= 1
+        if top < 0:
+            break
+        v = head[top]
+        _bucket_unlink(head, nxt, prv, v, top)
+        free[v] = False
+        g = d[v]
+        cur -= g
+        x[v] = -x[v]
+        d[v] = -g
+        for k in range(indptr[v], indptr[v + 1]):
+            u = idx[k]
+            delta = -2 * J[k] * x[v] * x[u]
+            if free[u]:
+                _bucket_unlink(head, nxt, prv, u, d[u] + D)
+                d[u] += delta
+                b = d[u] + D
+                _bucket_push(head, nxt, prv, u, b)
+                if b > top:
+                    top = b
+            else:
+                d[u] += delta
+        log[it] = v
+        it += 1
+        if cur < best:
+            best = cur
+            best_it = it
+        queue[(qh + qn) % (tenure + 1)] = v
+        qn += 1
+        if qn > tenure:  # the oldest tabu vertex becomes free again
+            w = queue[qh]
+            qh = (qh + 1) % (tenure + 1)
+            qn -= 1
+            b = d[w] + D
+            _bucket_push(head, nxt, prv, w, b)
+            free[w] = True
+            if b > top:
+                top = b
+    for j in range(it - 1, best_it - 1, -1):
+        x[log[j]] = -x[log[j]]
+    return -best
+
+
+# ---------------------------------------------------------------------------
+# clusters: matching, contraction, V-cycles
+# ---------------------------------------------------------------------------
+
+@numba.njit(cache=True, inline="always")
+def _edge_key(J, k, seed, level):
+    """Heavier |J| first; equal weights in a seeded random order."""
+    return np.uint64(abs(J[k])) * np.uint64(4294967296) + (hash64(seed, TIE_STREAM + level, k)
+                                                          >> np.uint64(32))
+
+
+@numba.njit(cache=True, inline="always")
+def _contractible(J, k, x, x2, u, v, respect):
+    return not respect or (J[k] * x[u] * x[v] > 0 and J[k] * x2[u] * x2[v] > 0)
+
+
+@numba.njit(cache=True, nogil=True)
+def _match(indptr, idx, J, x, x2, vw, limit, seed, level, respect):
+    """Cluster the vertices of one level: heavy-edge pairs, then leftovers join a neighbour.
+
+    With ``respect`` only edges satisfied by both ``x`` and ``x2`` are
+    contracted, so both states survive on the coarse level.  Returns
+    (cmap, orient, n_coarse, coarse vertex weights): fine vertex ``v`` sits in
+    coarse vertex ``cmap[v]`` with ``x[v] = orient[v] * X[cmap[v]]``.
+    """
+    n = indptr.size - 1
+    key = np.empty(n, np.uint64)
+    for v in range(n):
+        key[v] = hash64(seed, MATCH_STREAM + level, v)
+    perm = np.argsort(key)
+    cmap = np.full(n, -1, np.int64)
+    orient = np.ones(n, np.int8)
+    csize = np.zeros(n, np.int64)
+    nc = 0
+    for i in range(n):  # heavy-edge matching
+        u = perm[i]
+        if cmap[u] >= 0:
+            continue
+        bw = np.uint64(0)
+        bk = -1
+        for k in range(indptr[u], indptr[u + 1]):
+            v = idx[k]
+            if cmap[v] >= 0 or vw[u] + vw[v] > limit or not _contractible(J, k, x, x2, u, v, respect):
+                continue
+            a = _edge_key(J, k, seed, level)
+            if a > bw:
+                bw = a
+                bk = k
+        if bk >= 0:
+            v = idx[bk]
+            cmap[u] = nc
+            cmap[v] = nc
+            orient[v] = 1 if J[bk] > 0 else -1
+            csize[nc] = vw[u] + vw[v]
+            nc += 1
+    for i in range(n):  # hubs leave many unmatched leaves: let them join a neighbour's cluster
+        u = perm[i]
+        if cmap[u] >= 0:
+            continue
+        bw = np.uint64(0)
+        bk = -1
+        for k in range(indptr[u], indptr[u + 1]):
+            v = idx[k]
+            if cmap[v] < 0 or csize[cmap[v]] + vw[u] > limit or not _contractible(J, k, x, x2, u, v, respect):
+                continue
+            a = _edge_key(J, k, seed, level)
+            if a > bw:
+                bw = a
+                bk = k
+        if bk >= 0:
+            v = idx[bk]
+            c = cmap[v]
+            cmap[u] = c
+            orient[u] = orient[v] if J[bk] > 0 else -orient[v]
+            csize[c] += vw[u]
+        else:
+            cmap[u] = nc
+            csize[nc] = vw[u]
+            nc += 1
+    return cmap, orient, nc, csize[:nc].copy()
+
+
+@numba.njit(cache=True, nogil=True)
+def _project_down(x, cmap, orient, nc):
+    """Coarse state from a fine one (exact when only satisfied edges were contracted)."""
+    X = np.ones(nc, np.int8)
+    for v in range(x.size):
+        X[cmap[v]] = orient[v] * x[v]
+    return X
+
+
+@numba.njit(cache=True, nogil=True)
+def _project_up(X, cmap, orient):
+    x = np.empty(cmap.size, np.int8)
+    for v in range(cmap.size):
+        x[v] = orient[v] * X[cmap[v]]
+    return x
+
+
+def _csr(n, a, b, w):
+    rows = np.concatenate([a, b])
+    cols = np.concatenate([b, a])
+    vals = np.concatenate([w, w])
+    o = np.lexsort((cols, rows))
+    indptr = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+    return indptr, np.ascontiguousarray(cols[o], dtype=np.int64), np.ascontiguousarray(vals[o], dtype=np.int64)
+
+
+def _coarsen(indptr, idx, J, cmap, orient, nc):
+    """Contract clusters: coarse edges carry the signed sums of their fine edges."""
+    n = indptr.size - 1
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    cu = cmap[rows]
+    cv = cmap[idx]
+    w = J * orient[rows] * orient[idx]
+    m = cu < cv
+    key = cu[m] * nc + cv[m]
+    uk, inv = np.unique(key, return_inverse=True)
+    ws = np.bincount(inv.reshape(-1), weights=w[m]).astype(np.int64)
+    keep = ws != 0  # opposite edges cancel: such a pair no longer cares about sides
+    uk, ws = uk[keep], ws[keep]
+    return _csr(nc, uk // nc, uk % nc, ws)
+
+
+def _vcycle(level0, x, seed, respect, x2=None, p: RefineParams = RefineParams()):
+    """One V-cycle; returns the refined copy of ``x``."""
+    indptr, idx, J = level0
+    x = x.copy()
+    x2 = x if x2 is None else x2
+    levels = []
+    vw = np.ones(indptr.size - 1, np.int64)
+    limit = max(2, (indptr.size - 1) // p.cluster_divisor)
+    lev = 0
+    while indptr.size - 1 > p.coarsest:
+        cmap, orient, nc, cw = _match(indptr, idx, J, x, x2, vw, limit, np.uint64(seed), lev, respect)
+        if nc > 0.95 * (indptr.size - 1):
+            break
+        levels.append((indptr, idx, J, cmap, orient))
+        X = _project_down(x, cmap, orient, nc)
+        X2 = _project_down(x2, cmap, orient, nc)
+        indptr, idx, J = _coarsen(indptr, idx, J, cmap, orient, nc)
+        x, x2, vw = X, X2, cw
+        lev += 1
+    n = indptr.size - 1
+    _tabu(indptr, idx, J, x, 20 * n + 1000, max(5, n // 20))
+    for (fp, fi, fj, cmap, orient) in reversed(levels):
+        x = _project_up(x, cmap, orient)
+        nn = fp.size - 1
+        _tabu(fp, fi, fj, x, max(p.tabu_factor * nn, 10_000), max(5, nn // p.tenure_divisor))
+    return x
+
+
+# ---------------------------------------------------------------------------
+# the population search
+# ---------------------------------------------------------------------------
+
+def _canonical(x):
+    return x if x[0] > 0 else -x
+
+
+def refine(graph, starts, *, seed: int = 0, params: RefineParams = RefineParams(),
+           progress=None):
+    """Improve the bipartitions ``starts`` (list of ±1 int8 vectors) by multilevel memetic search.
+
+    Half the population grows from the given states (cluster V-cycles that
+    never make a state worse), the other half from fresh V-cycles; then
+    ``params.rounds`` rounds of recombination.  Returns ``(x, history)``:
+    the best state (int8 ±1) and the best frustration after each round.
+    """
+    level0 = (graph.indptr, graph.indices.astype(np.int64),
+              graph.sign[graph.slot_edge].astype(np.int64))
+    P = max(2, int(params.population))
+    threads = params.threads or numba.get_num_threads()
+    jobs = []
+    for k in range(P):
+        if k < (P + 1) // 2 and starts:
+            jobs.append((np.asarray(starts[k % len(starts)], np.int8), seed * 7919 + k, True))
+        else:
+            jobs.append((np.ones(graph.n, np.int8), seed * 7919 + k, False))
+
+    def cost(x):
+        return int(_cost(level0[0], level0[1], level0[2], x))
+
+    def run(job):
+        x0, s, respect = job
+        x = _vcycle(level0, x0, s, respect, None, params)
+        return cost(x), x
+
+    history = []
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        pop = list(pool.map(run, jobs))
+        history.append(min(c for c, _ in pop))
+        if progress is not None:
+            progress(history[-1])
+        stale = 0
+        for r in range(int(params.rounds)):
+            ranked = sorted(range(P), key=lambda i: (pop[i][0], i))
+            pairs = []
+            for k in range(P // 2):
+                a = ranked[k]
+                b = ranked[(k + 1 + int(hash64(np.uint64(seed), PAIR_STREAM, r * P + k)
+                                        % np.uint64(P - 1))) % P]
+                if pop[b][0] < pop[a][0]:
+                    a, b = b, a
+                pairs.append((a, b, seed * 7919 + 1000 * (r + 1) + k))
+
+            def child(pair):
+                a, b, s = pair
+                x = _vcycle(level0, pop[a][1], s, True, pop[b][1], params)
+                return cost(x), x
+
+            children = list(pool.map(child, pairs))
+            for c, x in children:  # in pair order: deterministic
+                cx = _canonical(x)
+                if any(np.array_equal(cx, _canonical(y)) for _, y in pop):
+                    continue
+                worst = max(range(P), key=lambda i: (pop[i][0], i))
+                if c <= pop[worst][0]:
+                    pop[worst] = (c, x)
+            best = min(c for c, _ in pop)
+            stale = stale + 1 if best >= history[-1] else 0
+            history.append(best)
+            if progress is not None:
+                progress(best)
+            if stale >= params.patience:
+                break
+    i = min(range(P), key=lambda i: (pop[i][0], i))
+    return pop[i][1], history
+
+
+# ---------------------------------------------------------------------------
+# polish: all moves evaluated at once (CPU here, GPU in _gpu.py)
+# ---------------------------------------------------------------------------
+
+@numba.njit(cache=True, inline="always")
+def _move_priority(d, v, seed):
+    """Gain first, then a seeded random tie break (unique per vertex)."""
+    return (np.int64(d) << 32) | np.int64(hash64(seed, MOVE_STREAM, v) >> np.uint64(33))
+
+
+@numba.njit(cache=True, inline="always")
+def _wins(indptr, idx, d, v, seed):
+    """True when v has a positive gain and beats every neighbour with a positive gain."""
+    if d[v] <= 0:
+        return False
+    pv = _move_priority(d[v], v, seed)
+    for k in range(indptr[v], indptr[v + 1]):
+        u = idx[k]
+        if d[u] > 0 and (_move_priority(d[u], u, seed) > pv
+                         or (_move_priority(d[u], u, seed) == pv and u > v)):
+            return False
+    return True
+
+
+@numba.njit(parallel=True, cache=True)
+def _descent_round_cpu(indptr, idx, J, x, d, seed, flip):
+    for v in prange(x.size):
+        flip[v] = _wins(indptr, idx, d, v, seed)
+    moved = 0
+    for v in range(x.size):
+        if flip[v]:
+            x[v] = -x[v]
+            moved += 1
+    return moved
+
+
+def vertex_gains(graph, x, *, backend: str = "cpu") -> np.ndarray:
+    """Drop in frustration from moving each vertex across the cut, all at once (int64)."""
+    x = np.ascontiguousarray(x, dtype=np.int8)
+    J = graph.sign[graph.slot_edge].astype(np.int64)
+    if backend == "gpu":
+        from ._gpu import vertex_gains_gpu
+
+        return vertex_gains_gpu(graph, x, J)
+    d = np.empty(graph.n, np.int64)
+    _gains_cpu(graph.indptr, graph.indices, J, x, d)
+    return d
+
+
+def parallel_descent(graph, x, *, seed: int = 0, backend: str = "cpu", max_rounds: int = 10_000):
+    """Simultaneous improving moves until no vertex move lowers the frustration.
+
+    Returns ``(x, rounds)``; ``x`` is a 1-opt local minimum.  CPU and GPU
+    give the same state.
+    """
+    x = np.array(x, dtype=np.int8, copy=True)
+    if backend == "gpu":
+        from ._gpu import parallel_descent_gpu
+
+        return parallel_descent_gpu(graph, x, seed, max_rounds)
+    J = graph.sign[graph.slot_edge].astype(np.int64)
+    d = np.empty(graph.n, np.int64)
+    flip = np.empty(graph.n, np.bool_)
+    rounds = 0
+    while rounds < max_rounds:
+        _gains_cpu(graph.indptr, graph.indices, J, x, d)
+        if _descent_round_cpu(graph.indptr, graph.indices, J, x, d, np.uint64(seed), flip) == 0:
+            break
+        rounds += 1
+    return x, rounds

@@ -1,0 +1,115 @@
+"""Result objects of :func:`frustration` and :func:`frustration_index_exact`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["FrustrationResult", "ExactResult", "state_frame", "switched_frame"]
+
+
+def state_frame(graph, side: np.ndarray) -> pd.DataFrame:
+    """``vertex`` (original label), ``side`` (0/1) of a bipartition."""
+    return pd.DataFrame({"vertex": graph.labels, "side": np.asarray(side, dtype=np.int8)})
+
+
+def switched_frame(graph, side: np.ndarray) -> pd.DataFrame:
+    """Edges whose sign the balanced state flips: ``src``, ``dst`` (labels), ``sign`` (input)."""
+    side = np.asarray(side)
+    across = side[graph.edge_src] != side[graph.edge_dst]
+    frustrated = (graph.sign > 0) == across
+    e = np.flatnonzero(frustrated)
+    return pd.DataFrame({"src": graph.labels[graph.edge_src[e]],
+                         "dst": graph.labels[graph.edge_dst[e]],
+                         "sign": graph.sign[e]})
+
+
+@dataclass
+class FrustrationResult:
+    """What :func:`rapids_balance.frustration` found.
+
+    Attributes
+    ----------
+    index : int
+        Fewest edge sign switches found (refined when ``refine`` was on).
+    tree_index : int
+        Fewest switches of any tree's nearest balanced state (graphB++'s estimate).
+    refined_index : int or None
+        Frustration after the local-search refinement (None without it).
+    best_state : pandas.DataFrame
+        ``vertex`` (original label), ``side`` (0/1) of the best bipartition.
+    switched : pandas.DataFrame
+        ``src``, ``dst``, ``sign`` of the edges whose sign that state flips
+        (``len(switched) == index``).
+    cloud : pandas.DataFrame
+        One row per distinct tree state kept: ``state`` (id, in order of
+        discovery), ``count``, ``switches``, ``sampler``, ``first_tree``;
+        sorted by ``switches`` then ``state``.
+    history : pandas.DataFrame
+        ``trees`` done and best tree ``index`` after each batch, then
+        ``stage="refine"`` rows with the best index after each refinement round.
+    params : dict
+        The parameters of the run.
+    info : dict
+        Counts: trees, distinct states seen, states evicted by the cap, timings.
+    """
+
+    index: int
+    tree_index: int
+    refined_index: int | None
+    best_state: pd.DataFrame
+    switched: pd.DataFrame
+    cloud: pd.DataFrame
+    history: pd.DataFrame
+    params: dict = field(default_factory=dict)
+    info: dict = field(default_factory=dict)
+    _cloud_words: Any = field(default=None, repr=False)
+
+    def cloud_states(self) -> np.ndarray:
+        """Side vectors (0/1, int8, shape (states, n)) of the cloud's rows, in row order."""
+        from ._states import words_to_sides
+
+        n = len(self.best_state)
+        return np.stack([words_to_sides(w, n) for w in self._cloud_words]) if len(self.cloud) \
+            else np.zeros((0, n), np.int8)
+
+    def __repr__(self) -> str:
+        ref = "" if self.refined_index is None else f", refined_index={self.refined_index}"
+        return (f"FrustrationResult(index={self.index}, tree_index={self.tree_index}{ref}, "
+                f"states={len(self.cloud)}, trees={self.info.get('trees')})")
+
+
+@dataclass
+class ExactResult:
+    """What :func:`rapids_balance.frustration_index_exact` proved.
+
+    Attributes
+    ----------
+    index : int or None
+        Frustration of the best bipartition found (the optimum when ``optimal``).
+    bound : float
+        Proven lower bound on the frustration index.
+    gap : float
+        ``(index - bound) / index`` (0 when optimal).
+    optimal : bool
+        True when the solver proved optimality.
+    status : str
+        Solver status text.
+    best_state, switched : pandas.DataFrame
+        As in :class:`FrustrationResult`.
+    seconds : float
+        Solver wall time.
+    """
+
+    index: int | None
+    bound: float
+    gap: float
+    optimal: bool
+    status: str
+    best_state: pd.DataFrame | None
+    switched: pd.DataFrame | None
+    seconds: float
+    solver: str = "highs"

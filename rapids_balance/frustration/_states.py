@@ -1,0 +1,131 @@
+"""Balanced states of a tree batch: canonical bit vectors, hashes, switch counts.
+
+The nearest balanced state of a tree is the Harary bipartition
+``side = path_sign < 0`` (DESIGN.md, spanning trees).  A bipartition and its
+mirror image are the same state, so a state is stored *canonically*: vertex 0
+on side 0, i.e. ``bit[v] = path_sign[v] != path_sign[0]``, packed 64 vertices
+to a ``uint64`` word.  Its key is a 64-bit hash of the words (only a hint:
+the cloud confirms equal keys by comparing the words), and its number of
+switches is the number of edges with ``sign[e] * ps[u] * ps[v] < 0``.
+
+The CPU kernel handles the trees of a batch in parallel; the GPU kernels do
+the same with one thread per (tree, word) and per (tree, edge).  Both call
+the same ``@njit`` bodies, so states, hashes and counts are identical.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import prange
+
+from .._random import hash64
+
+__all__ = ["n_words", "tree_states", "state_words", "words_to_sides", "count_frustrated"]
+
+HASH_STREAM = 0x53544154  # "STAT"
+
+
+def n_words(n: int) -> int:
+    """uint64 words holding one bit per vertex."""
+    return (int(n) + 63) // 64
+
+
+@numba.njit(cache=True, inline="always")
+def _word_of(ps, w, n):
+    """Word ``w`` of the canonical bit vector of path signs ``ps``."""
+    ref = ps[0]
+    out = np.uint64(0)
+    lo = w * 64
+    hi = min(lo + 64, n)
+    for v in range(lo, hi):
+        if ps[v] != ref:
+            out |= np.uint64(1) << np.uint64(v - lo)
+    return out
+
+
+@numba.njit(cache=True, inline="always")
+def _hash_words(words):
+    h = np.uint64(0x243F6A8885A308D3)
+    for k in range(words.size):
+        h = hash64(h ^ words[k], HASH_STREAM, k)
+    return h
+
+
+@numba.njit(cache=True, inline="always")
+def _switches_of(ps, edge_src, edge_dst, sign):
+    s = 0
+    for e in range(edge_src.size):
+        if sign[e] * ps[edge_src[e]] * ps[edge_dst[e]] < 0:
+            s += 1
+    return s
+
+
+@numba.njit(parallel=True, cache=True)
+def _tree_states_cpu(ps, edge_src, edge_dst, sign, words, hashes, switches):
+    T, n = ps.shape
+    W = words.shape[1]
+    for t in prange(T):
+        for w in range(W):
+            words[t, w] = _word_of(ps[t], w, n)
+        hashes[t] = _hash_words(words[t])
+        switches[t] = _switches_of(ps[t], edge_src, edge_dst, sign)
+
+
+def tree_states(ps, graph, *, backend: str = "cpu"):
+    """Canonical words, hashes and switch counts of a batch of path signs.
+
+    Parameters
+    ----------
+    ps : array (T, n) int8
+        Path signs (``balance._trees.path_signs``); CuPy on the GPU.
+    graph : SignedGraph
+    backend : {"cpu", "gpu"}
+
+    Returns
+    -------
+    words : numpy.ndarray (T, W) uint64
+    hashes : numpy.ndarray (T,) uint64
+    switches : numpy.ndarray (T,) int64
+    """
+    if backend == "gpu":
+        from ._gpu import tree_states_gpu
+
+        return tree_states_gpu(ps, graph)
+    ps = np.ascontiguousarray(ps, dtype=np.int8)
+    T, n = ps.shape
+    words = np.empty((T, n_words(n)), np.uint64)
+    hashes = np.empty(T, np.uint64)
+    switches = np.empty(T, np.int64)
+    _tree_states_cpu(ps, graph.edge_src, graph.edge_dst, graph.sign, words, hashes, switches)
+    return words, hashes, switches
+
+
+def state_words(side: np.ndarray) -> np.ndarray:
+    """Canonical words of one side vector (0/1 or -1/+1 per vertex)."""
+    side = np.asarray(side)
+    bits = np.zeros(n_words(side.size) * 64, np.uint8)
+    bits[:side.size] = side != side[0]
+    return np.packbits(bits, bitorder="little").view("<u8").astype(np.uint64)
+
+
+def words_to_sides(words: np.ndarray, n: int) -> np.ndarray:
+    """Unpack canonical words into a 0/1 side vector (int8, vertex 0 on side 0)."""
+    bits = np.unpackbits(np.ascontiguousarray(words, dtype="<u8").view(np.uint8), bitorder="little")
+    return bits[:n].astype(np.int8)
+
+
+@numba.njit(cache=True)
+def _count_frustrated(side, edge_src, edge_dst, sign):
+    s = 0
+    for e in range(edge_src.size):
+        across = side[edge_src[e]] != side[edge_dst[e]]
+        if (sign[e] > 0) == across:
+            s += 1
+    return s
+
+
+def count_frustrated(graph, side) -> int:
+    """Edges frustrated by a bipartition: positive across the cut or negative inside a side."""
+    side = np.ascontiguousarray(side, dtype=np.int8)
+    return int(_count_frustrated(side, graph.edge_src, graph.edge_dst, graph.sign))

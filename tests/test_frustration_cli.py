@@ -1,0 +1,41 @@
+"""``rapids-balance frustration`` end to end on bundled and written files."""
+
+import json
+
+import pandas as pd
+
+from rapids_balance.cli import main
+
+
+def test_cli_example_writes_cloud_state_and_exact(tmp_path):
+    out = tmp_path / "out"
+    rc = main(["frustration", "--example", "highland", "--trees", "30", "--sampler", "hybrid",
+               "--out", str(out), "--exact", "20", "--plot", str(tmp_path / "p.svg"), "--quiet"])
+    assert rc == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["index"] == 7 and summary["exact"]["index"] == 7 and summary["exact"]["optimal"]
+    cloud = pd.read_csv(out / "cloud.csv")
+    assert cloud["count"].sum() == 30 and len(cloud) == summary["states"]
+    state = pd.read_csv(out / "best_state.csv")
+    switched = pd.read_csv(out / "switched.csv")
+    assert len(state) == 16 and len(switched) == 7
+    assert (tmp_path / "p.svg").read_text().startswith("<svg")
+
+
+def test_cli_file_no_refine_max_states(tmp_path):
+    edges = tmp_path / "g.csv"
+    edges.write_text("src,dst,sign\n1,2,1\n2,3,1\n3,1,-1\n3,4,-1\n4,5,1\n5,3,1\n")
+    out = tmp_path / "o"
+    rc = main(["frustration", str(edges), "--trees", "10", "--sampler", "uniform", "--no-refine",
+               "--max-states", "2", "--seed", "3", "--out", str(out), "--quiet"])
+    assert rc == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["refined_index"] is None and summary["index"] == summary["tree_index"] == 2  # two unbalanced triangles
+    assert len(pd.read_csv(out / "cloud.csv")) <= 2
+
+
+def test_cli_errors_are_reported(tmp_path, capsys):
+    rc = main(["frustration", "--example", "highland", "--trees", "-1", "--out", str(tmp_path)])
+    assert rc == 2 and "--trees" in capsys.readouterr().err
+    rc = main(["frustration", "--example", "highland", "--out", str(tmp_path), "--memory-limit", "1"])
+    assert rc == 2 and "memory_limit" in capsys.readouterr().err

@@ -1,0 +1,125 @@
+"""Tree samplers: valid spanning trees, their defining properties, reproducibility."""
+
+import itertools
+from collections import Counter
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from rapids_balance.graph import build_graph
+from rapids_balance.frustration._samplers import SAMPLER_CODES, SAMPLERS, sample_trees
+from rapids_balance.frustration._samplers import KRUSKAL_STREAM
+from rapids_balance._random import hash64
+
+from test_frustration_exact import random_signed
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return random_signed(30, 0.15, 0.4, 21)
+
+
+def check_tree(graph, parent, pedge, order):
+    n = graph.n
+    assert sorted(order.tolist()) == list(range(n))
+    pos = np.empty(n, int)
+    pos[order] = np.arange(n)
+    root = order[0]
+    assert parent[root] == -1 and pedge[root] == -1
+    edges = set()
+    for v in range(n):
+        if v == root:
+            continue
+        p, e = parent[v], pedge[v]
+        assert pos[p] < pos[v]  # parents first
+        assert {int(graph.edge_src[e]), int(graph.edge_dst[e])} == {v, int(p)}
+        edges.add(int(e))
+    assert len(edges) == n - 1
+    return edges
+
+
+@pytest.mark.parametrize("sampler", SAMPLERS)
+def test_every_sampler_builds_spanning_trees(graph, sampler):
+    p, pe, o, codes = sample_trees(graph, np.arange(12), sampler=sampler, seed=4)
+    assert p.shape == pe.shape == o.shape == (12, graph.n) and p.dtype == np.int32
+    for t in range(12):
+        check_tree(graph, p[t], pe[t], o[t])
+    # tree i depends on seed + i only, not on its batch
+    p2, pe2, o2, codes2 = sample_trees(graph, np.arange(5, 12), sampler=sampler, seed=4)
+    assert np.array_equal(pe[5:], pe2) and np.array_equal(o[5:], o2)
+    assert np.array_equal(codes[5:], codes2)
+
+
+def dfs_property(graph, parent, pedge):
+    """Every non-tree edge joins an ancestor and a descendant (DFS trees only)."""
+    tree = set(pedge[pedge >= 0].tolist())
+    anc = []
+    for v in range(graph.n):
+        a, seen = v, set()
+        while a != -1:
+            seen.add(int(a))
+            a = parent[a]
+        anc.append(seen)
+    return all(e in tree or int(graph.edge_dst[e]) in anc[graph.edge_src[e]]
+               or int(graph.edge_src[e]) in anc[graph.edge_dst[e]] for e in range(graph.m))
+
+
+def test_dfs_and_rdfs_are_depth_first(graph):
+    p, pe, _, _ = sample_trees(graph, np.arange(6), sampler="dfs")
+    r, re_, _, _ = sample_trees(graph, np.arange(6), sampler="rdfs", seed=1)
+    for t in range(6):
+        assert dfs_property(graph, p[t], pe[t])
+        assert dfs_property(graph, r[t], re_[t])
+    # DFS over sorted rows from the same root is networkx's DFS tree
+    root = int(np.flatnonzero(p[0] == -1)[0])
+    G = nx.Graph(list(zip(graph.edge_src.tolist(), graph.edge_dst.tolist())))
+    nx_tree = {frozenset(e) for e in nx.dfs_edges(G, root)}
+    ours = {frozenset((v, int(p[0, v]))) for v in range(graph.n) if p[0, v] >= 0}
+    assert ours == nx_tree
+    # randomised: trees differ from the plain DFS
+    assert not np.array_equal(np.sort(pe, 1), np.sort(re_, 1))
+
+
+def test_hybrid_mixes_bfs_and_rdfs(graph):
+    p, pe, o, codes = sample_trees(graph, np.arange(40), sampler="hybrid", seed=9)
+    bfs = codes == SAMPLER_CODES["bfs"]
+    assert bfs.any() and (~bfs).any() and set(codes.tolist()) <= {SAMPLER_CODES["bfs"], SAMPLER_CODES["rdfs"]}
+    pb, peb, ob, _ = sample_trees(graph, np.arange(40), sampler="bfs", seed=9)
+    assert np.array_equal(pe[bfs], peb[bfs])
+    pr, per, _, _ = sample_trees(graph, np.arange(40), sampler="rdfs", seed=9)
+    assert np.array_equal(pe[~bfs], per[~bfs])
+
+
+def test_kruskal_is_the_mst_of_its_random_weights(graph):
+    _, pe, _, _ = sample_trees(graph, np.arange(5), sampler="kruskal", seed=6)
+    for t in range(5):
+        w = np.array([int(hash64(np.uint64(6 + t), KRUSKAL_STREAM, e)) for e in range(graph.m)],
+                     dtype=object)
+        G = nx.Graph()
+        for e in range(graph.m):
+            G.add_edge(int(graph.edge_src[e]), int(graph.edge_dst[e]), w=int(w[e]), e=e)
+        mst = {d["e"] for _, _, d in nx.minimum_spanning_edges(G, weight="w", data=True)}
+        assert mst == set(pe[t][pe[t] >= 0].tolist())
+
+
+def test_uniform_spanning_tree_distribution():
+    """K4 minus an edge has 8 spanning trees; Wilson's draws them uniformly."""
+    g = build_graph([0, 0, 0, 1, 2], [1, 2, 3, 2, 3], sign=[1, 1, 1, 1, 1])
+    _, pe, _, _ = sample_trees(g, np.arange(4000), sampler="uniform", seed=0)
+    counts = Counter(tuple(sorted(row[row >= 0].tolist())) for row in pe)
+    n_trees = sum(1 for c in itertools.combinations(range(g.m), 3)
+                  if nx.is_tree(nx.Graph([(int(g.edge_src[e]), int(g.edge_dst[e])) for e in c])))
+    assert len(counts) == n_trees == 8
+    expected = 4000 / 8
+    chi2 = sum((c - expected) ** 2 / expected for c in counts.values())
+    assert chi2 < 24.3  # 7 degrees of freedom, p = 0.001
+
+
+def test_disconnected_graph_is_refused():
+    from rapids_balance.errors import GraphInputError
+
+    g = build_graph([0, 2], [1, 3], sign=[1, -1], component="all")
+    for sampler in ("dfs", "kruskal", "uniform"):
+        with pytest.raises(GraphInputError, match="connected"):
+            sample_trees(g, np.arange(2), sampler=sampler)
