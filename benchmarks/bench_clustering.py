@@ -74,8 +74,9 @@ def _best_published(figures):
 
 def _paper_row(report, name, graph, figures, factor, args):
     value, secs, who = _best_published(figures)
+    # restarts until the time limit (the paper: 2 h); time-bound runs depend on the machine
     res = rb.correlation_clustering(graph, method="ils", seed=args.seed, progress=False,
-                                    time_limit=args.time_limit)
+                                    time_limit=args.time_limit, max_iterations=100_000)
     ours = factor * res.imbalance
     report.add(input=name, figure="I(P), ILS" + (" (x2: pairs listed twice)" if factor == 2 else ""),
                value=ours, published=f"best published average ({who})", published_value=value,
@@ -134,7 +135,8 @@ def main() -> None:
                        value=vnd.imbalance, published="Hausberger et al. multilevel (~1 s, 2 cores)",
                        published_value=MULTILEVEL_SOTA[key], time_s=round(time.perf_counter() - t0, 2))
             two = rb.correlation_clustering(g, method="multilevel", n_clusters=2, seed=args.seed,
-                                            progress=False, max_iterations=2)
+                                            progress=False, max_iterations=1000,
+                                            time_limit=args.large_time_limit)
             report.add(input=name, figure="I(P) with 2 clusters (= frustration of that balanced state)",
                        value=two.imbalance, published="graphB++ frustration estimate, 1000 BFS trees",
                        published_value=GRAPHBPP_FRUSTRATION[key], time_s=round(two.elapsed_s, 2))

@@ -69,7 +69,8 @@ def main() -> None:
     ap.add_argument("--bc-k", type=int, default=256, help="betweenness sources (issue: 2000)")
     ap.add_argument("--workers", default=None, help="comma-separated worker counts (default 1,2[,4])")
     ap.add_argument("--repeat", type=int, default=1, help="best of this many runs per figure")
-    ap.add_argument("--jobs", default="balance,bc", help="which jobs: balance, bc")
+    ap.add_argument("--jobs", default="balance,bc,busy",
+                    help="which jobs: balance, bc, busy (a compute-bound reference)")
     args = ap.parse_args()
 
     cores = os.cpu_count() or 1
@@ -96,6 +97,9 @@ def main() -> None:
     import numba
 
     for job in args.jobs.split(","):
+        if job == "busy":
+            _busy_reference(report, workers, cores)
+            continue
         label, run, warm = jobs[job]
         warm(small)
         warm(g)
@@ -133,6 +137,34 @@ def main() -> None:
                 print(f"    WARNING: {job} result differs from the single-process one")
     report.params["load_avg_end"] = os.getloadavg()
     report.finish()
+
+
+def _busy(graph, batch, params) -> int:
+    s = 0
+    for i in range(params):
+        s += i % 7
+    return s
+
+
+def _busy_reference(report: Report, workers: list[int], cores: int) -> None:
+    """How much this machine lets worker processes scale at all.
+
+    A pure-Python loop touches no memory to speak of, so its speedup is the
+    ceiling the CPUs (and whatever else runs on them) allow; the graph jobs
+    are memory-bound and may scale less.
+    """
+    from rapids_balance.distributed import map_batches
+
+    label = "reference: 16 x pure-Python loop"
+    base = None
+    for w in [1] + [w for w in workers if w > 1]:
+        with start_cluster(w, gpu=False) as client:
+            map_batches(client, None, _busy, range(w), 10_000)
+            t, _ = _best_time(lambda: map_batches(client, None, _busy, range(16), 2_000_000), 1)
+        extra = {} if base is None else {"speedup_vs_1_worker": round(base / t, 2)}
+        base = base or t
+        report.add(input=label, figure=f"dask {w} worker(s)", value=t, unit="s", **extra)
+        print(f"    {extra}")
 
 
 def _warm_worker(warm, graph) -> None:

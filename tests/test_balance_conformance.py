@@ -212,7 +212,8 @@ def test_bitcoin_otc_few_trees_match_reference(shared_data):
     assert_same_file(res.graphbplus_text().splitlines(), ref, g.n)
 
 
-@pytest.mark.skipif(not os.environ.get("GRAPHBPLUS_BIN"), reason="set GRAPHBPLUS_BIN to a compiled graphBplus_02.cpp")
+@pytest.mark.skipif(not os.environ.get("GRAPHBPLUS_BIN"),
+                    reason="set GRAPHBPLUS_BIN to a compiled graphBplus_02.cpp")
 def test_original_program(shared_data, tmp_path):
     src = tmp_path / "highland.csv"
     src.write_bytes(gzip.open(shared_data / "highland_tribes_graphB_edges.csv.gz").read())

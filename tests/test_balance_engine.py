@@ -62,7 +62,10 @@ def ref_attributes(g, T, majority, attributes, seed=0):
         balanced_neg = side[u] != side[v]
         if majority == "larger":
             ones = side.sum()
-            delta = np.full(g.n, 0.5) if 2 * ones == g.n else (side == (1 if 2 * ones > g.n else 0)).astype(float)
+            if 2 * ones == g.n:
+                delta = np.full(g.n, 0.5)
+            else:
+                delta = (side == (1 if 2 * ones > g.n else 0)).astype(float)
         else:
             pos = nx.Graph()
             pos.add_nodes_from(range(g.n))
@@ -275,3 +278,34 @@ def test_package_name_stays_callable():
 
     g = build_graph([0, 1], [1, 2], sign=[1, -1])
     assert isinstance(rb.balance(g, 2, progress=False, backend="cpu"), BalanceResult)
+
+
+def test_gpu_cycle_walks_on_deep_trees(gpu_backend):
+    # a 16-cycle with chords: BFS trees are deep, so the label and walk kernels take long paths
+    from rapids_balance.balance import _gpu
+
+    n = 16
+    src = list(range(n)) + [0, 3, 5]
+    dst = [(i + 1) % n for i in range(n)] + [8, 12, 14]
+    sign = [(-1) ** (i % 3 == 0) for i in range(len(src))]
+    g = build_graph(src, dst, sign=sign)
+    roots, seeds = tree_roots(g, np.arange(4), sampler="bfs-random-root", seed=8)
+    parent, pe, order = bfs_trees(g, roots, seeds)
+    bal = np.asarray(_gpu.cycle_balance_gpu(g, _gpu.graph_arrays(g), _gpu.dev(parent), _gpu.dev(pe)))
+    for t in range(4):
+        want = np.empty(g.m, np.int8)
+        cycle_balance_into(g.edge_src, g.edge_dst, g.sign, parent[t], pe[t], order[t],
+                           *(np.empty(k, np.int32) for k in (n, n, n + 1, n)), want)
+        assert np.array_equal(bal[t], want)
+
+
+def test_gpu_backend_writes_the_same_graphbplus_file_on_highland(gpu_backend):
+    from rapids_balance.balance import graphbplus_roots
+    from rapids_balance.datasets import load_example
+
+    g = load_example("highland", numbering="graphbplus")
+    kw = dict(roots=graphbplus_roots(g, 3), seed=17, majority="agreeable", progress=False)
+    cpu = balance(g, 3, backend="cpu", **kw)
+    gpu = balance(g, 3, backend=gpu_backend, **kw)
+    assert gpu.graphbplus_text() == cpu.graphbplus_text()
+    assert gpu.vertices.equals(cpu.vertices) and gpu.edges.equals(cpu.edges)

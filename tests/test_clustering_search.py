@@ -1,8 +1,6 @@
 """Correlation-clustering search: optimality on tiny graphs (brute force over
 all partitions), 1-opt local optimality, determinism, cluster cap."""
 
-import itertools
-
 import numba
 import numpy as np
 import pandas as pd
@@ -182,3 +180,25 @@ def test_slashdot_first_10000_beats_paper(shared_data):
                          member="slashdot-undirected-size10000-part0.g")
     res = rb.correlation_clustering(g, method="multilevel", progress=False, max_iterations=3)
     assert res.imbalance <= 20594.6  # best published average (Table 4, SeqGRASP)
+
+
+def test_restarts_reduce_like_the_driver():
+    """The scale-out hook: best of `_restart` over restart ids, ties to the smallest id."""
+    from rapids_balance.clustering._solve import _restart
+
+    g = _random_graph(71, 80, 260)
+    params = dict(method="ils", seed=4, max_clusters=0, alpha=1.0, construction="auto",
+                  local_search="auto", perturbation_max=30, ils_max=5, backend="cpu", deadline=None)
+    runs = [_restart(g, r, params) for r in range(4)]
+    best = min(range(4), key=lambda r: (runs[r][1], r))
+    res = rb.correlation_clustering(g, method="ils", seed=4, max_iterations=4, progress=False)
+    assert res.imbalance == runs[best][1]
+    np.testing.assert_array_equal(_internal(g, res), runs[best][0])
+
+
+def test_zero_time_limit_completes_one_restart():
+    g = _random_graph(72, 60, 200)
+    res = rb.correlation_clustering(g, method="ils", time_limit=0.0, max_iterations=50,
+                                    progress=False)
+    assert res.iterations == 1
+    assert res.imbalance == pytest.approx(_python_cost(g, _internal(g, res)))

@@ -9,14 +9,21 @@ use the same batches and the same reduction order.  Capabilities whose
 
 from __future__ import annotations
 
+import os
+import sys
+
 import numpy as np
 import pandas as pd
 import pytest
 
-pytest.importorskip("distributed")
+distributed = pytest.importorskip("distributed")
+cloudpickle = pytest.importorskip("cloudpickle")
 
 import rapids_balance as rb  # noqa: E402
 from rapids_balance.distributed import start_cluster  # noqa: E402
+
+# the worker plugin below is defined here, where workers cannot import it from
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
 @pytest.fixture(scope="module")
@@ -191,3 +198,50 @@ def test_frustration_with_refinement_client_equals_local(clients, slashdot):
     dist = fr(slashdot, client=clients[2], **kw)
     assert dist.index == local.index and dist.refined_index == local.refined_index
     pd.testing.assert_frame_equal(dist.switched, local.switched, check_exact=True)
+
+
+# --- a worker killed in the middle of a real computation -----------------------------------
+
+class _KillFirstBatch(distributed.WorkerPlugin):
+    """Kill the worker process when the first batch task of a job starts executing."""
+
+    def __init__(self, marker: str, skip: str = "reduce"):
+        self.marker = marker
+        self.skip = skip
+
+    def setup(self, worker):
+        self.worker = worker
+
+    def transition(self, key, start, finish, **kwargs):
+        if finish != "executing" or self.skip in str(key) or os.path.exists(self.marker):
+            return
+        with open(self.marker, "w") as fh:
+            fh.write(f"{key} {os.getpid()}")
+        os._exit(1)  # the worker dies in the middle of the job
+
+
+@pytest.mark.parametrize("job", ["balance", "betweenness"])
+def test_worker_killed_during_capability_run(clients, slashdot, tmp_path, job):
+    if job == "balance":
+        bal = _balance()
+        run = lambda **kw: bal(slashdot, n_trees=40, seed=4, backend="cpu", progress=False,
+                               batch_size=5, **kw)
+        same = lambda a, b: all(np.array_equal(a.counters[k], b.counters[k]) for k in a.counters)
+    else:
+        run = lambda **kw: rb.edge_betweenness_centrality(slashdot, k=None, weight=None,
+                                                          backend="cpu", **kw)
+        same = lambda a, b: a.equals(b)  # bit-identical floats
+    local = run()
+    marker = str(tmp_path / "killed")
+    client = clients[2]
+    pids = set(client.run(os.getpid).values())
+    client.register_plugin(_KillFirstBatch(marker), name="kill-first-batch")
+    try:
+        dist = run(client=client)
+    finally:
+        client.unregister_worker_plugin("kill-first-batch")
+        client.wait_for_workers(2, timeout=60)  # the nanny restarts the dead worker
+    killed_key, killed_pid = open(marker).read().split()
+    assert int(killed_pid) in pids  # a worker really died, at a batch of this job
+    assert set(client.run(os.getpid).values()) != pids
+    assert same(dist, local)

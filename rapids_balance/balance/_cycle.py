@@ -26,7 +26,6 @@ References
 from __future__ import annotations
 
 import numba
-import numpy as np
 
 __all__ = ["cycle_balance_into", "tree_labels_into", "sides_from_balanced_into"]
 

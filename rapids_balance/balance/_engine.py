@@ -119,8 +119,9 @@ def _batch_cpu(graph, roots: np.ndarray, s2: np.ndarray, params: BalanceParams,
     bal_T = np.empty((m, T) if use_cycle else (0, T), np.int8)
     maj = np.empty(T, np.int8)
     reached = np.empty(T, np.int64)
-    trees_pass(graph.indptr, graph.indices, graph.slot_edge, twin_slots(graph), graph.edge_src, graph.edge_dst,
-               graph.sign, roots.astype(np.int32), s2, use_cycle, params.majority == "agreeable",
+    agreeable = params.majority == "agreeable"
+    trees_pass(graph.indptr, graph.indices, graph.slot_edge, twin_slots(graph), graph.edge_src,
+               graph.edge_dst, graph.sign, roots.astype(np.int32), s2, use_cycle, agreeable,
                cpu_chunks(T), side_T, pe_T, bal_T, maj, reached)
     _check_reached(reached, n)
     edge_pass(graph.edge_src, graph.edge_dst, graph.sign, side_T, pe_T, bal_T, use_cycle, maj,
@@ -225,7 +226,8 @@ def balance(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs",
         Original labels of the roots; tree ``i`` uses ``roots[i mod len]``.
     seed : int, default 0
         Tree ``i`` uses the seed ``seed + i`` in graphB+'s parent rule (see
-        :mod:`rapids_balance.balance._trees`).  graphB+ v0.2 uses 17.
+        :mod:`rapids_balance.balance._trees`), in 32-bit wrap-around
+        arithmetic as graphB+'s C ``int``.  graphB+ v0.2 uses 17.
     method : {"path-sign", "cycle"}
         ``"path-sign"`` (ECL-SGB, O(m) per tree): a non-tree edge ``(u, v)``
         gets ``ps(u) * ps(v)``.  ``"cycle"`` (graphB+): pre-order relabeling

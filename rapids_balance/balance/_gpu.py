@@ -225,6 +225,12 @@ def path_signs_gpu(order, parent, parent_edge, sign):
 
 # ---------------------------------------------------------------------------
 # graphB+ cycle walks (method="cycle")
+#
+# The labels are graphB+'s (subtree sizes, pre-order ranges with children in
+# id order, as on the CPU), computed per (tree, vertex) thread by walking up
+# the ancestors rather than level by level: O(n * depth) work, no level
+# bookkeeping, and the same integers.  The walk itself is one thread per
+# (tree, edge).
 # ---------------------------------------------------------------------------
 
 @cuda.jit

@@ -15,7 +15,6 @@ one half).
 from __future__ import annotations
 
 import numba
-import numpy as np
 
 __all__ = ["TIE", "MAJORITIES", "larger_side", "agreeable_side"]
 

@@ -118,8 +118,11 @@ def twin_slots(graph) -> np.ndarray:
     """For each CSR slot (u -> v), the slot of the same edge in v's row (cached per graph)."""
     tw = _twins.get(graph)
     if tw is None:
+        if graph.indices.size >= 2**32 - 2:  # slots must fit the low half of a packed offer
+            raise ValueError(f"{graph.m} edges: the CPU BFS supports fewer than 2**31 - 1 edges")
         es = np.asarray(graph.edge_slots)
-        tw = np.empty(graph.indices.size, dtype=np.int64)
+        # int32 when it fits: the BFS reads it beside `indices`, so its width is memory traffic
+        tw = np.empty(graph.indices.size, dtype=np.int32 if graph.indices.size < 2**31 else np.int64)
         tw[es[:, 0]] = es[:, 1]
         tw[es[:, 1]] = es[:, 0]
         _twins[graph] = tw
@@ -135,7 +138,7 @@ def bfs_tree_into(indptr, indices, slot_edge, twin, sign, root, s2, parent, pare
     (length n) are written, and the path signs into ``ps`` (int8, length n)
     when ``ps`` is not empty (``sign`` is then the edge signs).  ``depth``
     (int32), ``best`` (int64), ``queue`` (int32, all length n) and
-    ``level_count`` (int64, length n + 1) are scratch.  Returns the number of
+    ``level_count`` (int64, length n + 2) are scratch.  Returns the number of
     vertices reached (n when the graph is connected).
 
     The hot loop touches one random array: ``best[v]`` holds the best packed
@@ -203,7 +206,7 @@ def _bfs_batch_cpu(indptr, indices, slot_edge, twin, roots, s2s, parent, parent_
     T = roots.size
     n = indptr.size - 1
     for c in prange(n_chunks):
-        # scratch per chunk, not per tree: trees are independent, chunks only share nothing
+        # scratch per chunk, not per tree; trees are independent, so chunks share nothing
         depth = np.empty(n, np.int32)
         best = np.empty(n, np.int64)
         queue = np.empty(n, np.int32)
@@ -251,7 +254,8 @@ def tree_roots(graph, tree_ids, *, sampler: str = "bfs", roots: Sequence[Any] | 
     Returns
     -------
     (roots, seeds) : (numpy.ndarray, numpy.ndarray)
-        int32 internal root ids and int64 per-tree seeds ``seed + i``.
+        int32 internal root ids, and the per-tree seeds ``seed + i`` as Python
+        integers (object array: any size; :func:`seed_mix` reduces them).
     """
     tree_ids = np.asarray(tree_ids, dtype=np.int64).reshape(-1)
     n = graph.n
@@ -263,7 +267,7 @@ def tree_roots(graph, tree_ids, *, sampler: str = "bfs", roots: Sequence[Any] | 
             raise ValueError("roots is empty; pass None or at least one vertex label")
         out = ids[tree_ids % ids.size]
     elif sampler == "bfs-random-root":
-        out = _random_roots(np.int64(seed), tree_ids, np.int64(n))
+        out = _random_roots(np.uint64(int(seed) & 0xFFFFFFFFFFFFFFFF), tree_ids, np.int64(n))
     else:
         deg = graph.degrees()
         ranked = np.lexsort((np.arange(n), -deg))

@@ -17,8 +17,8 @@ import numpy as np
 from numba import prange
 
 from .._random import hash64, randint
-from ._tables import (NEW_CLUSTER, NO_MOVE, best_move, better, is_mover, relabel, table_add,
-                      table_sub)
+from ._tables import (NEW_CLUSTER, NO_MOVE, best_move, better, is_mover, rebuild_table, relabel,
+                      table_add, table_sub)
 
 
 # -- tables -----------------------------------------------------------------
@@ -35,9 +35,7 @@ def build_tables(indptr, indices, a, labels, tid, tsum, tcnt, tlen, mark):
     for u in prange(n):
         if use_mark and not mark[u]:
             continue
-        tlen[u] = 0
-        for p in range(indptr[u], indptr[u + 1]):
-            table_add(tid, tsum, tcnt, tlen, indptr, u, labels[indices[p]], a[p])
+        rebuild_table(u, indptr, indices, a, labels, tid, tsum, tcnt, tlen)
 
 
 @numba.njit(parallel=True, cache=True)
@@ -59,9 +57,7 @@ def refresh_list(indptr, indices, a, labels, tid, tsum, tcnt, tlen, allow_new, t
     for i in range(nv):
         u = verts[i]
         if rebuild[u]:
-            tlen[u] = 0
-            for p in range(indptr[u], indptr[u + 1]):
-                table_add(tid, tsum, tcnt, tlen, indptr, u, labels[indices[p]], a[p])
+            rebuild_table(u, indptr, indices, a, labels, tid, tsum, tcnt, tlen)
         best_move(u, labels[u], indptr, tid, tsum, tlen, allow_new, tol, False, cons, cons, bd, bk)
 
 
@@ -226,10 +222,11 @@ def perturb(level, kinds, seed, stream, counter, indptr, indices, a, labels, csi
     Each step picks a random vertex v and another random vertex r and moves
     v to r's cluster (a new cluster when that is v's own).  The first step
     may instead (``kinds`` = 3) merge v's cluster into r's, or split v's
-    cluster, sending a random half of it to a new cluster.  Single-vertex kicks alone are mostly
-    undone by the next VND (the vertex moves straight back); cluster merges
-    and splits are not, which is what lets the ILS leave a local optimum on
-    dense random graphs.
+    cluster, sending a random half of it to a new cluster.  Single-vertex
+    kicks are mostly undone by the next VND (the vertex moves straight
+    back); merges and splits are not, which is what lets the ILS leave a
+    local optimum on dense random graphs (file_400_0.1_0.5: 5,656 vs 5,756
+    with single kicks only, 10 restarts).
     """
     cons = labels[:0]
     n = labels.size
@@ -265,13 +262,11 @@ def perturb(level, kinds, seed, stream, counter, indptr, indices, a, labels, csi
                 dest = new_id if new_id >= 0 else NEW_CLUSTER
                 if u == v and new_id < 0:
                     continue  # keep v behind so the old cluster survives
-            got = labels[u]
             change += _kick(u, dest, indptr, indices, a, labels, csize, free, nfree, nclus, maxc,
                             tid, tsum, tcnt, tlen, bd, bk, tree_d, tree_v, size, tol, cons,
                             log_v, log_k, nlog)
             if op == 2 and new_id < 0:
                 new_id = labels[u]
-            got = got
         allow = maxc <= 0 or nclus[0] < maxc
     return change
 
@@ -393,6 +388,24 @@ def apply_round(indptr, indices, labels, csize, free, nfree, nclus, maxc, bd, bk
 
 # -- contraction ----------------------------------------------------------------
 
+@numba.njit(cache=True, inline="always")
+def _gather(v, stamp, skip, indptr, indices, a, lab, acc, seen, touched, nt):
+    """Add v's signed weights per neighbour cluster into ``acc`` (scratch
+    stamped with ``stamp``), listing new clusters in ``touched``; cluster
+    ``skip`` and unassigned (< 0) neighbours are ignored.  Returns the count."""
+    for p in range(indptr[v], indptr[v + 1]):
+        k = lab[indices[p]]
+        if k == skip or k < 0:
+            continue
+        if seen[k] != stamp:
+            seen[k] = stamp
+            acc[k] = 0.0
+            touched[nt] = k
+            nt += 1
+        acc[k] += a[p]
+    return nt
+
+
 @numba.njit(cache=True)
 def contract(indptr, indices, a, lab, nc):
     """Coarse graph with one vertex per cluster of ``lab`` (ids 0..nc-1).
@@ -422,17 +435,7 @@ def contract(indptr, indices, a, lab, nc):
     for c in range(nc):
         nt = 0
         for q in range(mstart[c], mstart[c + 1]):
-            v = members[q]
-            for p in range(indptr[v], indptr[v + 1]):
-                cu = lab[indices[p]]
-                if cu == c:
-                    continue
-                if seen[cu] != c:
-                    seen[cu] = c
-                    acc[cu] = 0.0
-                    touched[nt] = cu
-                    nt += 1
-                acc[cu] += a[p]
+            nt = _gather(members[q], c, c, indptr, indices, a, lab, acc, seen, touched, nt)
         tl = np.sort(touched[:nt])
         for t in range(nt):
             cu = tl[t]
@@ -482,17 +485,7 @@ def grasp_construct(indptr, indices, a, alpha, seed, stream, maxc, labels):
     nclus = 0
     for i in range(n):
         v = order[i]
-        nt = 0
-        for p in range(indptr[v], indptr[v + 1]):
-            k = labels[indices[p]]
-            if k < 0:
-                continue
-            if seen[k] != v:
-                seen[k] = v
-                acc[k] = 0.0
-                cand[nt] = k
-                nt += 1
-            acc[k] += a[p]
+        nt = _gather(v, v, -1, indptr, indices, a, labels, acc, seen, cand, 0)
         srt = np.sort(cand[:nt])
         for t in range(nt):
             cand[t] = srt[t]

@@ -32,6 +32,7 @@ def _device(f):
 
 
 table_add = _device(_tables.table_add)
+rebuild_table = _device(_tables.rebuild_table)
 table_sub = _device(_tables.table_sub)
 best_move = _device(_tables.best_move)
 relabel = _device(_tables.relabel)
@@ -41,15 +42,15 @@ better = _device(_tables.better)
 # the simulator runs each thread as a Python thread: keep its reduction block small
 _REDUCE_THREADS = 32 if simulator_enabled() else 256
 
+
 @cuda.jit
 def k_build(indptr, indices, a, labels, tid, tsum, tcnt, tlen, mark, use_mark):
     u = cuda.grid(1)
     if u < labels.size:
         if use_mark and not mark[u]:
             return
-        tlen[u] = 0
-        for p in range(indptr[u], indptr[u + 1]):
-            table_add(tid, tsum, tcnt, tlen, indptr, u, labels[indices[p]], a[p])
+        rebuild_table(u, indptr, indices, a, labels, tid, tsum, tcnt, tlen)
+
 
 @cuda.jit
 def k_eval(indptr, labels, tid, tsum, tlen, allow_new, tol, bd, bk):
@@ -57,6 +58,7 @@ def k_eval(indptr, labels, tid, tsum, tlen, allow_new, tol, bd, bk):
     if u < labels.size:
         best_move(u, labels[u], indptr, tid, tsum, tlen, allow_new, tol, False, labels,
                   labels, bd, bk)
+
 
 @cuda.jit
 def k_eval_around(vbuf, indptr, indices, labels, tid, tsum, tlen, allow_new, tol, bd, bk):
@@ -68,6 +70,7 @@ def k_eval_around(vbuf, indptr, indices, labels, tid, tsum, tlen, allow_new, tol
         u = v if i == 0 else indices[s + i - 1]
         best_move(u, labels[u], indptr, tid, tsum, tlen, allow_new, tol, False, labels,
                   labels, bd, bk)
+
 
 @cuda.jit
 def k_argmin(bd, out_d, out_v):
@@ -97,12 +100,14 @@ def k_argmin(bd, out_d, out_v):
         out_d[0] = sd[0]
         out_v[0] = sv[0]
 
+
 @cuda.jit
 def k_relabel(vbuf, bk, labels, csize, free, nfree, nclus, moved):
     if cuda.grid(1) == 0:
         v = vbuf[0]
         moved[0] = labels[v]
         moved[1] = relabel(v, bk[v], labels, csize, free, nfree, nclus)
+
 
 @cuda.jit
 def k_update_neighbours(vbuf, moved, indptr, indices, a, tid, tsum, tcnt, tlen):
@@ -115,6 +120,7 @@ def k_update_neighbours(vbuf, moved, indptr, indices, a, tid, tsum, tcnt, tlen):
         table_sub(tid, tsum, tcnt, tlen, indptr, u, moved[0], a[s + i])
         table_add(tid, tsum, tcnt, tlen, indptr, u, moved[1], a[s + i])
 
+
 @cuda.jit
 def k_select(indptr, indices, bd, bk, mover, want_new):
     u = cuda.grid(1)
@@ -122,6 +128,7 @@ def k_select(indptr, indices, bd, bk, mover, want_new):
         m = is_mover(u, indptr, indices, bd, bk)
         mover[u] = m
         want_new[u] = 1 if (m and bk[u] == NEW_CLUSTER) else 0
+
 
 @cuda.jit
 def k_apply(indptr, indices, labels, bk, mover, rank, room, free, top, mark):

@@ -31,8 +31,6 @@ METHODS = ("vnd", "grasp", "ils", "multilevel")
 LOCAL_SEARCHES = ("auto", "best", "parallel")
 CONSTRUCTIONS = ("auto", "grasp", "multilevel")
 DEFAULT_ITERATIONS = {"vnd": 1, "grasp": 400, "ils": 10, "multilevel": 3}
-# above this many vertices "auto" picks the scalable variants
-LARGE_GRAPH = 20_000
 
 
 @dataclass
@@ -83,8 +81,14 @@ def graph_level(graph: Graph) -> Level:
 def _restart(graph: Graph, restart_id: int, params: dict[str, Any]) -> tuple[np.ndarray, float]:
     """One GRASP or ILS restart: construction, VND, and (ILS) perturbation loop.
 
-    A pure function of its arguments when ``params["deadline"]`` is None.
-    Returns (canonical internal labels, imbalance).
+    ``params`` holds ``method`` ("grasp"/"ils"), ``seed``, ``max_clusters``
+    (0: unbounded), ``alpha``, ``construction``, ``local_search``,
+    ``perturbation_max``, ``ils_max``, ``backend`` ("cpu"/"gpu") and
+    ``deadline`` (a ``time.perf_counter()`` value or None).  A pure function
+    of its arguments when ``deadline`` is None, so restarts may run anywhere
+    (a Dask worker) and be reduced as :func:`correlation_clustering` does:
+    lowest imbalance, ties to the smallest restart id.  Returns (labels in
+    internal vertex order, numbered by first appearance; imbalance).
     """
     level = params.get("_level") or graph_level(graph)
     seed = int(params["seed"])
@@ -95,7 +99,7 @@ def _restart(graph: Graph, restart_id: int, params: dict[str, Any]) -> tuple[np.
     _local_search(st, params)
     if params["method"] == "ils":
         # even restarts kick single vertices (the paper), odd ones may also merge
-        # or split a cluster: more diverse restarts, best one wins
+        # or split a cluster (needed on dense random graphs): best restart wins
         kinds = 1 if restart_id % 2 == 0 else 3
         _ils_loop(st, seed, stream, int(params["perturbation_max"]), int(params["ils_max"]),
                   params.get("deadline"), kinds)
@@ -112,9 +116,11 @@ def _objective_value(graph: Graph, lab: np.ndarray) -> float:
 def _construct(level: Level, restart_id: int, params: dict[str, Any]) -> np.ndarray:
     seed = int(params["seed"])
     maxc = int(params.get("max_clusters") or 0)
-    how = params["construction"]
+    how = "grasp" if params["method"] == "grasp" else params["construction"]
     if how == "auto":
-        how = "multilevel"
+        # alternate: even restarts are the paper's GRASP construction, odd ones
+        # a multilevel V-cycle (better on large sparse graphs); best restart wins
+        how = "grasp" if restart_id % 2 == 0 else "multilevel"
     if how == "multilevel":
         return v_cycle(level, seed, 1000 * (restart_id + 1), None, maxc)
     lab = np.zeros(level.n, np.int32)
@@ -127,7 +133,10 @@ def _local_search(st: CPUState, params: dict[str, Any]) -> None:
     """VND on the state: best-move (paper) or parallel rounds, on the chosen backend."""
     mode = params["local_search"]
     if mode == "auto":
-        mode = "parallel" if st.n > LARGE_GRAPH else "best"
+        # the best-move VND is the fastest on a CPU (Slashdot: 2 s vs 4 s for
+        # parallel rounds); "auto" must not depend on the backend, or CPU and
+        # GPU results would differ
+        mode = "best"
     if params.get("backend") == "gpu":
         from ._gpu import GPUState
 
@@ -197,7 +206,8 @@ def correlation_clustering(graph: Any, *, method: str = "ils", n_clusters: int |
         10, the paper's ``iter``); ``"multilevel"``: V-cycles in a row
         without improvement before stopping (default 3); ignored by ``"vnd"``.
     time_limit : float, optional
-        Seconds; no new restart / cycle / ILS step starts after it (one always completes).
+        Seconds; no new restart / ILS step starts after it, and no V-cycle
+        that would likely end after it (the first restart / cycle always completes).
     seed : int
         Seed of every random choice.
     init : DataFrame, Series, dict, array or {"singletons", "one"}, optional
@@ -214,9 +224,14 @@ def correlation_clustering(graph: Any, *, method: str = "ils", n_clusters: int |
         ``"best"``: the paper's VND (globally best move first). ``"parallel"``:
         rounds applying every improving move that beats the moves of all its
         neighbours (an independent set, so the gains add up exactly), then a
-        best-move pass. ``"auto"``: parallel above 20,000 vertices.
+        best-move pass; few, wide steps, the flavour for a GPU. ``"auto"``:
+        ``"best"``.  Each flavour gives the same result on CPU and GPU.
     construction : {"auto", "grasp", "multilevel"}
-        Start of each GRASP/ILS restart; ``"auto"``: multilevel above 20,000 vertices.
+        Start of each ILS restart (GRASP always uses its randomized greedy
+        construction). ``"auto"``: even restarts use the paper's GRASP
+        construction and single-vertex perturbations, odd restarts a
+        multilevel V-cycle and perturbations that may also merge or split a
+        cluster; the best restart wins.
     perturbation_max, ils_max : int
         ILS: maximum perturbation level (vertices moved at random, default
         30) and failed tries per level (default 5), as in the paper.
@@ -351,12 +366,16 @@ def _run_multilevel(graph, level, params, patience, deadline, progress, record):
     best_val = _objective_value(graph, best)
     record(0, best_val)
     cycle, stale = 0, 0
+    last = 0.0
     with progress_bar(0, "multilevel cycles", progress) as bar:
         while stale < patience:
-            if deadline is not None and time.perf_counter() > deadline:
+            # do not start a cycle that would likely end after the deadline
+            if deadline is not None and time.perf_counter() + last > deadline:
                 break
             cycle += 1
+            t_cycle = time.perf_counter()
             lab = canonical(v_cycle(level, seed, cycle, best, maxc, local))
+            last = time.perf_counter() - t_cycle
             val = _objective_value(graph, lab)
             if val < best_val:
                 best, best_val, stale = lab, val, 0

@@ -64,6 +64,14 @@ def table_sub(tid, tsum, tcnt, tlen, indptr, u, k, w):
 
 
 @numba.njit(cache=True, inline="always")
+def rebuild_table(u, indptr, indices, a, labels, tid, tsum, tcnt, tlen):
+    """Fill ``u``'s table from scratch, in CSR order (the same on every backend)."""
+    tlen[u] = 0
+    for p in range(indptr[u], indptr[u + 1]):
+        table_add(tid, tsum, tcnt, tlen, indptr, u, labels[indices[p]], a[p])
+
+
+@numba.njit(cache=True, inline="always")
 def best_move(u, own, indptr, tid, tsum, tlen, allow_new, tol, constrained, cons, ccons,
               out_d, out_k):
     """Best 1-opt move of ``u`` (currently in ``own``) into ``out_d[u], out_k[u]``.

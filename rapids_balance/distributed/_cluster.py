@@ -78,10 +78,10 @@ def start_cluster(n_workers: int | None = None, *, gpu: str | bool = "auto",
     processes : bool
         CPU workers as separate processes (default) or as threads of this
         process (``False``; cheaper to start, but the workers then share this
-        process's numba thread pool).
+        process's numba thread pool and ``numba_threads`` does not apply).
     numba_threads : int, optional
-        numba threads per CPU worker.  Default ``max(1, cores // n_workers)``,
-        so the workers together use each core once.
+        numba threads per CPU worker process.  Default
+        ``max(1, cores // n_workers)``, so the workers together use each core once.
     dashboard_address : str, optional
         Address for the Dask dashboard (e.g. ``":8787"``); ``None`` (default)
         starts none, so several clusters can run side by side.
@@ -119,7 +119,7 @@ def start_cluster(n_workers: int | None = None, *, gpu: str | bool = "auto",
     --------
     >>> import rapids_balance as rb
     >>> client = rb.start_cluster(2, gpu=False)          # doctest: +SKIP
-    >>> g = rb.load_example("bitcoinalpha")               # doctest: +SKIP
+    >>> g = rb.load_example("bitcoin-alpha")              # doctest: +SKIP
     >>> res = rb.balance(g, n_trees=1000, client=client)  # doctest: +SKIP
     """
     distributed = require_distributed("start_cluster")
@@ -155,9 +155,8 @@ def start_cluster(n_workers: int | None = None, *, gpu: str | bool = "auto",
             env.setdefault("NUMBA_NUM_THREADS", str(nt))
             env.setdefault(NUMBA_THREADS_ENV, str(nt))
             kw["env"] = env
-        else:
-            # in-process workers share this process's environment and thread pool
-            os.environ.setdefault(NUMBA_THREADS_ENV, str(nt))
+        # in-process workers (processes=False) share this process's numba pool:
+        # numba_threads does not apply to them
         cluster = distributed.LocalCluster(n_workers=nw, threads_per_worker=tpw,
                                            processes=processes,
                                            dashboard_address=dashboard_address, **kw)

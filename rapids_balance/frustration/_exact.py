@@ -9,6 +9,17 @@ side ``x_v`` per vertex and a frustration variable ``f_e`` per edge,
 
 with ``x`` binary and ``f`` in [0, 1] (integral at every optimum once ``x``
 is), and ``x_0 = 0`` to remove the mirror symmetry.
+
+The LP relaxation of this model alone is very weak (``x = 1/2`` satisfies
+every row with ``f = 0`` on positive edges), so before branching the root LP
+is strengthened with *unbalanced cycle inequalities*: every cycle with an odd
+number of negative edges must contain a frustrated edge, ``sum_{e in C} f_e
+>= 1``.  Violated ones are separated exactly by shortest paths in the signed
+double cover (vertex ``v`` becomes ``v+`` and ``v-``; a positive edge joins
+equal signs, a negative edge opposite ones; a ``v+ -> v-`` path of length
+below 1 under weights ``f`` is a violated closed walk, and the edges it uses
+an odd number of times hold an unbalanced cycle).  This is the cycle
+relaxation of the max-cut polytope (Barahona and Mahjoub) in signed form.
 """
 
 from __future__ import annotations
@@ -71,8 +82,76 @@ def _model(graph):
     return lp
 
 
+def _cycle_cuts(graph, f: np.ndarray, max_cuts: int = 2000, batch: int = 256) -> list:
+    """Unbalanced cycles (edge-id arrays) whose ``f`` weight is below 1, lightest first."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import dijkstra
+
+    n, m = graph.n, graph.m
+    u = graph.edge_src.astype(np.int64)
+    v = graph.edge_dst.astype(np.int64)
+    neg = graph.sign < 0
+    w = np.maximum(f, 0.0) + 1e-9  # csgraph drops explicit zeros
+    a = np.concatenate([u, u + n])
+    b = np.concatenate([np.where(neg, v + n, v), np.where(neg, v, v + n)])
+    eid = np.concatenate([np.arange(m), np.arange(m)])
+    A = sp.coo_matrix((np.concatenate([w, w]), (a, b)), shape=(2 * n, 2 * n)).tocsr()
+    A = A + A.T
+    edge_of = {}
+    for k in range(a.size):
+        edge_of[(int(a[k]), int(b[k]))] = int(eid[k])
+        edge_of[(int(b[k]), int(a[k]))] = int(eid[k])
+    found: list[tuple[float, tuple]] = []
+    seen = set()
+    for lo in range(0, n, batch):
+        srcs = np.arange(lo, min(lo + batch, n))
+        dist, pred = dijkstra(A, directed=False, indices=srcs, return_predecessors=True)
+        for r, s in enumerate(srcs.tolist()):
+            d = dist[r, s + n]
+            if not d < 1.0 - 1e-6:
+                continue
+            odd: dict[int, int] = {}
+            x = s + n
+            while x != s:
+                p = int(pred[r, x])
+                e = edge_of[(p, x)]
+                odd[e] = odd.get(e, 0) ^ 1
+                x = p
+            cyc = tuple(sorted(e for e, o in odd.items() if o))
+            if cyc not in seen:
+                seen.add(cyc)
+                found.append((float(d), cyc))
+    found.sort()
+    return [np.asarray(c, dtype=np.int32) for _, c in found[:max_cuts]]
+
+
+def _strengthen(h, graph, deadline: float, max_rounds: int = 200) -> int:
+    """Cut loop on the LP relaxation; returns (cycle rows added, last LP bound)."""
+    import highspy
+
+    n = graph.n
+    added = 0
+    lp_bound = 0.0
+    for _ in range(max_rounds):
+        if time.perf_counter() > deadline:
+            break
+        h.run()
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            break
+        lp_bound = max(lp_bound, float(h.getInfo().objective_function_value))
+        col = np.asarray(h.getSolution().col_value)
+        cuts = _cycle_cuts(graph, col[n:])
+        if not cuts:
+            break
+        for cyc in cuts:
+            idx = (cyc + n).astype(np.int32)
+            h.addRow(1.0, highspy.kHighsInf, idx.size, idx, np.ones(idx.size))
+        added += len(cuts)
+    return added, lp_bound
+
+
 def frustration_index_exact(graph: Any, time_limit: float = 60.0, solver: str = "highs", *,
-                            start: Any = None, threads: int | None = None,
+                            start: Any = None, threads: int | None = None, cuts: bool = True,
                             verbose: bool = False) -> ExactResult:
     """Frustration index by integer programming, with a certificate.
 
@@ -90,6 +169,10 @@ def frustration_index_exact(graph: Any, time_limit: float = 60.0, solver: str = 
         array by internal id) given to the solver as an incumbent.
     threads : int, optional
         Solver threads (default: HiGHS's choice).
+    cuts : bool, default True
+        Strengthen the root LP with separated unbalanced-cycle inequalities
+        (see the module notes) before branching, within half the time limit.
+        Without them the solver rarely proves more than toy graphs.
     verbose : bool
         Show the solver log.
 
@@ -139,7 +222,20 @@ def frustration_index_exact(graph: Any, time_limit: float = 60.0, solver: str = 
     h.setOptionValue("mip_abs_gap", 1.0 - 1e-6)  # integer objective: a gap below 1 is optimal
     if threads:
         h.setOptionValue("threads", int(threads))
-    h.passModel(_model(graph))
+    t0 = time.perf_counter()
+    lp = _model(graph)
+    n_cuts, lp_bound = 0, 0.0
+    if cuts:
+        integrality = lp.integrality_
+        lp.integrality_ = []
+        h.passModel(lp)
+        n_cuts, lp_bound = _strengthen(h, graph, t0 + 0.5 * float(time_limit))
+        for j in range(graph.n):
+            h.changeColIntegrality(j, highspy.HighsVarType.kInteger)
+        del integrality
+        h.setOptionValue("time_limit", max(0.01, float(time_limit) - (time.perf_counter() - t0)))
+    else:
+        h.passModel(lp)
     if start is not None:
         side = _start_side(graph, start)
         f = ((graph.sign > 0) == (side[graph.edge_src] != side[graph.edge_dst])).astype(float)
@@ -147,7 +243,6 @@ def frustration_index_exact(graph: Any, time_limit: float = 60.0, solver: str = 
         sol.col_value = np.concatenate([side.astype(float), f]).tolist()
         sol.value_valid = True
         h.setSolution(sol)
-    t0 = time.perf_counter()
     h.run()
     seconds = time.perf_counter() - t0
     status = h.getModelStatus()
@@ -162,12 +257,14 @@ def frustration_index_exact(graph: Any, time_limit: float = 60.0, solver: str = 
     else:
         index, best, switched = None, None, None
     bound = float(info.mip_dual_bound)
+    bound = lp_bound if not np.isfinite(bound) else max(bound, lp_bound)
     if optimal and index is not None:
         bound = float(index)
     bound = float(np.ceil(bound - 1e-6))  # the index is an integer
     gap = 0.0 if optimal else (float("inf") if not index else max(0.0, (index - bound) / index))
     return ExactResult(index=index, bound=bound, gap=gap, optimal=bool(optimal), status=text,
-                       best_state=best, switched=switched, seconds=seconds, solver=solver)
+                       best_state=best, switched=switched, seconds=seconds, solver=solver,
+                       cuts=n_cuts)
 
 
 def _start_side(graph, start) -> np.ndarray:

@@ -101,7 +101,9 @@ class ExactResult:
     best_state, switched : pandas.DataFrame
         As in :class:`FrustrationResult`.
     seconds : float
-        Solver wall time.
+        Solver wall time (cut loop included).
+    cuts : int
+        Unbalanced-cycle inequalities added to the root LP.
     """
 
     index: int | None
@@ -113,3 +115,4 @@ class ExactResult:
     switched: pd.DataFrame | None
     seconds: float
     solver: str = "highs"
+    cuts: int = 0
