@@ -78,7 +78,9 @@ def main() -> None:
                [w for w in (1, 2, 4) if w <= max(cores, 2)])
     g, name = _load(args.data)
     small = rb.load_example("highland")
-    report = Report("distributed", description="Dask strong scaling vs the single-process call",
+    name_suffix = "" if args.jobs == ap.get_default("jobs") else "-" + args.jobs.replace(",", "-")
+    report = Report("distributed" + name_suffix,
+                    description="Dask strong scaling vs the single-process call",
                     params={"trees": args.trees, "bc_k": args.bc_k, "workers": workers,
                             "cores": cores, "graph": repr(g),
                             "load_avg_start": os.getloadavg()})

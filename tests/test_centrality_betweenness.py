@@ -444,9 +444,50 @@ def test_gpu_unweighted_levels_are_bfs(gpu_backend, monkeypatch):
     _close(_node_dict(r), _nx_sources(G, [0, 4, 7], normalized=True, endpoints=False, weight=None))
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("directed", [False, True])
+def test_real_gpu_matches_cpu_on_a_medium_graph(directed):
+    # default block size and virtual warp width, many blocks in flight
+    G = nx.barabasi_albert_graph(3000, 4, seed=7)
+    if directed:
+        G = nx.DiGraph([(u, v) if (u + v) % 3 else (v, u) for u, v in G.edges])
+    rng = np.random.default_rng(7)
+    for u, v in G.edges:
+        G[u][v]["weight"] = int(rng.integers(1, 11))
+    for fn in (betweenness_centrality, edge_betweenness_centrality):
+        gpu = fn(G, backend="gpu")
+        cpu = fn(G, backend="cpu")
+        np.testing.assert_allclose(gpu["betweenness_centrality"], cpu["betweenness_centrality"],
+                                   rtol=1e-10, atol=1e-15)
+        assert gpu.equals(fn(G, backend="gpu"))  # run to run: bit-identical
+
+
 def test_virtual_warp_width_rule():
     from rapids_balance.centrality._gpu import virtual_warp_width
 
     assert virtual_warp_width(1000, 3450) == 4      # rt-higgs-like
     assert virtual_warp_width(1000, 24_330) == 16   # sc-shipsec1-like
     assert virtual_warp_width(1000, 1_108_000) == 32  # gene networks
+
+
+# ---------------------------------------------------------------------------
+# real data (../shared/data), large: run with -m slow
+# ---------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_bitcoin_abs_rating_matches_networkx_and_igraph(shared_data):
+    import rapids_balance as rb
+
+    g = rb.read_edgelist(shared_data / "soc-sign-bitcoinalpha.csv.gz", signed=False, component="all")
+    sources = g.labels[::200].tolist()
+    ours = betweenness_centrality(g, k=sources, weight="abs", normalized=False, backend="cpu")
+    G = nx.Graph()
+    G.add_nodes_from(g.labels.tolist())
+    for u, v, w in zip(g.labels[g.edge_src].tolist(), g.labels[g.edge_dst].tolist(), g.weight.tolist()):
+        G.add_edge(u, v, weight=abs(w))
+    _close(_node_dict(ours), _nx_sources(G, sources, normalized=False, endpoints=False))
+    ig = pytest.importorskip("igraph")
+    H = ig.Graph(n=g.n, edges=np.stack([g.edge_src, g.edge_dst], 1).tolist())
+    exact = betweenness_centrality(g, weight="abs", normalized=False, backend="cpu")
+    ref = H.betweenness(weights=np.abs(g.weight).tolist(), directed=False)
+    np.testing.assert_allclose(exact["betweenness_centrality"], ref, rtol=1e-9, atol=1e-9)

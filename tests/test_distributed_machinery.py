@@ -163,6 +163,26 @@ def test_start_cluster_rejects_bad_arguments():
         start_cluster(1, gpu=True)
 
 
+def test_package_imports_without_dask_and_says_what_to_install():
+    import subprocess
+    import textwrap
+
+    code = textwrap.dedent("""
+        import sys
+        for mod in ("dask", "distributed", "dask_cuda", "cudf"):
+            sys.modules[mod] = None
+        import rapids_balance as rb
+        from rapids_balance.distributed import map_batches  # importable without dask
+        try:
+            rb.start_cluster(1, gpu=False)
+        except ImportError as e:
+            print("IMPORT-ERROR", e)
+    """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "IMPORT-ERROR" in r.stdout and "rapids-balance[dask]" in r.stdout
+
+
 def test_check_client_rejects_non_clients():
     with pytest.raises(TypeError, match="distributed.Client"):
         check_client("tcp://127.0.0.1:8786")

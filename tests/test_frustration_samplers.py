@@ -9,8 +9,7 @@ import pytest
 
 from rapids_balance.graph import build_graph
 from rapids_balance.frustration._samplers import SAMPLER_CODES, SAMPLERS, sample_trees
-from rapids_balance.frustration._samplers import KRUSKAL_STREAM
-from rapids_balance._random import hash64
+from rapids_balance.frustration._samplers import mst_key, mst_shift
 
 from test_frustration_exact import random_signed
 
@@ -94,13 +93,22 @@ def test_hybrid_mixes_bfs_and_rdfs(graph):
 def test_kruskal_is_the_mst_of_its_random_weights(graph):
     _, pe, _, _ = sample_trees(graph, np.arange(5), sampler="kruskal", seed=6)
     for t in range(5):
-        w = np.array([int(hash64(np.uint64(6 + t), KRUSKAL_STREAM, e)) for e in range(graph.m)],
-                     dtype=object)
+        w = [int(mst_key(np.int64(6 + t), e, mst_shift(graph.m))) for e in range(graph.m)]
+        assert len(set(w)) == graph.m  # distinct: the MST is unique
         G = nx.Graph()
         for e in range(graph.m):
             G.add_edge(int(graph.edge_src[e]), int(graph.edge_dst[e]), w=int(w[e]), e=e)
         mst = {d["e"] for _, _, d in nx.minimum_spanning_edges(G, weight="w", data=True)}
         assert mst == set(pe[t][pe[t] >= 0].tolist())
+
+
+@pytest.mark.simulator
+def test_boruvka_gpu_builds_the_kruskal_trees(gpu_backend):
+    g = random_signed(16, 0.25, 0.4, 31)
+    cpu = sample_trees(g, np.arange(3), sampler="kruskal", seed=2, backend="cpu")
+    gpu = sample_trees(g, np.arange(3), sampler="kruskal", seed=2, backend=gpu_backend)
+    for a, b in zip(cpu, gpu):
+        assert np.array_equal(a, b)
 
 
 def test_uniform_spanning_tree_distribution():

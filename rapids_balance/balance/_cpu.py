@@ -32,7 +32,7 @@ VERTEX_BLOCK = 512
 
 
 @numba.njit(parallel=True, cache=True)
-def trees_pass(indptr, indices, slot_edge, twin, edge_src, edge_dst, sign, roots, s2s,
+def trees_pass(indptr, indices, slot_edge, edge_src, edge_dst, sign, roots, s2s,
                use_cycle, agreeable, n_chunks, side_T, pe_T, bal_T, maj, reached):
     """Pass 1: per tree, BFS + balanced state + sides + majority (see module doc)."""
     T = roots.size
@@ -56,8 +56,8 @@ def trees_pass(indptr, indices, slot_edge, twin, edge_src, edge_dst, sign, roots
         child_list = np.empty(n if use_cycle else 0, np.int32)
         bal = np.empty(m if use_cycle else 0, np.int8)
         for t in range(c, T, n_chunks):
-            got = bfs_tree_into(indptr, indices, slot_edge, twin, sign, roots[t], s2s[t], parent, pe,
-                                order, ps, depth, best, queue, level_count)
+            got = bfs_tree_into(indptr, indices, slot_edge, edge_src, edge_dst, sign, roots[t], s2s[t],
+                                parent, pe, order, ps, depth, best, queue, level_count)
             reached[t] = got
             if got != n:
                 continue

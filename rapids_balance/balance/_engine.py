@@ -20,7 +20,7 @@ from ..backend import resolve_backend
 from ..errors import GraphInputError
 from ._harary import MAJORITIES, TIE
 from ._result import ATTRIBUTE_DEFINITIONS, BalanceResult, compute_attributes, zero_counters
-from ._trees import SAMPLERS, cpu_chunks, seed_mix, tree_roots, twin_slots
+from ._trees import SAMPLERS, cpu_chunks, seed_mix, tree_roots
 
 __all__ = ["balance", "BalanceParams", "_balance_partial", "_balance_finalize", "batch_size_for"]
 
@@ -120,9 +120,9 @@ def _batch_cpu(graph, roots: np.ndarray, s2: np.ndarray, params: BalanceParams,
     maj = np.empty(T, np.int8)
     reached = np.empty(T, np.int64)
     agreeable = params.majority == "agreeable"
-    trees_pass(graph.indptr, graph.indices, graph.slot_edge, twin_slots(graph), graph.edge_src,
-               graph.edge_dst, graph.sign, roots.astype(np.int32), s2, use_cycle, agreeable,
-               cpu_chunks(T), side_T, pe_T, bal_T, maj, reached)
+    trees_pass(graph.indptr, graph.indices, graph.slot_edge, graph.edge_src, graph.edge_dst,
+               graph.sign, roots.astype(np.int32), s2, use_cycle, agreeable, cpu_chunks(T),
+               side_T, pe_T, bal_T, maj, reached)
     _check_reached(reached, n)
     edge_pass(graph.edge_src, graph.edge_dst, graph.sign, side_T, pe_T, bal_T, use_cycle, maj,
               counters["in_tree"], counters["negative"], counters["switched"], counters["agree2"])

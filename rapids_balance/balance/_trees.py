@@ -26,7 +26,6 @@ CPU path scans it serially per tree, the GPU path with atomics.
 
 from __future__ import annotations
 
-import weakref
 from typing import Any, Sequence
 
 import numba
@@ -43,7 +42,6 @@ __all__ = [
     "graphbplus_roots",
     "bfs_trees",
     "bfs_tree_into",
-    "twin_slots",
     "path_signs",
     "path_signs_into",
 ]
@@ -99,43 +97,24 @@ _SETTLED = np.int64(9223372036854775807)
 
 
 @numba.njit(cache=True, inline="always")
-def _packed(u, v, level, s2, twin_slot):
+def _packed(u, v, level, s2, e):
     """(parent_key, u) in one int64 whose order is graphB+'s: key first, then larger u.
 
     The key is signed, so it goes in the high half as is.  The low half holds
-    ``twin_slot + 2``, the CSR slot of ``u`` in ``v``'s row: rows are sorted,
-    so it orders offers to ``v`` like ``u`` does, and it gives the parent and
-    the tree edge for free; ``+ 2`` keeps every packed value strictly between
-    the two sentinels.
+    ``e + 2`` for the edge ``e = (u, v)``: edges are sorted by (smaller end,
+    larger end), so for a fixed ``v`` edge ids grow with ``u`` and order the
+    offers like ``u`` does, and the winner's edge comes for free.  ``+ 2``
+    keeps every packed value strictly between the two sentinels.
     """
-    return (np.int64(parent_key(u, v, level, s2)) << 32) | np.int64(twin_slot + 2)
-
-
-_twins: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def twin_slots(graph) -> np.ndarray:
-    """For each CSR slot (u -> v), the slot of the same edge in v's row (cached per graph)."""
-    tw = _twins.get(graph)
-    if tw is None:
-        if graph.indices.size >= 2**32 - 2:  # slots must fit the low half of a packed offer
-            raise ValueError(f"{graph.m} edges: the CPU BFS supports fewer than 2**31 - 1 edges")
-        es = np.asarray(graph.edge_slots)
-        # int32 when it fits: the BFS reads it beside `indices`, so its width is memory traffic
-        tw = np.empty(graph.indices.size, dtype=np.int32 if graph.indices.size < 2**31 else np.int64)
-        tw[es[:, 0]] = es[:, 1]
-        tw[es[:, 1]] = es[:, 0]
-        _twins[graph] = tw
-    return tw
+    return (np.int64(parent_key(u, v, level, s2)) << 32) | np.int64(e + 2)
 
 
 @numba.njit(cache=True)
-def bfs_tree_into(indptr, indices, slot_edge, twin, sign, root, s2, parent, parent_edge, order,
-                  ps, depth, best, queue, level_count):
+def bfs_tree_into(indptr, indices, slot_edge, edge_src, edge_dst, sign, root, s2, parent,
+                  parent_edge, order, ps, depth, best, queue, level_count):
     """Build one BFS tree with graphB+'s parent rule into the given rows.
 
-    ``twin`` is :func:`twin_slots`.  ``parent``, ``parent_edge``, ``order``
-    (length n) are written, and the path signs into ``ps`` (int8, length n)
+    ``parent``, ``parent_edge``, ``order`` (length n) are written, and the path signs into ``ps`` (int8, length n)
     when ``ps`` is not empty (``sign`` is then the edge signs).  ``depth``
     (int32), ``best`` (int64), ``queue`` (int32, all length n) and
     ``level_count`` (int64, length n + 2) are scratch.  Returns the number of
@@ -173,13 +152,12 @@ def bfs_tree_into(indptr, indices, slot_edge, twin, sign, root, s2, parent, pare
                     queue[tail] = v
                     tail += 1
                 if b != _SETTLED:
-                    best[v] = max(b, _packed(u, v, level, s2, twin[j]))
+                    best[v] = max(b, _packed(u, v, level, s2, slot_edge[j]))
         level += 1
         for i in range(stop, tail):  # settle the new level; parents are final one level up
             v = queue[i]
-            slot = (best[v] & 0xFFFFFFFF) - 2
-            p = indices[slot]
-            e = slot_edge[slot]
+            e = (best[v] & 0xFFFFFFFF) - 2
+            p = edge_src[e] + edge_dst[e] - v
             parent[v] = p
             parent_edge[v] = e
             depth[v] = level
@@ -201,8 +179,8 @@ def bfs_tree_into(indptr, indices, slot_edge, twin, sign, root, s2, parent, pare
 
 
 @numba.njit(parallel=True, cache=True)
-def _bfs_batch_cpu(indptr, indices, slot_edge, twin, roots, s2s, parent, parent_edge, order, reached,
-                   n_chunks):
+def _bfs_batch_cpu(indptr, indices, slot_edge, edge_src, edge_dst, roots, s2s, parent, parent_edge,
+                   order, reached, n_chunks):
     T = roots.size
     n = indptr.size - 1
     for c in prange(n_chunks):
@@ -214,9 +192,9 @@ def _bfs_batch_cpu(indptr, indices, slot_edge, twin, roots, s2s, parent, parent_
         no_sign = np.empty(0, np.int8)
         no_ps = np.empty(0, np.int8)
         for t in range(c, T, n_chunks):
-            reached[t] = bfs_tree_into(indptr, indices, slot_edge, twin, no_sign, roots[t], s2s[t],
-                                       parent[t], parent_edge[t], order[t], no_ps, depth, best, queue,
-                                       level_count)
+            reached[t] = bfs_tree_into(indptr, indices, slot_edge, edge_src, edge_dst, no_sign,
+                                       roots[t], s2s[t], parent[t], parent_edge[t], order[t], no_ps,
+                                       depth, best, queue, level_count)
 
 
 # ---------------------------------------------------------------------------
@@ -414,7 +392,8 @@ def bfs_trees(graph, roots, seeds, *, backend: str = "cpu"):
     parent_edge = np.empty((T, n), np.int32)
     order = np.empty((T, n), np.int32)
     reached = np.empty(T, np.int64)
-    _bfs_batch_cpu(graph.indptr, graph.indices, graph.slot_edge, twin_slots(graph), roots, s2,
+    _bfs_batch_cpu(graph.indptr, graph.indices, graph.slot_edge, graph.edge_src, graph.edge_dst,
+                   roots, s2,
                    parent, parent_edge, order, reached, cpu_chunks(T))
     _check_connected(reached, n)
     return parent, parent_edge, order

@@ -2,12 +2,15 @@
 
 One source is handled by one thread, start to finish:
 
-* phase 1, :func:`_sssp`: Dijkstra with an indexed binary heap.  Path counts
-  are *pulled* when a vertex is settled: ``sigma[v]`` is the sum of
-  ``sigma[u]`` over settled in-neighbours ``u`` with ``d[u] + w(u, v) == d[v]``,
-  in CSR order.  With positive lengths every shortest-path predecessor of
-  ``v`` is settled before ``v``, so the sum is complete, and it is the same
-  sum (same terms, same order) the GPU kernel forms level by level.
+* phase 1, :func:`_sssp`: Dijkstra with an indexed binary heap, or with
+  Dial's circular buckets when every length is a small integer (unweighted
+  included: then it is a BFS).  Path counts are *pulled* when a vertex is
+  settled: ``sigma[v]`` is the sum of ``sigma[u]`` over settled
+  in-neighbours ``u`` with ``d[u] + w(u, v) == d[v]``, in CSR order.  With
+  positive lengths every shortest-path predecessor of ``v`` is settled
+  before ``v``, so the sum is complete; it has the same terms as the sum the
+  GPU kernel forms level by level, and the pop order among equal distances
+  cannot change it.
 * phase 2, :func:`_accumulate`: dependencies from the last settled vertex
   back to the source, pushed along the predecessor edges recorded in
   phase 1 (the shortest-path DAG; no second scan of every CSR row).

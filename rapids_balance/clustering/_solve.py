@@ -22,7 +22,8 @@ from ..graph import Graph, graph_from_any
 from .._progress import progress_bar
 from . import _cpu
 from ._multilevel import v_cycle
-from ._objective import ImbalanceResult, canonical, coerce_labels, imbalance, slot_weights
+from ._objective import (ImbalanceResult, canonical, coerce_labels, imbalance, imbalance_value,
+                         slot_weights)
 from ._state import CPUState, Level
 
 __all__ = ["ClusteringResult", "correlation_clustering"]
@@ -104,13 +105,7 @@ def _restart(graph: Graph, restart_id: int, params: dict[str, Any]) -> tuple[np.
         _ils_loop(st, seed, stream, int(params["perturbation_max"]), int(params["ils_max"]),
                   params.get("deadline"), kinds)
     lab = canonical(st.labels)
-    return lab, float(_objective_value(graph, lab))
-
-
-def _objective_value(graph: Graph, lab: np.ndarray) -> float:
-    from ._objective import imbalance_value
-
-    return imbalance_value(graph, lab)
+    return lab, float(imbalance_value(graph, lab))
 
 
 def _construct(level: Level, restart_id: int, params: dict[str, Any]) -> np.ndarray:
@@ -314,7 +309,7 @@ def correlation_clustering(graph: Any, *, method: str = "ils", n_clusters: int |
         _local_search(st, params)
         best = canonical(st.labels)
         done = 1
-        record(0, _objective_value(graph, best))
+        record(0, imbalance_value(graph, best))
     elif method == "multilevel":
         best, done = _run_multilevel(graph, level, params, iterations, deadline, progress, record)
     else:
@@ -363,7 +358,7 @@ def _run_multilevel(graph, level, params, patience, deadline, progress, record):
     seed, maxc = params["seed"], params["max_clusters"]
     local = _gpu_vnd(params) if params["backend"] == "gpu" else None
     best = canonical(v_cycle(level, seed, 0, None, maxc, local))
-    best_val = _objective_value(graph, best)
+    best_val = imbalance_value(graph, best)
     record(0, best_val)
     cycle, stale = 0, 0
     last = 0.0
@@ -376,7 +371,7 @@ def _run_multilevel(graph, level, params, patience, deadline, progress, record):
             t_cycle = time.perf_counter()
             lab = canonical(v_cycle(level, seed, cycle, best, maxc, local))
             last = time.perf_counter() - t_cycle
-            val = _objective_value(graph, lab)
+            val = imbalance_value(graph, lab)
             if val < best_val:
                 best, best_val, stale = lab, val, 0
                 record(cycle, val)

@@ -242,6 +242,14 @@ def map_batches(client: Any, graph: Any, fn: Callable[[Any, Any, Any], Any],
     -------
     list
         ``fn``'s results, in batch order (not completion order).
+
+    Examples
+    --------
+    >>> from rapids_balance.distributed import map_batches, split_range, start_cluster
+    >>> def degree_sum(graph, ids, params):  # module-level in real code
+    ...     return int(graph.degrees()[ids.start:ids.stop].sum())
+    >>> with start_cluster(2, gpu=False) as client:            # doctest: +SKIP
+    ...     parts = map_batches(client, g, degree_sum, split_range(g.n, 1000))
     """
     def job(gfut, batches, name, token, made):
         futs = _submit_batches(client, gfut, fn, batches, params, retries, name, token)
@@ -274,6 +282,15 @@ def map_reduce(client: Any, graph: Any, fn: Callable[[Any, Any, Any], Any],
     -------
     object
         The reduced result.
+
+    Examples
+    --------
+    >>> from rapids_balance.distributed import map_reduce, ordered_reduce, split_range
+    >>> batches = split_range(n, 64)                                         # doctest: +SKIP
+    >>> total = map_reduce(client, g, part, batches, params, split_every=8)  # doctest: +SKIP
+    >>> local = ordered_reduce([part(g, b, params) for b in batches], split_every=8)  # doctest: +SKIP
+    >>> bool((total == local).all())                                         # doctest: +SKIP
+    True
     """
     def job(gfut, batches, name, token, made):
         futs = _submit_batches(client, gfut, fn, batches, params, retries, name, token)

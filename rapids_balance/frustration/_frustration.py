@@ -189,6 +189,8 @@ def frustration(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs", seed: 
     be = resolve_backend(backend)
     cap = states_for_cap(graph.n, max_states, memory_limit)
     rp = _parse_refine(refine)
+    if n_trees == 0 and rp is None:
+        raise ValueError("n_trees=0 with refine=False computes nothing; sample trees or refine")
     if batch_size is not None and int(batch_size) < 1:
         raise ValueError(f"batch_size must be at least 1, got {batch_size!r}")
     params = FrustrationParams(n_trees=int(n_trees), sampler=sampler, seed=int(seed),

@@ -21,6 +21,7 @@ from numba import cuda
 from .._random import hash64
 from ..backend import array_module, launch_config, simulator_enabled, to_host
 from ._refine import _move_priority
+from ._samplers import mst_key
 from ._states import HASH_STREAM, n_words
 
 
@@ -99,6 +100,96 @@ def tree_states_gpu(ps, graph):
     b, t = launch_config(T * graph.m)
     _k_switches[b, t](ps, g["edge_src"], g["edge_dst"], g["sign"], switches)
     return to_host(words), to_host(hashes), to_host(switches)
+
+
+# ---------------------------------------------------------------------------
+# random-weight minimum spanning trees: Borůvka, a batch of trees at once
+# ---------------------------------------------------------------------------
+
+_NO_EDGE = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+@cuda.jit
+def _k_bv_lightest(edge_src, edge_dst, seeds, shift, comp, best, active):
+    """Thread per (tree, edge): offer the edge to both components it joins."""
+    i = cuda.grid(1)
+    m = edge_src.size
+    if i < comp.shape[0] * m:
+        t = i // m
+        e = i - t * m
+        a = comp[t, edge_src[e]]
+        b = comp[t, edge_dst[e]]
+        if a != b:
+            key = mst_key(seeds[t], e, shift)
+            cuda.atomic.min(best, (t, a), key)
+            cuda.atomic.min(best, (t, b), key)
+            active[0] = 1
+
+
+@cuda.jit
+def _k_bv_hook(edge_src, edge_dst, mask, comp, best, in_tree, ptr):
+    """Thread per (tree, vertex): a component root takes its lightest edge and
+    points at the component across it (of a mutual pair, the smaller root stays)."""
+    i = cuda.grid(1)
+    n = comp.shape[1]
+    if i < comp.shape[0] * n:
+        t = i // n
+        c = i - t * n
+        ptr[t, c] = comp[t, c]
+        if comp[t, c] == c and best[t, c] != _NO_EDGE:
+            e = np.int64(best[t, c] & mask)
+            in_tree[t, e] = 1
+            other = comp[t, edge_src[e]]
+            if other == c:
+                other = comp[t, edge_dst[e]]
+            if not (best[t, other] == best[t, c] and c < other):
+                ptr[t, c] = other
+
+
+@cuda.jit
+def _k_bv_jump(ptr, changed):
+    i = cuda.grid(1)
+    n = ptr.shape[1]
+    if i < ptr.shape[0] * n:
+        t = i // n
+        v = i - t * n
+        p = ptr[t, v]
+        q = ptr[t, p]
+        if q != p:
+            ptr[t, v] = q
+            changed[0] = 1
+
+
+def boruvka_tree_edges(graph, seeds, shift):
+    """Edge ids of each tree's random-weight MST (list of int64 arrays, host)."""
+    g = _graph(graph)
+    xp = array_module("gpu")
+    T, n, m = len(seeds), graph.n, graph.m
+    seeds_d = _dev(np.asarray(seeds, dtype=np.int64))
+    comp = xp.empty((T, n), dtype=np.int64)
+    comp[:] = xp.arange(n, dtype=np.int64)[None, :]
+    ptr = xp.empty_like(comp)
+    best = xp.empty((T, n), dtype=np.uint64)
+    in_tree = xp.zeros((T, m), dtype=np.int8)
+    mask = np.uint64((1 << shift) - 1)
+    be, te = launch_config(T * m)
+    bv, tv = launch_config(T * n)
+    while True:
+        best[:] = _NO_EDGE
+        active = xp.zeros(1, dtype=np.int32)
+        _k_bv_lightest[be, te](g["edge_src"], g["edge_dst"], seeds_d, np.uint64(shift), comp,
+                               best, active)
+        if int(to_host(active)[0]) == 0:
+            break
+        _k_bv_hook[bv, tv](g["edge_src"], g["edge_dst"], mask, comp, best, in_tree, ptr)
+        while True:
+            changed = xp.zeros(1, dtype=np.int32)
+            _k_bv_jump[bv, tv](ptr, changed)
+            if int(to_host(changed)[0]) == 0:
+                break
+        comp, ptr = ptr, comp
+    rows = to_host(in_tree)
+    return [np.flatnonzero(rows[t]).astype(np.int64) for t in range(T)]
 
 
 # ---------------------------------------------------------------------------

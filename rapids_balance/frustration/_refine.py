@@ -206,6 +206,31 @@ def _contractible(J, k, x, x2, u, v, respect):
     return not respect or (J[k] * x[u] * x[v] > 0 and J[k] * x2[u] * x2[v] > 0)
 
 
+@numba.njit(cache=True, inline="always")
+def _heaviest(indptr, idx, J, x, x2, u, cmap, csize, vw, limit, seed, level, respect, join):
+    """CSR slot of u's heaviest contractible edge (-1 if none).
+
+    ``join=False``: to an unclustered neighbour (pairs); ``join=True``: into a
+    neighbour's cluster.  Clusters stay within ``limit`` vertices.
+    """
+    bw = np.uint64(0)
+    bk = -1
+    for k in range(indptr[u], indptr[u + 1]):
+        v = idx[k]
+        if join:
+            if cmap[v] < 0 or csize[cmap[v]] + vw[u] > limit:
+                continue
+        elif cmap[v] >= 0 or vw[u] + vw[v] > limit:
+            continue
+        if not _contractible(J, k, x, x2, u, v, respect):
+            continue
+        a = _edge_key(J, k, seed, level)
+        if a > bw:
+            bw = a
+            bk = k
+    return bk
+
+
 @numba.njit(cache=True, nogil=True)
 def _match(indptr, idx, J, x, x2, vw, limit, seed, level, respect):
     """Cluster the vertices of one level: heavy-edge pairs, then leftovers join a neighbour.
@@ -228,16 +253,7 @@ def _match(indptr, idx, J, x, x2, vw, limit, seed, level, respect):
         u = perm[i]
         if cmap[u] >= 0:
             continue
-        bw = np.uint64(0)
-        bk = -1
-        for k in range(indptr[u], indptr[u + 1]):
-            v = idx[k]
-            if cmap[v] >= 0 or vw[u] + vw[v] > limit or not _contractible(J, k, x, x2, u, v, respect):
-                continue
-            a = _edge_key(J, k, seed, level)
-            if a > bw:
-                bw = a
-                bk = k
+        bk = _heaviest(indptr, idx, J, x, x2, u, cmap, csize, vw, limit, seed, level, respect, False)
         if bk >= 0:
             v = idx[bk]
             cmap[u] = nc
@@ -249,16 +265,7 @@ def _match(indptr, idx, J, x, x2, vw, limit, seed, level, respect):
         u = perm[i]
         if cmap[u] >= 0:
             continue
-        bw = np.uint64(0)
-        bk = -1
-        for k in range(indptr[u], indptr[u + 1]):
-            v = idx[k]
-            if cmap[v] < 0 or csize[cmap[v]] + vw[u] > limit or not _contractible(J, k, x, x2, u, v, respect):
-                continue
-            a = _edge_key(J, k, seed, level)
-            if a > bw:
-                bw = a
-                bk = k
+        bk = _heaviest(indptr, idx, J, x, x2, u, cmap, csize, vw, limit, seed, level, respect, True)
         if bk >= 0:
             v = idx[bk]
             c = cmap[v]

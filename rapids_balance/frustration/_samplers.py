@@ -16,9 +16,10 @@ Samplers:
 * ``dfs``: depth-first search over the sorted adjacency.
 * ``rdfs``: depth-first search over a per-vertex shuffled adjacency.
 * ``hybrid``: per tree a coin picks ``bfs`` or ``rdfs`` (graphB++ Alg. 4).
-* ``kruskal``: minimum spanning tree under random edge weights.  The weights
-  are distinct (a 64-bit hash, ties broken by edge id), so the MST is unique
-  and Kruskal's and Borůvka's algorithms build the same tree.
+* ``kruskal``: minimum spanning tree under random edge weights
+  (:func:`mst_key`).  The weights are distinct, so the MST is unique: the
+  CPU builds it with Kruskal's algorithm, the GPU with Borůvka's (all trees
+  of a batch at once, integer atomics), and both give the same tree.
 * ``uniform``: a uniformly random spanning tree by Wilson's loop-erased random
   walks (Aldous-Broder can take very long on some graphs; Wilson's expected
   time is the mean hitting time).
@@ -55,6 +56,16 @@ WILSON_STREAM = 0x57494C53    # "WILS": random-walk steps
 # rooting a set of tree edges (Kruskal, Wilson)
 # ---------------------------------------------------------------------------
 
+@numba.njit(cache=True, inline="always")
+def _start_tree(parent, parent_edge, order, root):
+    """Every vertex unreached (-2), the root first in ``order``."""
+    for v in range(parent.size):
+        parent[v] = -2
+    parent[root] = -1
+    parent_edge[root] = -1
+    order[0] = root
+
+
 @numba.njit(cache=True)
 def _root_tree_edges(n, edge_src, edge_dst, tree_edges, root, parent, parent_edge, order):
     """Orient ``n - 1`` tree edges away from ``root``: parent, parent_edge, order.
@@ -81,11 +92,7 @@ def _root_tree_edges(n, edge_src, edge_dst, tree_edges, root, parent, parent_edg
         nbr[fill[b]] = a
         eid[fill[b]] = e
         fill[b] += 1
-    for v in range(n):
-        parent[v] = -2
-    parent[root] = -1
-    parent_edge[root] = -1
-    order[0] = root
+    _start_tree(parent, parent_edge, order, root)
     tail = 1
     head = 0
     while head < tail:
@@ -114,12 +121,7 @@ def _dfs_tree_into(indptr, indices, slot_edge, root, seed, shuffle, parent, pare
     is first entered, so the permutation of a row depends only on the seed.
     ``nbr`` (slots, 2m), ``stack_v``, ``stack_j`` (n) are scratch.
     """
-    n = indptr.size - 1
-    for v in range(n):
-        parent[v] = -2
-    parent[root] = -1
-    parent_edge[root] = -1
-    order[0] = root
+    _start_tree(parent, parent_edge, order, root)
     count = 1
     top = 0
     stack_v[0] = root
@@ -187,13 +189,32 @@ def _find(uf, x):
     return x
 
 
+def mst_shift(m: int) -> int:
+    """Low bits of an MST key that hold the edge id."""
+    return max(1, int(m).bit_length())
+
+
+@numba.njit(cache=True, inline="always")
+def mst_key(seed, e, shift):
+    """Random weight of edge ``e`` in tree ``seed``: hash bits above, the edge id below.
+
+    Keys are distinct, so the minimum spanning tree is unique: Kruskal's (CPU)
+    and Borůvka's (GPU) algorithms build the same tree.
+    """
+    h = hash64(seed, KRUSKAL_STREAM, e)
+    return ((h >> np.uint64(shift)) << np.uint64(shift)) | np.uint64(e)
+
+
 @numba.njit(cache=True)
 def _kruskal_tree_into(edge_src, edge_dst, n, root, seed, parent, parent_edge, order, weight, uf,
                        tree_edges):
     m = edge_src.size
+    shift = 1
+    while (1 << shift) <= m:
+        shift += 1
     for e in range(m):
-        weight[e] = hash64(seed, KRUSKAL_STREAM, e)
-    by_weight = np.argsort(weight, kind="mergesort")  # stable: ties go to the smaller edge id
+        weight[e] = mst_key(seed, e, shift)
+    by_weight = np.argsort(weight)
     for v in range(n):
         uf[v] = v
     k = 0
@@ -209,7 +230,9 @@ def _kruskal_tree_into(edge_src, edge_dst, n, root, seed, parent, parent_edge, o
                 break
     if k != n - 1:
         return k + 1
-    return _root_tree_edges(n, edge_src, edge_dst, tree_edges[:k], root, parent, parent_edge, order)
+    # by edge id, as the GPU's Borůvka lists them: the same rooted arrays on both backends
+    return _root_tree_edges(n, edge_src, edge_dst, np.sort(tree_edges[:k]), root, parent,
+                            parent_edge, order)
 
 
 @numba.njit(parallel=True, cache=True)
@@ -321,8 +344,9 @@ def sample_trees(graph, tree_ids, *, sampler: str = "bfs", seed: int = 0,
         balancing engine's rule (vertices by descending degree, or random
         roots for ``"bfs-random-root"``).
     backend : {"cpu", "gpu"}
-        BFS trees run on the GPU kernels of the balancing engine; the
-        sequential samplers always run on CPU threads.
+        BFS trees run on the GPU kernels of the balancing engine and
+        random-weight MSTs on Borůvka kernels (rooted on the host); DFS,
+        RDFS and Wilson's walks always run on CPU threads.
 
     Returns
     -------
@@ -373,7 +397,15 @@ def sample_trees(graph, tree_ids, *, sampler: str = "bfs", seed: int = 0,
             parent[rows], parent_edge[rows], order[rows] = sub
             _check_reached(sub_reached, n, sampler)
         return parent, parent_edge, order, codes
-    if sampler == "kruskal":
+    if sampler == "kruskal" and backend == "gpu":
+        from ._gpu import boruvka_tree_edges
+
+        tree_edges = boruvka_tree_edges(graph, seeds64, mst_shift(graph.m))
+        for t in range(T):
+            reached[t] = _root_tree_edges(n, graph.edge_src, graph.edge_dst, tree_edges[t],
+                                          np.int64(root_ids[t]), parent[t], parent_edge[t],
+                                          order[t])
+    elif sampler == "kruskal":
         _kruskal_batch(graph.edge_src, graph.edge_dst, n, root_ids.astype(np.int64), seeds64,
                        parent, parent_edge, order, reached, chunks)
     else:  # uniform
