@@ -249,6 +249,12 @@ def test_map_batches_returns_batch_order(client):
     assert len(got) == len(want)
     for g, w in zip(got, want):
         assert np.array_equal(g, w)
+    # streamed results (completion order) with a progress bar: same list, each batch once
+    seen = []
+    streamed = map_batches(client, GRAPH, _float_part, batches, {"scale": 0.5}, progress=True,
+                           on_result=lambda i, r: seen.append(i))
+    assert sorted(seen) == list(range(len(batches)))
+    assert all(np.array_equal(g, w) for g, w in zip(streamed, want))
 
 
 @pytest.mark.parametrize("split_every", [None, 2, 8])

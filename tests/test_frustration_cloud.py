@@ -207,3 +207,12 @@ def test_cap_keeps_counting_a_kept_state_on_ties():
     merge_part(cloud, build_part(T, h, np.array([4]), [20], [0], 1))
     merge_part(cloud, build_part(S, h, np.array([5]), [30], [0], 1))
     assert cloud.first_tree == [20] and cloud.counts == [1] and cloud.evicted == 3
+
+
+def test_refine_without_trees(graph):
+    res = frustration(graph, 0, progress=False)
+    assert res.tree_index is None and len(res.cloud) == 0
+    assert res.index == res.refined_index == recount(graph, res.best_state)
+    assert (res.history["stage"] == "refine").all() and res.history["index"].dtype == np.int64
+    with pytest.raises(ValueError, match="n_trees=0"):
+        frustration(graph, 0, refine=False, progress=False)

@@ -301,9 +301,9 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
     ----------
     .. [1] Ulrik Brandes: On variants of shortest-path betweenness centrality
        and their generic computation.  Social Networks 30(2):136-145, 2008.
-    .. [2] Zhang, Wang, Zhang, Li: A GPU-based solution for fast calculation of
-       the betweenness centrality in large weighted networks.  PeerJ Computer
-       Science 3:e140, 2017.
+    .. [2] A GPU-based solution for fast calculation of the betweenness
+       centrality in large weighted networks.  PeerJ Computer Science 3:e140,
+       2017, https://doi.org/10.7717/peerj-cs.140
 
     Examples
     --------
@@ -386,9 +386,9 @@ def edge_betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, 
     ----------
     .. [1] Ulrik Brandes: On variants of shortest-path betweenness centrality
        and their generic computation.  Social Networks 30(2):136-145, 2008.
-    .. [2] Zhang, Wang, Zhang, Li: A GPU-based solution for fast calculation of
-       the betweenness centrality in large weighted networks.  PeerJ Computer
-       Science 3:e140, 2017.
+    .. [2] A GPU-based solution for fast calculation of the betweenness
+       centrality in large weighted networks.  PeerJ Computer Science 3:e140,
+       2017, https://doi.org/10.7717/peerj-cs.140
 
     Examples
     --------
@@ -397,8 +397,8 @@ def edge_betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, 
     >>> edges = pd.DataFrame({"src": [0, 1], "dst": [1, 2]})
     >>> rb.edge_betweenness_centrality(edges, weight=None, backend="cpu")
        src  dst  betweenness_centrality
-    0    0    1                0.333333
-    1    1    2                0.333333
+    0    0    1                0.666667
+    1    1    2                0.666667
     """
     be, g, bg, sources, sampled = _setup(graph, k, weight, seed, directed, backend, for_edges=True)
     params = {"backend": be, "endpoints": False, "edges": True, "chunk": _CHUNK[be]}

@@ -141,7 +141,8 @@ class Cloud:
 
     def best_positions(self, k: int) -> list[int]:
         """Positions of the ``k`` states with fewest switches (ties: found first)."""
-        order = np.lexsort((np.asarray(self.first_tree), np.asarray(self.switches)))
+        order = np.lexsort((np.asarray(self.first_tree, np.int64),
+                            np.asarray(self.switches, np.int64)))
         return order[:k].tolist()
 
 

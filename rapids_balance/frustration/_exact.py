@@ -133,8 +133,10 @@ def _strengthen(h, graph, deadline: float, max_rounds: int = 200) -> int:
     added = 0
     lp_bound = 0.0
     for _ in range(max_rounds):
-        if time.perf_counter() > deadline:
+        left = deadline - time.perf_counter()
+        if left <= 0:
             break
+        h.setOptionValue("time_limit", left)  # an LP solve may not overrun the cut budget
         h.run()
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             break

@@ -241,26 +241,21 @@ def _finalize(graph, cloud: Cloud, params: FrustrationParams, rp: RefineParams |
     from ._samplers import SAMPLERS as NAMES
 
     k = len(cloud)
-    order = cloud.best_positions(k) if k else []
-    # state ids in order of discovery
-    disc = np.argsort(np.asarray(cloud.first_tree, np.int64), kind="stable") if k else np.zeros(0, int)
-    sid = np.empty(k, np.int64)
-    sid[disc] = np.arange(k)
+    order = cloud.best_positions(k)
+    first = np.asarray(cloud.first_tree, np.int64)
+    sid = np.empty(k, np.int64)  # state ids in order of discovery
+    sid[np.argsort(first, kind="stable")] = np.arange(k)
     frame = pd.DataFrame({
-        "state": sid[order] if k else np.zeros(0, np.int64),
-        "count": np.asarray(cloud.counts, np.int64)[order] if k else np.zeros(0, np.int64),
-        "switches": np.asarray(cloud.switches, np.int64)[order] if k else np.zeros(0, np.int64),
+        "state": sid[order],
+        "count": np.asarray(cloud.counts, np.int64)[order],
+        "switches": np.asarray(cloud.switches, np.int64)[order],
         "sampler": [NAMES[cloud.sampler[i]] for i in order],
-        "first_tree": np.asarray(cloud.first_tree, np.int64)[order] if k else np.zeros(0, np.int64),
+        "first_tree": first[order],
     })
     words = [cloud.words[i] for i in order]
-    hist = pd.DataFrame({"stage": "trees", "trees": [t for t, _ in cloud.history],
-                         "round": 0, "index": [b for _, b in cloud.history]})
+    hist_rows = [("trees", t, 0, b) for t, b in cloud.history]
     tree_index = cloud.best if k else None
-    if k:
-        best_side = words_to_sides(words[0], graph.n)
-    else:
-        best_side = np.zeros(graph.n, np.int8)
+    best_side = words_to_sides(words[0], graph.n) if k else np.zeros(graph.n, np.int8)
     refined_index = None
     t1 = time.perf_counter()
     rounds_log: list[int] = []
@@ -280,10 +275,10 @@ def _finalize(graph, cloud: Cloud, params: FrustrationParams, rp: RefineParams |
         refined_index = count_frustrated(graph, side)
         if tree_index is None or refined_index <= tree_index:
             best_side = side
-        hist = pd.concat([hist, pd.DataFrame({"stage": "refine", "trees": params.n_trees,
-                                              "round": np.arange(len(rounds_log)),
-                                              "index": rounds_log})], ignore_index=True)
+        hist_rows += [("refine", params.n_trees, r, b) for r, b in enumerate(rounds_log)]
     index = count_frustrated(graph, best_side)
+    hist = pd.DataFrame(hist_rows, columns=["stage", "trees", "round", "index"]).astype(
+        {"trees": np.int64, "round": np.int64, "index": np.int64})
     info = {"trees": cloud.n_trees, "states": k, "evicted": cloud.evicted,
             "max_states": params.max_states, "seconds_cloud": t_cloud,
             "seconds_refine": time.perf_counter() - t1 if rp is not None else 0.0,

@@ -19,25 +19,11 @@ import numpy as np
 from numba import cuda
 
 from .._random import hash64
-from ..backend import array_module, launch_config, simulator_enabled, to_host
+from ..backend import array_module, launch_config, to_host
+from ..balance._gpu import dev as _dev, graph_arrays as _graph
 from ._refine import _move_priority
 from ._samplers import mst_key
 from ._states import HASH_STREAM, n_words
-
-
-def _dev(a, dtype=None):
-    xp = array_module("gpu")
-    out = xp.asarray(a, dtype=dtype)
-    if simulator_enabled() and not out.flags.writeable:
-        out = out.copy()  # the simulator writes every argument back
-    return out
-
-
-def _graph(graph) -> dict:
-    d = graph.device_arrays()
-    if simulator_enabled():
-        d = {k: np.array(v) for k, v in d.items()}
-    return d
 
 
 # ---------------------------------------------------------------------------

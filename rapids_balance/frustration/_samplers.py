@@ -350,8 +350,9 @@ def sample_trees(graph, tree_ids, *, sampler: str = "bfs", seed: int = 0,
 
     Returns
     -------
-    parent, parent_edge, order : numpy.ndarray (T, n) int32
-        The tree batch (host arrays).
+    parent, parent_edge, order : array (T, n) int32
+        The tree batch: host arrays, except BFS trees built on a real GPU
+        (CuPy arrays, left on the device).
     codes : numpy.ndarray (T,) int8
         Sampler code (:data:`SAMPLER_CODES`) of each tree; hybrid trees report
         ``bfs`` or ``rdfs``.
@@ -367,9 +368,7 @@ def sample_trees(graph, tree_ids, *, sampler: str = "bfs", seed: int = 0,
     codes = np.full(T, SAMPLER_CODES[sampler], np.int8)
     if sampler in ("bfs", "bfs-random-root"):
         p, pe, o = bfs_trees(graph, root_ids, seeds, backend=backend)
-        from ..backend import to_host
-
-        return to_host(p), to_host(pe), to_host(o), codes
+        return p, pe, o, codes  # CuPy arrays on a real GPU: they stay there for path signs
     parent = np.empty((T, n), np.int32)
     parent_edge = np.empty((T, n), np.int32)
     order = np.empty((T, n), np.int32)
