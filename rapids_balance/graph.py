@@ -206,7 +206,9 @@ class Graph:
                 names.append("sign")
             if self.weight is not None:
                 names.append("weight")
-            self._device = {k: to_device(getattr(self, k), "gpu") for k in names}
+            # numpy under the simulator: writable copies, because the simulator
+            # copies kernel arguments back and refuses read-only arrays
+            self._device = {k: to_device(np.array(getattr(self, k)), "gpu") for k in names}
         return self._device
 
     def edges_frame(self):
