@@ -31,6 +31,7 @@ that is *not* quiet (other jobs share the two cores; the load average is
 printed with every row).
 
 Run: ``python benchmarks/bench_betweenness.py [--full] [--k 500] [--only BA,ER,...]``
+(``--ours-only`` times this library alone, e.g. to re-time on a quieter machine).
 """
 
 from __future__ import annotations
@@ -193,7 +194,7 @@ def ours(g: Graph, sources, edges: bool, backend: str):
 
 
 def bench_graph(rep: Report, g: Graph, *, exact: bool, k: int, seed: int, nx_sources: int, backend: str,
-                skip_networkit: bool):
+                skip_networkit: bool, peers: bool = True):
     name = f"{g.name} (n={g.n:,}, m={g.m:,})"
     sources = None if exact else bmod._sources(g, min(k, g.n), seed)[0]
     n_src = g.n if exact else sources.size
@@ -206,6 +207,10 @@ def bench_graph(rep: Report, g: Graph, *, exact: bool, k: int, seed: int, nx_sou
         t_ours, v_ours = ours(g, sources, edges, backend)
         total_ours += t_ours
         scores[edges] = v_ours
+        if not peers:
+            rep.add(input=name, figure=f"{what} BC {mode}, ours ({backend}) s", value=round(t_ours, 3),
+                    unit="s", load=_load())
+            continue
         t_ig, raw_ig = igraph_raw(g, sources, edges)
         diff = max_rel(v_ours, _normalise(raw_ig, g, sources, edges))
         rep.add(input=name, figure=f"{what} BC {mode}, ours ({backend}) s", value=round(t_ours, 3), unit="s",
@@ -220,7 +225,7 @@ def bench_graph(rep: Report, g: Graph, *, exact: bool, k: int, seed: int, nx_sou
                 peer_value=round(t_nx * n_src / nx_src.size, 1), max_rel_diff=diff_nx, load=_load())
         rep.add(input=name, figure=f"{what} BC, {nx_src.size} sources: max rel diff to networkx",
                 value=diff_nx, unit="rel")
-    if skip_networkit:
+    if skip_networkit or not peers:
         return total_ours
     if exact:
         t_nk, nk_node, nk_edge = networkit_exact(g)
@@ -248,9 +253,11 @@ def main() -> None:
     ap.add_argument("--only", default="", help="comma-separated input names (BA, ER, bitcoinalpha, ...)")
     ap.add_argument("--backend", default="auto")
     ap.add_argument("--skip-networkit", action="store_true")
+    ap.add_argument("--ours-only", action="store_true", help="time ours only (no peers, no comparison)")
     args = ap.parse_args()
     backend = rb.resolve_backend(args.backend)
-    rep = Report("betweenness-full" if args.full else "betweenness", description="weighted betweenness centrality vs igraph, networkit, networkx",
+    rep = Report("betweenness" + ("-full" if args.full else "") + ("-ours" if args.ours_only else ""),
+                 description="weighted betweenness centrality vs igraph, networkit, networkx",
                  params=vars(args))
     only = {s.strip() for s in args.only.split(",") if s.strip()}
     # warm-up: numba compilation (cached on disk after the first run) is not timed
@@ -262,7 +269,7 @@ def main() -> None:
             continue
         g = synthetic(kind, args.n, 5, args.seed)
         tot = bench_graph(rep, g, exact=args.full, k=args.k, seed=args.seed, nx_sources=args.nx_sources,
-                          backend=backend, skip_networkit=args.skip_networkit)
+                          backend=backend, skip_networkit=args.skip_networkit, peers=not args.ours_only)
         if kind == "BA" and args.full and args.n == 20_000:
             for peer, val in PUBLISHED_BA.items():
                 rep.add(input=f"{g.name} exact", figure=f"node+edge BC exact, ours ({backend}) s",
@@ -276,7 +283,8 @@ def main() -> None:
             continue
         g = real(name, file, rule)
         bench_graph(rep, g, exact=args.full and name in EXACT_REAL, k=args.k, seed=args.seed,
-                    nx_sources=args.nx_sources, backend=backend, skip_networkit=args.skip_networkit)
+                    nx_sources=args.nx_sources, backend=backend, skip_networkit=args.skip_networkit,
+                    peers=not args.ours_only)
     rep.finish()
 
 

@@ -55,12 +55,15 @@ PUBLISHED = {
 TARGETS = {"Slashdot": 74_500, "Epinions": 54_000, "wiki-Elec": 16_500, "Bitcoin OTC": 1_150}
 BLP = {"Slashdot": 77_283, "wiki-Elec": 29_257}  # graphB++ Table III baseline (40 h limit)
 
-INPUTS = [  # (name, shared-data file, large?)
-    ("Bitcoin OTC", "soc-sign-bitcoinotc.csv.gz", False),
-    ("Bitcoin Alpha", "soc-sign-bitcoinalpha.csv.gz", False),
-    ("wiki-Elec", "wiki-Elec_graphB_SC21_edges.csv.gz", False),
-    ("Slashdot", "soc-sign-Slashdot090221.txt.gz", True),
-    ("Epinions", "soc-sign-epinions.txt.gz", True),
+INPUTS = [  # (name, shared-data file, large?, read options, sampler rows?)
+    ("Bitcoin OTC", "soc-sign-bitcoinotc.csv.gz", False, {}, True),
+    ("Bitcoin Alpha", "soc-sign-bitcoinalpha.csv.gz", False, {}, True),
+    ("wiki-Elec", "wiki-Elec_graphB_SC21_edges.csv.gz", False, {}, True),
+    # the same file with its 6,960 neutral (0) votes dropped instead of kept as positive edges
+    ("wiki-Elec, 0 votes dropped", "wiki-Elec_graphB_SC21_edges.csv.gz", False,
+     {"zero_sign": "drop"}, False),
+    ("Slashdot", "soc-sign-Slashdot090221.txt.gz", True, {}, True),
+    ("Epinions", "soc-sign-epinions.txt.gz", True, {}, True),
 ]
 EXACT_INPUTS = [("Highland tribes", "highland_tribes_graphB_edges.csv.gz"),
                 ("Sampson", "konect_out.moreno_sampson_sampson.gz"),
@@ -193,11 +196,11 @@ def main() -> None:
     warm_up()
     if "graphbplus" not in args.skip:
         graphbplus_row(rep)
-    for name, fname, is_large in INPUTS:
+    for name, fname, is_large, opts, with_samplers in INPUTS:
         if args.inputs and name not in args.inputs:
             continue
-        g = rb.read_edgelist(SHARED_DATA / fname)
-        if "samplers" not in args.skip:
+        g = rb.read_edgelist(SHARED_DATA / fname, **opts)
+        if "samplers" not in args.skip and with_samplers:
             sampler_rows(rep, name, g, SAMPLERS, large if is_large else small)
         if "refine" not in args.skip:
             refine_row(rep, name, g, 16)
@@ -205,7 +208,7 @@ def main() -> None:
         exact_rows(rep, args.exact_time)
         near_balanced_rows(rep, args.exact_time)
     if "memory" not in args.skip:
-        memory_row(rep, 1000 if args.full else 200)
+        memory_row(rep, 1000)
     rep.finish(args.out)
 
 
