@@ -51,5 +51,63 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+# ---------------------------------------------------------------------------
+# shared pieces of the sub-commands: where the graph comes from, the backend
+# ---------------------------------------------------------------------------
+
+def add_input_arguments(p: argparse.ArgumentParser, *, example: bool = True,
+                        cleaning: bool = True, component_default: str = "largest") -> None:
+    """PATH (or --example NAME), --format, --member and the cleaning rules."""
+    from .graph import COMPONENT_RULES, CONFLICT_RULES, NUMBERING_RULES, ZERO_SIGN_RULES
+
+    if example:
+        what = p.add_mutually_exclusive_group(required=True)
+        what.add_argument("path", nargs="?", help="edge-list file (any format `rapids-balance info` "
+                          "reads: CSV, SNAP, KONECT, Levorato, Parquet; .gz; tar with --member)")
+        what.add_argument("--example", metavar="NAME", help="a bundled example graph instead of PATH "
+                          "(see rapids_balance.list_examples())")
+    else:
+        p.add_argument("path", help="edge-list file (any format `rapids-balance info` reads)")
+    p.add_argument("--format", default="auto", metavar="FORMAT",
+                   help="input file format (default: detected; see `rapids-balance info --help`)")
+    p.add_argument("--member", help="file inside a tar archive")
+    p.add_argument("--component", choices=COMPONENT_RULES, default=component_default,
+                   help=f"keep the largest connected component or all (default {component_default})")
+    if cleaning:
+        p.add_argument("--conflicts", choices=CONFLICT_RULES, default="first",
+                       help="pairs seen with both signs: keep the first sign (graphB+, default), "
+                            "drop the pair, or stop with an error")
+        p.add_argument("--zero-sign", choices=ZERO_SIGN_RULES, default="positive",
+                       help="sign-0 rows: keep as positive edges (default), drop, or error")
+        p.add_argument("--numbering", choices=NUMBERING_RULES, default="sorted",
+                       help="internal ids: sorted labels (default) or graphB+'s order")
+
+
+def input_options(args: argparse.Namespace) -> dict:
+    """The cleaning options named on the command line, as read_edgelist keywords."""
+    opts = {"component": args.component}
+    for key in ("conflicts", "zero_sign", "numbering"):
+        if hasattr(args, key):
+            opts[key] = getattr(args, key)
+    return opts
+
+
+def load_input(args: argparse.Namespace, **read_options):
+    """The graph named by PATH/--example with the command line's cleaning rules."""
+    opts = {**input_options(args), **read_options}
+    if getattr(args, "example", None) is not None:
+        from .datasets import load_example
+
+        return load_example(args.example, **opts)
+    from .io import read_edgelist
+
+    return read_edgelist(args.path, format=args.format, member=args.member, **opts)
+
+
+def add_backend_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto",
+                   help="auto: the GPU if one is usable, else the CPU (default)")
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -57,10 +57,12 @@ def _internal(g, res):
 
 
 @pytest.mark.parametrize("seed,weighted", [(0, False), (1, False), (2, True), (3, True)])
-@pytest.mark.parametrize("method", ["ils", "grasp", "multilevel"])
-def test_optimal_on_tiny_graphs(seed, weighted, method):
+@pytest.mark.parametrize("method,extra", [("ils", {}), ("ils", {"perturbation": "vertex"}),
+                                          ("grasp", {}), ("multilevel", {})])
+def test_optimal_on_tiny_graphs(seed, weighted, method, extra):
     g = _random_graph(seed, 8, 14, weighted)
-    res = rb.correlation_clustering(g, method=method, seed=seed, progress=False, max_iterations=5)
+    res = rb.correlation_clustering(g, method=method, seed=seed, progress=False, max_iterations=5,
+                                    **extra)
     assert res.imbalance == pytest.approx(_brute_force(g))
     assert res.imbalance == pytest.approx(_python_cost(g, _internal(g, res)))
 
@@ -168,6 +170,8 @@ def test_bad_arguments():
         rb.correlation_clustering(g, method="nope")
     with pytest.raises(ValueError):
         rb.correlation_clustering(g, alpha=2.0)
+    with pytest.raises(ValueError):
+        rb.correlation_clustering(g, perturbation="shake")
     with pytest.raises(rb.GraphInputError):
         rb.correlation_clustering(g, method="vnd", init="singletons", n_clusters=2)
     with pytest.raises(NotImplementedError):

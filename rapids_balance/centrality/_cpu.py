@@ -265,7 +265,6 @@ def _sum_rows(rows, out):
         sum_rows_column(rows, out, j)
 
 
-@numba.njit(cache=True, parallel=True)
 def bc_batch_cpu(sources, chunk, n, indptr, indices, wslot, slot_edge,
                  rindptr, rindices, rwslot, rslot_edge, directed, nbuckets, endpoints, want_edges,
                  node_out, edge_out):
@@ -275,9 +274,23 @@ def bc_batch_cpu(sources, chunk, n, indptr, indices, wslot, slot_edge,
     ``c`` of the accumulators, rows are summed in order at the end.
     ``nbuckets`` selects the queue of :func:`_sssp`.
     """
+    # chunks are handed out one at a time: on a busy machine a static split
+    # waits for the slowest thread (each chunk has its own row: same bits)
+    with numba.parallel_chunksize(1):
+        node_rows, edge_rows = _chunk_rows(sources, chunk, n, indptr, indices, wslot, slot_edge,
+                                           rindptr, rindices, rwslot, rslot_edge, directed, nbuckets,
+                                           endpoints, want_edges, edge_out.size)
+    _sum_rows(node_rows, node_out)
+    if want_edges:
+        _sum_rows(edge_rows, edge_out)
+
+
+@numba.njit(cache=True, parallel=True)
+def _chunk_rows(sources, chunk, n, indptr, indices, wslot, slot_edge, rindptr, rindices, rwslot,
+                rslot_edge, directed, nbuckets, endpoints, want_edges, m):
+    """Per-chunk accumulator rows (node, edge) of a batch of sources."""
     n_src = sources.size
     n_chunks = (n_src + chunk - 1) // chunk
-    m = edge_out.size
     node_rows = np.zeros((n_chunks, n))
     edge_rows = np.zeros((n_chunks, m if want_edges else 0))
     for c in prange(n_chunks):
@@ -302,9 +315,7 @@ def bc_batch_cpu(sources, chunk, n, indptr, indices, wslot, slot_edge,
             _accumulate(s, count, order, pstart, pvert, pedge, sigma, delta, endpoints,
                         want_edges, node_acc, edge_acc)
             _reset(count, order, dist, sigma, delta, state)
-    _sum_rows(node_rows, node_out)
-    if want_edges:
-        _sum_rows(edge_rows, edge_out)
+    return node_rows, edge_rows
 
 
 @numba.njit(cache=True)

@@ -33,6 +33,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--local-search", choices=LOCAL_SEARCHES, default="auto",
                    help="VND flavour: best (paper), parallel rounds, or auto")
+    p.add_argument("--perturbation", choices=("mixed", "vertex"), default="mixed",
+                   help="ILS kicks: vertex moves only (the paper) or also cluster merges/splits")
     p.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto")
     p.add_argument("--out", metavar="FILE",
                    help="write vertex,cluster as CSV (.parquet: Parquet); default: summary only")
@@ -59,7 +61,8 @@ def _run(args) -> int:
     res = correlation_clustering(graph, method=args.method, n_clusters=args.n_clusters,
                                  alpha=args.alpha, max_iterations=args.max_iterations,
                                  time_limit=args.time_limit, seed=args.seed,
-                                 local_search=args.local_search, backend=args.backend,
+                                 local_search=args.local_search, perturbation=args.perturbation,
+                                 backend=args.backend,
                                  progress=not args.quiet)
     if args.out:
         if str(args.out).endswith(".parquet"):

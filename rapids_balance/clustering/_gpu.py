@@ -32,7 +32,6 @@ def _device(f):
 
 
 table_add = _device(_tables.table_add)
-rebuild_table = _device(_tables.rebuild_table)
 table_sub = _device(_tables.table_sub)
 best_move = _device(_tables.best_move)
 relabel = _device(_tables.relabel)
@@ -49,7 +48,11 @@ def k_build(indptr, indices, a, labels, tid, tsum, tcnt, tlen, mark, use_mark):
     if u < labels.size:
         if use_mark and not mark[u]:
             return
-        rebuild_table(u, indptr, indices, a, labels, tid, tsum, tcnt, tlen)
+        # the loop of _tables.rebuild_table written out: under the simulator
+        # a shared body cannot call another compiled one
+        tlen[u] = 0
+        for p in range(indptr[u], indptr[u + 1]):
+            table_add(tid, tsum, tcnt, tlen, indptr, u, labels[indices[p]], a[p])
 
 
 @cuda.jit
