@@ -8,7 +8,7 @@ import sys
 import time
 from typing import Any
 
-from ..graph import COMPONENT_RULES, CONFLICT_RULES, NUMBERING_RULES, ZERO_SIGN_RULES
+from ..cli import add_backend_argument, add_input_arguments, load_input
 from ._engine import METHODS
 from ._harary import MAJORITIES
 from ._result import ATTRIBUTE_DEFINITIONS
@@ -27,9 +27,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                     "negative, switched, agreement).  To reproduce graphB+ v0.2's output file use "
                     "--numbering graphbplus --roots graphbplus --seed 17 --majority agreeable "
                     "--graphbplus FILE.")
-    what = p.add_mutually_exclusive_group(required=True)
-    what.add_argument("path", nargs="?", help="edge-list file (any format `rapids-balance info` reads)")
-    what.add_argument("--example", metavar="NAME", help="a bundled example graph instead of PATH")
+    add_input_arguments(p)
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if needed)")
     p.add_argument("--trees", type=int, default=1000, help="number of spanning trees (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="tree i uses seed + i (graphB+ uses 17)")
@@ -40,31 +38,14 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--majority", choices=MAJORITIES, default="larger")
     p.add_argument("--attributes", choices=ATTRIBUTE_DEFINITIONS, default="consensus",
                    help="definitions of influence and authority (see rapids_balance.balance)")
-    p.add_argument("--format", choices=("csv", "parquet"), default="csv", help="output table format")
+    p.add_argument("--table-format", choices=("csv", "parquet"), default="csv", help="output table format")
     p.add_argument("--graphbplus", metavar="FILE", help="also write graphB+ v0.2's output file")
-    p.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto")
+    add_backend_argument(p)
     p.add_argument("--batch-size", type=int, default=None, help="trees per kernel launch (default: "
                    "from free memory)")
-    p.add_argument("--input-format", default="auto", help="input file format (default: detected)")
-    p.add_argument("--conflicts", choices=CONFLICT_RULES, default="first")
-    p.add_argument("--zero-sign", choices=ZERO_SIGN_RULES, default="positive")
-    p.add_argument("--component", choices=COMPONENT_RULES, default="largest")
-    p.add_argument("--numbering", choices=NUMBERING_RULES, default="sorted")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
     p.set_defaults(func=_run)
     return p
-
-
-def _load(args):
-    opts = dict(conflicts=args.conflicts, zero_sign=args.zero_sign, component=args.component,
-                numbering=args.numbering)
-    if args.example is not None:
-        from ..datasets import load_example
-
-        return load_example(args.example, **opts)
-    from ..io import read_edgelist
-
-    return read_edgelist(args.path, format=args.input_format, **opts)
 
 
 def _run(args) -> int:
@@ -73,7 +54,7 @@ def _run(args) -> int:
 
     if args.trees < 1:
         raise ValueError(f"--trees must be positive, got {args.trees}")
-    graph = _load(args)
+    graph = load_input(args)
     roots = graphbplus_roots(graph, args.trees) if args.roots == "graphbplus" else None
     sampler = "bfs-random-root" if args.roots == "random" else "bfs"
     start = time.perf_counter()
@@ -84,8 +65,8 @@ def _run(args) -> int:
     os.makedirs(args.out, exist_ok=True)
     written = []
     for name, frame in (("vertices", res.vertices), ("edges", res.edges)):
-        path = os.path.join(args.out, f"{name}.{args.format}")
-        if args.format == "parquet":
+        path = os.path.join(args.out, f"{name}.{args.table_format}")
+        if args.table_format == "parquet":
             frame.to_parquet(path, index=False)
         else:
             frame.to_csv(path, index=False)

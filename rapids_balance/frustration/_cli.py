@@ -9,7 +9,7 @@ import sys
 import time
 from typing import Any
 
-from ..graph import COMPONENT_RULES, CONFLICT_RULES, NUMBERING_RULES, ZERO_SIGN_RULES
+from ..cli import add_backend_argument, add_input_arguments, load_input
 from ._samplers import SAMPLERS
 
 __all__ = ["register"]
@@ -23,9 +23,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                     "states (the frustration cloud), refine the best by local search, and write "
                     "cloud.csv, best_state.csv, switched.csv, history.csv and summary.json.  "
                     "--exact also proves the index of a small graph by integer programming.")
-    what = p.add_mutually_exclusive_group(required=True)
-    what.add_argument("path", nargs="?", help="edge-list file (any format `rapids-balance info` reads)")
-    what.add_argument("--example", metavar="NAME", help="a bundled example graph instead of PATH")
+    add_input_arguments(p)
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if needed)")
     p.add_argument("--trees", type=int, default=1000, help="spanning trees to sample (default 1000)")
     p.add_argument("--sampler", choices=SAMPLERS, default="bfs", help="tree sampler (default bfs)")
@@ -44,27 +42,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--exact", type=float, default=None, metavar="SECONDS",
                    help="also run the exact integer programme with this time limit")
     p.add_argument("--plot", metavar="FILE", help="plot best index vs trees (needs matplotlib)")
-    p.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto")
-    p.add_argument("--input-format", default="auto", help="input file format (default: detected)")
-    p.add_argument("--conflicts", choices=CONFLICT_RULES, default="first")
-    p.add_argument("--zero-sign", choices=ZERO_SIGN_RULES, default="positive")
-    p.add_argument("--component", choices=COMPONENT_RULES, default="largest")
-    p.add_argument("--numbering", choices=NUMBERING_RULES, default="sorted")
+    add_backend_argument(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
     p.set_defaults(func=_run)
     return p
-
-
-def _load(args):
-    opts = dict(conflicts=args.conflicts, zero_sign=args.zero_sign, component=args.component,
-                numbering=args.numbering)
-    if args.example is not None:
-        from ..datasets import load_example
-
-        return load_example(args.example, **opts)
-    from ..io import read_edgelist
-
-    return read_edgelist(args.path, format=args.input_format, **opts)
 
 
 def _run(args) -> int:
@@ -82,7 +63,7 @@ def _main(args) -> int:
         raise ValueError(f"--trees must be non-negative, got {args.trees}")
     if args.plot:
         _plot_backend(args.plot)
-    graph = _load(args)
+    graph = load_input(args)
     roots = None
     if args.roots == "graphbplus":
         from ..balance._trees import graphbplus_roots
