@@ -264,8 +264,10 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
     -----
     Brandes' algorithm [1]_ in two phases per source.  Phase 1 finds
     distances and path counts; phase 2 accumulates dependencies from the
-    farthest vertex back.  The CPU runs one binary-heap Dijkstra per source,
-    sources in parallel.  The GPU runs the level-synchronous Dijkstra of [2]_:
+    farthest vertex back.  The CPU runs one Dijkstra per source, sources in
+    parallel: a binary heap, or Dial's buckets when all lengths are small
+    integers (BFS when unweighted); phase 2 walks the recorded
+    shortest-path DAG.  The GPU runs the level-synchronous Dijkstra of [2]_:
     each step settles every candidate with tentative distance strictly below
     :math:`\Delta = \min_c (d(c) + w_{min}(c))`, which keeps all shortest-path
     predecessors of a settled vertex in earlier levels; many sources run at
