@@ -44,6 +44,14 @@ def main() -> None:
         print("bit-identical to the single-process call:",
               bc.equals(betweenness_centrality(graph, k=1024, seed=7, weight=None)))
 
+        # GRASP restarts spread over the workers; best imbalance, ties to the first restart
+        cc = rb.correlation_clustering(graph, method="grasp", max_iterations=8, seed=3,
+                                       progress=False, client=client)
+        print(cc)
+        local = rb.correlation_clustering(graph, method="grasp", max_iterations=8, seed=3,
+                                          progress=False)
+        print("same clustering as the single-process call:", cc.labels.equals(local.labels))
+
 
 if __name__ == "__main__":  # required: worker processes re-import this file
     main()

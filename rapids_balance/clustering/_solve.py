@@ -213,7 +213,8 @@ def correlation_clustering(graph: Any, *, method: str = "ils", n_clusters: int |
     progress : bool
         Show a progress bar over restarts / cycles.
     client : dask.distributed.Client, optional
-        Not supported yet (raises NotImplementedError); restarts are the unit to scale out.
+        Run the GRASP / ILS restarts on a Dask cluster (same result for the same
+        seed); ``"vnd"`` and ``"multilevel"`` are sequential and run locally.
     local_search : {"auto", "best", "parallel"}
         ``"best"``: the paper's VND (globally best move first). ``"parallel"``:
         rounds applying every improving move that beats the moves of all its
@@ -288,9 +289,6 @@ def correlation_clustering(graph: Any, *, method: str = "ils", n_clusters: int |
     if n_clusters is not None and int(n_clusters) < 1:
         raise ValueError(f"n_clusters must be at least 1, got {n_clusters!r}")
     be = resolve_backend(backend)
-    if client is not None:
-        raise NotImplementedError("correlation_clustering(client=...) is not supported yet; "
-                                  "restarts (_restart) are the unit a Dask run would map")
     graph = graph_from_any(graph)
     if graph.sign is None:
         raise GraphInputError("correlation clustering needs a signed graph (no sign column)")
@@ -318,6 +316,10 @@ def correlation_clustering(graph: Any, *, method: str = "ils", n_clusters: int |
         record(0, imbalance_value(graph, best))
     elif method == "multilevel":
         best, done = _run_multilevel(graph, level, params, iterations, deadline, progress, record)
+    elif client is not None:  # GRASP/ILS restarts on Dask: same best, same history (distributed/)
+        from ..distributed._clustering import run_restarts
+        best, _, done = run_restarts(client, graph, params, iterations, time_limit=time_limit,
+                                     progress=progress, record=record)
     else:
         best, best_val, done = None, np.inf, 0
         with progress_bar(iterations, f"{method} restarts", progress) as bar:

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._map import cluster_batches, map_batches, split_range
+from ._map import check_client, cluster_batches, map_batches, split_range
 
 __all__ = ["run_restarts", "restart_batch"]
 
@@ -82,6 +82,7 @@ def run_restarts(client: Any, graph: Any, params: dict, iterations: int, *,
     (labels, imbalance, restarts_done)
         As the sequential loop: canonical internal labels of the best restart.
     """
+    check_client(client)
     p = {k: v for k, v in params.items() if k not in ("_level", "deadline")}
     p["wall_deadline"] = None if time_limit is None else time.time() + float(time_limit)
     if restarts_per_batch is None:
