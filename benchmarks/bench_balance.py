@@ -42,7 +42,7 @@ import numpy as np
 from _harness import SHARED_DATA, Report
 
 import rapids_balance as rb
-from rapids_balance.balance import balance
+from rapids_balance.balancing import balance
 from rapids_balance.graph import build_graph
 
 CPU_TARGET_S = {"Slashdot": 20.0, "Epinions": 30.0}  # 1000 trees, 2 cores: ms/tree = s

@@ -40,7 +40,7 @@ import numpy as np
 from _harness import SHARED_DATA, Report
 
 import rapids_balance as rb
-from rapids_balance.balance import balance  # not rb.balance: see the note in docs/distributed.md
+from rapids_balance.balancing import balance  # not rb.balance: see the note in docs/distributed.md
 from rapids_balance.centrality import betweenness_centrality
 from rapids_balance.distributed import start_cluster
 

@@ -39,7 +39,7 @@ import time
 from _harness import REPO, SHARED_DATA, Report
 
 import rapids_balance as rb
-from rapids_balance.frustration import SAMPLERS
+from rapids_balance.frustration_index import SAMPLERS
 
 # graphB++ Table III, 1000 iterations (index); AB = Aldous-Broder (uniform trees)
 PUBLISHED = {
@@ -119,7 +119,7 @@ def refine_row(rep: Report, name: str, g, trees: int) -> None:
 
 
 def graphbplus_row(rep: Report) -> None:
-    from rapids_balance.balance import graphbplus_roots
+    from rapids_balance.balancing import graphbplus_roots
 
     g = rb.read_edgelist(SHARED_DATA / "soc-sign-bitcoinotc.csv.gz", numbering="graphbplus")
     t0 = time.perf_counter()

@@ -14,7 +14,7 @@ import sys
 import tempfile
 
 import rapids_balance as rb
-from rapids_balance.balance import graphbplus_roots
+from rapids_balance.balancing import graphbplus_roots
 
 
 def main() -> None:

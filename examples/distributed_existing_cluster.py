@@ -20,7 +20,7 @@ import sys
 from distributed import Client
 
 import rapids_balance as rb
-from rapids_balance.balance import balance
+from rapids_balance.balancing import balance
 from rapids_balance.centrality import edge_betweenness_centrality
 
 

@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 import rapids_balance as rb
-from rapids_balance.balance import balance
+from rapids_balance.balancing import balance
 from rapids_balance.centrality import betweenness_centrality
 
 

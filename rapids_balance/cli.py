@@ -14,8 +14,8 @@ from importlib.util import find_spec
 
 _COMMAND_MODULES = (
     "rapids_balance.io._cli",           # info
-    "rapids_balance.balance._cli",      # balance
-    "rapids_balance.frustration._cli",  # frustration
+    "rapids_balance.balancing._cli",      # balance
+    "rapids_balance.frustration_index._cli",  # frustration
     "rapids_balance.centrality._cli",   # betweenness
     "rapids_balance.clustering._cli",   # cluster
 )

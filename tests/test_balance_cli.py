@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rapids_balance.balance import _cli, balance, graphbplus_roots
+from rapids_balance.balancing import _cli, balance, graphbplus_roots
 
 
 def run_cli(*argv):

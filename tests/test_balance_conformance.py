@@ -21,7 +21,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from rapids_balance.balance import balance, graphbplus_roots
+from rapids_balance.balancing import balance, graphbplus_roots
 from rapids_balance.graph import build_graph
 
 M32 = 0xFFFFFFFF

@@ -11,10 +11,10 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from rapids_balance.balance import BalanceResult, balance
-from rapids_balance.balance._cycle import cycle_balance_into
-from rapids_balance.balance._engine import BalanceParams, _balance_finalize, _balance_partial
-from rapids_balance.balance._trees import bfs_trees, tree_roots
+from rapids_balance.balancing import BalanceResult, balance
+from rapids_balance.balancing._cycle import cycle_balance_into
+from rapids_balance.balancing._engine import BalanceParams, _balance_finalize, _balance_partial
+from rapids_balance.balancing._trees import bfs_trees, tree_roots
 from rapids_balance.errors import GraphInputError
 from rapids_balance.graph import build_graph
 
@@ -274,7 +274,7 @@ def test_dataframe_and_networkx_inputs_equal_signed_graph():
 
 def test_package_name_stays_callable():
     import rapids_balance as rb
-    import rapids_balance.balance._trees  # noqa: F401  (binds rb.balance to the package)
+    import rapids_balance.balancing._trees  # noqa: F401  (binds rb.balance to the package)
 
     g = build_graph([0, 1], [1, 2], sign=[1, -1])
     assert isinstance(rb.balance(g, 2, progress=False, backend="cpu"), BalanceResult)
@@ -282,7 +282,7 @@ def test_package_name_stays_callable():
 
 def test_gpu_cycle_walks_on_deep_trees(gpu_backend):
     # a 16-cycle with chords: BFS trees are deep, so the label and walk kernels take long paths
-    from rapids_balance.balance import _gpu
+    from rapids_balance.balancing import _gpu
 
     n = 16
     src = list(range(n)) + [0, 3, 5]
@@ -300,7 +300,7 @@ def test_gpu_cycle_walks_on_deep_trees(gpu_backend):
 
 
 def test_gpu_backend_writes_the_same_graphbplus_file_on_highland(gpu_backend):
-    from rapids_balance.balance import graphbplus_roots
+    from rapids_balance.balancing import graphbplus_roots
     from rapids_balance.datasets import load_example
 
     g = load_example("highland", numbering="graphbplus")

@@ -1,4 +1,4 @@
-"""Spanning-tree contract of rapids_balance.balance._trees (shared with frustration/).
+"""Spanning-tree contract of rapids_balance.balancing._trees (shared with frustration_index/).
 
 References are written here from the rule in the issue, in plain Python:
 the graphB+ hash, the BFS parent rule and brute-force path signs.
@@ -7,7 +7,7 @@ the graphB+ hash, the BFS parent rule and brute-force path signs.
 import numpy as np
 import pytest
 
-from rapids_balance.balance._trees import (bfs_trees, graphbplus_roots, parent_key, path_signs,
+from rapids_balance.balancing._trees import (bfs_trees, graphbplus_roots, parent_key, path_signs,
                                            seed_mix, tree_roots)
 from rapids_balance.errors import GraphInputError
 from rapids_balance.graph import build_graph

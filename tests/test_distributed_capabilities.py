@@ -134,7 +134,7 @@ def test_correlation_clustering_client_equals_local(clients, slashdot, workers):
 # --- balance -----------------------------------------------------------------------------
 
 def _balance():
-    return _hook("rapids_balance.balance._engine", "balance")
+    return _hook("rapids_balance.balancing._engine", "balance")
 
 
 @pytest.mark.parametrize("workers", [1, 2])
@@ -156,8 +156,8 @@ def test_balance_client_equals_local(clients, slashdot, workers, method):
 def test_balance_driver_counters_equal_one_local_batch(clients, slashdot, workers):
     # the cluster cuts the 30 trees into its own batches (a few per worker);
     # the counters must equal those of all 30 trees in one local call
-    _balance_partial = _hook("rapids_balance.balance._engine", "_balance_partial")
-    from rapids_balance.balance._engine import BalanceParams
+    _balance_partial = _hook("rapids_balance.balancing._engine", "_balance_partial")
+    from rapids_balance.balancing._engine import BalanceParams
     from rapids_balance.distributed._balance import balance_counters
 
     params = BalanceParams(n_trees=30, seed=5, backend="cpu", sampler="bfs-random-root")
@@ -174,7 +174,7 @@ def test_balance_driver_counters_equal_one_local_batch(clients, slashdot, worker
 @pytest.mark.parametrize("workers", [1, 2])
 @pytest.mark.parametrize("max_states", [None, 5])
 def test_frustration_client_equals_local(clients, slashdot, workers, max_states):
-    fr = _hook("rapids_balance.frustration._frustration", "frustration")
+    fr = _hook("rapids_balance.frustration_index._frustration", "frustration")
     # a randomised sampler (hybrid mixes several) and a state cap that evicts:
     # there the merge order matters
     kw = dict(n_trees=40, seed=9, sampler="hybrid", max_states=max_states, backend="cpu",
@@ -192,7 +192,7 @@ def test_frustration_client_equals_local(clients, slashdot, workers, max_states)
 
 
 def test_frustration_with_refinement_client_equals_local(clients, slashdot):
-    fr = _hook("rapids_balance.frustration._frustration", "frustration")
+    fr = _hook("rapids_balance.frustration_index._frustration", "frustration")
     kw = dict(n_trees=24, seed=2, backend="cpu", progress=False, batch_size=8)
     local = fr(slashdot, **kw)
     dist = fr(slashdot, client=clients[2], **kw)

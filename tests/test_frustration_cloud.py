@@ -6,10 +6,10 @@ import pytest
 
 from rapids_balance.errors import GraphInputError
 from rapids_balance.graph import build_graph
-from rapids_balance.frustration import frustration
-from rapids_balance.frustration._frustration import (FrustrationParams, _batches, _cloud_partial,
+from rapids_balance.frustration_index import frustration
+from rapids_balance.frustration_index._frustration import (FrustrationParams, _batches, _cloud_partial,
                                                       _merge_clouds)
-from rapids_balance.frustration._samplers import sample_trees
+from rapids_balance.frustration_index._samplers import sample_trees
 
 from test_frustration_exact import random_signed, recount
 
@@ -181,7 +181,7 @@ def test_dask_client_equals_local(graph):
 
 def test_graphbplus_bitcoin_otc_100_bfs_trees(shared_data):
     """graphB++ reference code: 100 BFS trees on Bitcoin OTC, best 2,138 switches."""
-    from rapids_balance.balance import graphbplus_roots
+    from rapids_balance.balancing import graphbplus_roots
     from rapids_balance.datasets import load_example
 
     g = load_example("bitcoin-otc", numbering="graphbplus")
@@ -193,7 +193,7 @@ def test_graphbplus_bitcoin_otc_100_bfs_trees(shared_data):
 
 def test_cap_keeps_counting_a_kept_state_on_ties():
     """A kept state tied on switches with a newer one must still count its repeats."""
-    from rapids_balance.frustration._cloud import Cloud, build_part, merge_part
+    from rapids_balance.frustration_index._cloud import Cloud, build_part, merge_part
 
     S = np.array([[1]], np.uint64)
     T = np.array([[2]], np.uint64)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from rapids_balance.graph import build_graph
-from rapids_balance.frustration import frustration, frustration_index_exact
+from rapids_balance.frustration_index import frustration, frustration_index_exact
 
 
 def random_signed(n, p, neg, seed):

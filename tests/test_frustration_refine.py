@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rapids_balance.frustration import RefineParams, frustration, frustration_index_exact
-from rapids_balance.frustration._refine import parallel_descent, refine, vertex_gains
-from rapids_balance.frustration._states import tree_states
+from rapids_balance.frustration_index import RefineParams, frustration, frustration_index_exact
+from rapids_balance.frustration_index._refine import parallel_descent, refine, vertex_gains
+from rapids_balance.frustration_index._states import tree_states
 
 from test_frustration_exact import brute_force_index, random_signed, recount
 
@@ -77,8 +77,8 @@ def test_gpu_move_kernels_match_cpu(gpu_backend):
 
 @pytest.mark.simulator
 def test_gpu_cloud_matches_cpu(gpu_backend):
-    from rapids_balance.balance._trees import path_signs
-    from rapids_balance.frustration._samplers import sample_trees
+    from rapids_balance.balancing._trees import path_signs
+    from rapids_balance.frustration_index._samplers import sample_trees
 
     g = random_signed(20, 0.2, 0.4, 17)
     p, pe, o, _ = sample_trees(g, np.arange(6), sampler="rdfs", seed=2)

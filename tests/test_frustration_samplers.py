@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from rapids_balance.graph import build_graph
-from rapids_balance.frustration._samplers import SAMPLER_CODES, SAMPLERS, sample_trees
-from rapids_balance.frustration._samplers import mst_key, mst_shift
+from rapids_balance.frustration_index._samplers import SAMPLER_CODES, SAMPLERS, sample_trees
+from rapids_balance.frustration_index._samplers import mst_key, mst_shift
 
 from test_frustration_exact import random_signed
 

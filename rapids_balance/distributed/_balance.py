@@ -1,6 +1,6 @@
 """Spanning-tree balancing on Dask: tree batches summed as integer counters.
 
-``balance._engine._balance_partial`` turns a range of tree ids into int64
+``balancing._engine._balance_partial`` turns a range of tree ids into int64
 counters; integer sums do not depend on grouping or order, so the cluster
 may cut the trees into its own batches (a few per worker, each at most the
 single-process batch size) and still return exactly the single-process
@@ -27,7 +27,7 @@ def balance_counters(client: Any, graph: Any, params: Any, *,
     client : distributed.Client
     graph : SignedGraph
         Scattered to every worker once.
-    params : balance._engine.BalanceParams
+    params : balancing._engine.BalanceParams
     progress : bool
         Progress bar over tree batches.
 
@@ -36,7 +36,7 @@ def balance_counters(client: Any, graph: Any, params: Any, *,
     dict of str to int64 numpy arrays
         Equal to the single-process counters.
     """
-    from ..balance._engine import _balance_partial, batch_size_for
+    from ..balancing._engine import _balance_partial, batch_size_for
 
     batches = cluster_batches(client, params.n_trees, max_size=batch_size_for(graph, params),
                               tasks_per_worker=2)

@@ -66,7 +66,7 @@ def _main(args) -> int:
     graph = load_input(args)
     roots = None
     if args.roots == "graphbplus":
-        from ..balance._trees import graphbplus_roots
+        from ..balancing._trees import graphbplus_roots
 
         roots = graphbplus_roots(graph, max(args.trees, 1))
     refine = args.refine if args.rounds is None or not args.refine else args.rounds

@@ -1,4 +1,4 @@
-"""Spanning trees shared by ``balance/`` and ``frustration/``.
+"""Spanning trees shared by ``balancing/`` and ``frustration_index/``.
 
 A batch of ``T`` spanning trees of a connected graph with ``n`` vertices is
 three int32 arrays of shape ``(T, n)``:

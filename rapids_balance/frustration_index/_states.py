@@ -78,7 +78,7 @@ def tree_states(ps, graph, *, backend: str = "cpu"):
     Parameters
     ----------
     ps : array (T, n) int8
-        Path signs (``balance._trees.path_signs``); CuPy on the GPU.
+        Path signs (``balancing._trees.path_signs``); CuPy on the GPU.
     graph : SignedGraph
     backend : {"cpu", "gpu"}
 

@@ -20,7 +20,7 @@ from numba import cuda
 
 from .._random import hash64
 from ..backend import array_module, launch_config, to_host
-from ..balance._gpu import dev as _dev, graph_arrays as _graph
+from ..balancing._gpu import dev as _dev, graph_arrays as _graph
 from ._refine import _move_priority
 from ._samplers import mst_key
 from ._states import HASH_STREAM, n_words

@@ -11,7 +11,7 @@ clock; these do not.)
 Samplers:
 
 * ``bfs`` / ``bfs-random-root``: the balancing engine's BFS trees with
-  graphB+'s parent rule (``rapids_balance.balance._trees``), degree-ranked or
+  graphB+'s parent rule (``rapids_balance.balancing._trees``), degree-ranked or
   random roots.
 * ``dfs``: depth-first search over the sorted adjacency.
 * ``rdfs``: depth-first search over a per-vertex shuffled adjacency.
@@ -37,7 +37,7 @@ import numpy as np
 from numba import prange
 
 from .._random import hash64, randint
-from ..balance._trees import bfs_trees, cpu_chunks, tree_roots
+from ..balancing._trees import bfs_trees, cpu_chunks, tree_roots
 
 __all__ = ["SAMPLERS", "sample_trees", "SAMPLER_CODES"]
 

@@ -116,7 +116,7 @@ def _k_settle(indptr, indices, slot_edge, sign, level, depth, best, parent, pare
 
 
 def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = False):
-    """GPU version of :func:`rapids_balance.balance._trees.bfs_trees`.
+    """GPU version of :func:`rapids_balance.balancing._trees.bfs_trees`.
 
     Returns ``(parent, parent_edge, order)``, with ``order`` None when
     ``with_order=False`` (it costs a sort) and the path signs appended when
@@ -198,7 +198,7 @@ def _k_ps_jump(anc, ps, anc_out, ps_out, active):
 
 
 def path_signs_gpu(order, parent, parent_edge, sign):
-    """GPU version of :func:`rapids_balance.balance._trees.path_signs`."""
+    """GPU version of :func:`rapids_balance.balancing._trees.path_signs`."""
     xp = array_module("gpu")
     parent = dev(parent, np.int32)
     parent_edge = dev(parent_edge, np.int32)

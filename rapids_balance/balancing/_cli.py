@@ -37,7 +37,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--method", choices=METHODS, default="path-sign")
     p.add_argument("--majority", choices=MAJORITIES, default="larger")
     p.add_argument("--attributes", choices=ATTRIBUTE_DEFINITIONS, default="consensus",
-                   help="definitions of influence and authority (see rapids_balance.balance)")
+                   help="definitions of influence and authority (see rapids_balance.balance's docstring)")
     p.add_argument("--table-format", choices=("csv", "parquet"), default="csv", help="output table format")
     p.add_argument("--graphbplus", metavar="FILE", help="also write graphB+ v0.2's output file")
     add_backend_argument(p)

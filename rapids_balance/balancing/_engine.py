@@ -146,7 +146,7 @@ def _balance_partial(graph, tree_ids, params: BalanceParams) -> dict[str, np.nda
     Returns
     -------
     dict of str to numpy.ndarray
-        int64 counters (see :mod:`rapids_balance.balance._result`); summing
+        int64 counters (see :mod:`rapids_balance.balancing._result`); summing
         the dicts of disjoint batches gives the dict of their union.
     """
     tree_ids = np.asarray(tree_ids, dtype=np.int64).reshape(-1)
@@ -226,7 +226,7 @@ def balance(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs",
         Original labels of the roots; tree ``i`` uses ``roots[i mod len]``.
     seed : int, default 0
         Tree ``i`` uses the seed ``seed + i`` in graphB+'s parent rule (see
-        :mod:`rapids_balance.balance._trees`), in 32-bit wrap-around
+        :mod:`rapids_balance.balancing._trees`), in 32-bit wrap-around
         arithmetic as graphB+'s C ``int``.  graphB+ v0.2 uses 17.
     method : {"path-sign", "cycle"}
         ``"path-sign"`` (ECL-SGB, O(m) per tree): a non-tree edge ``(u, v)``

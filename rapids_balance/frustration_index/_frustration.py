@@ -58,7 +58,7 @@ def _cloud_partial(graph, tree_ids, params: FrustrationParams) -> CloudPart:
     holds it.
     """
     tree_ids = np.asarray(list(tree_ids), dtype=np.int64)
-    from ..balance._trees import path_signs
+    from ..balancing._trees import path_signs
 
     parent, parent_edge, order, codes = sample_trees(
         graph, tree_ids, sampler=params.sampler, seed=params.seed, roots=params.roots,
@@ -122,7 +122,7 @@ def frustration(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs", seed: 
     n_trees : int, default 1000
         Spanning trees to sample (0 with ``refine`` searches bipartitions only).
     sampler : {"bfs", "bfs-random-root", "dfs", "rdfs", "hybrid", "kruskal", "uniform"}
-        Tree sampler (see :mod:`rapids_balance.frustration._samplers`).
+        Tree sampler (see :mod:`rapids_balance.frustration_index._samplers`).
     seed : int, default 0
         Tree ``i`` uses ``seed + i``; the refinement derives its draws from ``seed``.
     refine : bool, int, dict or RefineParams, default True
@@ -141,7 +141,7 @@ def frustration(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs", seed: 
         Run the tree batches on a Dask cluster (same result as locally).
     roots : sequence of labels, optional
         Root of tree ``i`` is ``roots[i mod len(roots)]`` (e.g.
-        :func:`rapids_balance.balance.graphbplus_roots` to replay graphB+).
+        :func:`rapids_balance.balancing.graphbplus_roots` to replay graphB+).
     batch_size : int, optional
         Trees per batch (default 64).  The memory cap is applied at batch
         boundaries, so it is part of the result's definition.
@@ -164,7 +164,7 @@ def frustration(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs", seed: 
     best index is never evicted.
 
     The refinement (not in graphB++) is a multilevel memetic tabu search over
-    bipartitions (:mod:`rapids_balance.frustration._refine`): single-vertex
+    bipartitions (:mod:`rapids_balance.frustration_index._refine`): single-vertex
     moves, moves of contracted clusters, and recombination of states.  It
     starts from the best tree states and never returns a worse state than
     the best tree's.  It is deterministic for a given ``seed``.

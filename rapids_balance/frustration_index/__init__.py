@@ -5,14 +5,7 @@ distinct nearest balanced states with counts and switch numbers (the
 frustration cloud, optionally memory-capped) and refines the best states by
 local search over bipartitions.  :func:`frustration_index_exact` proves the
 index of small graphs by integer programming (HiGHS).
-
-Importing any submodule binds the attribute ``rapids_balance.frustration`` to
-this package rather than to the function, so the package itself is callable
-and ``rapids_balance.frustration(graph, ...)`` works either way.
 """
-
-import sys as _sys
-import types as _types
 
 from ._exact import frustration_index_exact
 from ._frustration import frustration
@@ -23,12 +16,3 @@ from ._samplers import SAMPLERS
 __all__ = ["frustration", "FrustrationResult", "frustration_index_exact", "ExactResult",
            "RefineParams", "SAMPLERS"]
 
-
-class _CallablePackage(_types.ModuleType):
-    """``rapids_balance.frustration`` bound to this package still calls :func:`frustration`."""
-
-    def __call__(self, *args, **kwargs):
-        return frustration(*args, **kwargs)
-
-
-_sys.modules[__name__].__class__ = _CallablePackage
