@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .._output import frames_like_input
 from ..backend import resolve_backend
 from ..errors import GraphInputError
 from ._harary import MAJORITIES, TIE
@@ -198,6 +199,7 @@ def _validate(graph, n_trees, sampler, method, majority, attributes) -> None:
         raise GraphInputError("balance needs a graph with at least one edge")
 
 
+@frames_like_input(dask_fields=("edges",))
 def balance(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs",
             roots: Sequence[Any] | None = None, seed: int = 0, method: str = "path-sign",
             majority: str = "larger", attributes: str = "consensus", backend: str = "auto",

@@ -19,7 +19,7 @@ without the ``dask`` extra.
 """
 
 from ._cluster import gpu_cluster_available, start_cluster
-from ._frames import as_frame_like, convert_result_frames, is_cudf, to_dask_frame
+from .._output import as_frame_like, convert_result_frames, is_cudf, to_dask_frame
 from ._map import (check_client, cluster_batches, map_batches, map_reduce, n_workers, scatter_graph,
                    split_range)
 from ._tasks import ordered_reduce, sum_parts, tree_groups

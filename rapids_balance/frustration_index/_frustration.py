@@ -16,6 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from .._output import frames_like_input
 from .._progress import progress_bar
 from ..backend import resolve_backend, to_host
 from ..errors import GraphInputError
@@ -101,6 +102,7 @@ def _parse_refine(refine) -> RefineParams | None:
                      f"RefineParams fields or a RefineParams, got {refine!r}")
 
 
+@frames_like_input(dask_fields=("switched",))
 def frustration(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs", seed: int = 0,
                 refine: Any = True, max_states: int | None = None,
                 memory_limit: int | None = None, backend: str = "auto", progress: bool = True,

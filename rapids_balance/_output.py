@@ -9,9 +9,10 @@ a graph with hundreds of millions of edges needs downstream.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+import functools
+from typing import Any, Callable
 
-__all__ = ["is_cudf", "as_frame_like", "to_dask_frame", "convert_result_frames"]
+__all__ = ["is_cudf", "as_frame_like", "to_dask_frame", "convert_result_frames", "frames_like_input"]
 
 
 def is_cudf(obj: Any) -> bool:
@@ -76,3 +77,36 @@ def convert_result_frames(result: Any, like: Any = None, *, as_dask: bool = Fals
         if new is not val:
             object.__setattr__(result, f.name, new)  # works for frozen dataclasses too
     return result
+
+
+_AS_DASK_DOC = """
+    Output flavour (all public algorithms)
+    --------------------------------------
+    Result tables are pandas DataFrames; they are cuDF DataFrames when the
+    graph was handed in as a cuDF edge list.  ``as_dask=True`` returns the
+    per-edge tables ({fields}) as ``dask.dataframe`` objects instead.
+"""
+
+
+def frames_like_input(dask_fields: tuple[str, ...] = ()) -> Callable:
+    """Decorator for public algorithms: tables come back in the input's flavour.
+
+    The wrapped function's first argument is the graph input.  Its result (a
+    DataFrame or a result dataclass holding DataFrames) is converted with
+    :func:`convert_result_frames`; the wrapper adds the keyword ``as_dask``.
+    """
+
+    def deco(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def wrapper(graph, *args, as_dask: bool = False, **kwargs):
+            result = fn(graph, *args, **kwargs)
+            if type(result).__module__.split(".", 1)[0] == "pandas":
+                out = as_frame_like(result, graph)
+                return to_dask_frame(out) if as_dask else out
+            return convert_result_frames(result, like=graph, as_dask=as_dask, dask_fields=dask_fields)
+
+        fields = ", ".join(f"``{f}``" for f in dask_fields) or "the returned table"
+        wrapper.__doc__ = (fn.__doc__ or "") + _AS_DASK_DOC.format(fields=fields)
+        return wrapper
+
+    return deco

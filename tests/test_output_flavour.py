@@ -1,0 +1,40 @@
+"""Result tables follow the caller's flavour: pandas, cuDF in -> cuDF out, dask on request."""
+
+import sys
+import types
+
+import pandas as pd
+import pytest
+
+import rapids_balance as rb
+from rapids_balance._output import frames_like_input
+
+
+def test_balance_as_dask_gives_the_same_edge_table():
+    g = rb.load_example("highland")
+    plain = rb.balance(g, 30, progress=False)
+    lazy = rb.balance(g, 30, progress=False, as_dask=True)
+    pytest.importorskip("dask.dataframe")
+    assert type(lazy.edges).__module__.startswith("dask")
+    pd.testing.assert_frame_equal(lazy.edges.compute().reset_index(drop=True), plain.edges)
+    pd.testing.assert_frame_equal(lazy.vertices, plain.vertices)
+
+
+def test_cudf_input_gives_cudf_output(monkeypatch):
+    # a stand-in cudf module: cuDF is not installable without a GPU
+    fake = types.ModuleType("cudf")
+
+    class FakeCudfFrame(pd.DataFrame):
+        pass
+
+    FakeCudfFrame.__module__ = "cudf.core.dataframe"
+    fake.from_pandas = lambda df: ("converted", df)
+    monkeypatch.setitem(sys.modules, "cudf", fake)
+
+    @frames_like_input()
+    def algo(graph):
+        return pd.DataFrame({"vertex": [1, 2], "x": [0.5, 0.25]})
+
+    out = algo(FakeCudfFrame({"src": [1], "dst": [2]}))
+    assert out[0] == "converted" and list(out[1].columns) == ["vertex", "x"]
+    assert isinstance(algo(pd.DataFrame({"src": [1], "dst": [2]})), pd.DataFrame)
