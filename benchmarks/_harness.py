@@ -58,6 +58,14 @@ def machine_info() -> dict[str, Any]:
     return info
 
 
+def load_average() -> float | None:
+    """1-minute load average: how busy the machine was while a figure was taken."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (OSError, AttributeError):
+        return None
+
+
 def _cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -98,6 +106,7 @@ class Report:
         if isinstance(value, (int, float)) and isinstance(ref, (int, float)) and value and ref:
             row["ratio"] = (ref / value) if lower_is_better else (value / ref)
         row.update(extra)
+        row.setdefault("load_avg", load_average())
         self.rows.append(row)
         print("  " + _fmt_row(row), flush=True)
         return row

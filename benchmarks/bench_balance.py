@@ -85,11 +85,6 @@ def powerlaw_signed_graph(n_edges: int, *, avg_degree: float = 6.0, gamma: float
     return build_graph(keys // n, keys % n, sign=sign, name=f"powerlaw-{n_edges}")
 
 
-def _load_avg() -> str:
-    try:
-        return "%.1f" % os.getloadavg()[0]
-    except OSError:
-        return "?"
 
 
 def _timed(g, trees: int, **kw) -> tuple[float, float]:
@@ -130,23 +125,23 @@ def _rows(rep: Report, name: str, g, args, backend: str) -> None:
     rep.add(input=tag, figure=f"path-sign ms/tree, {dev}, {args.trees} trees", value=ms, unit="ms",
             peer=f"cycle method (graphB+ walk), same run, {args.cycle_trees} trees", peer_value=cms,
             published="ECL-SGB RTX 4090" if pub else None, published_value=pub,
-            total_s=sec, load_avg=_load_avg())
+            total_s=sec)
     target = CPU_TARGET_S.get(name) if backend == "cpu" else None
     rep.add(input=tag, figure=f"path-sign CPU time per tree (process time, all threads), {args.trees} trees",
             value=1000 * cpu / args.trees, unit="cpu-ms",
             published="issue target, 1000 trees on 2 cores, as cpu-ms at 2 busy cores" if target else None,
-            published_value=2 * target if target else None, load_avg=_load_avg())
+            published_value=2 * target if target else None)
     gb_ms = GRAPHBPLUS_4090_MS.get(name)
     rep.add(input=tag, figure=f"cycles balanced per second, {dev}", value=args.trees * cycles / sec,
             unit="cycles/s", peer="cycle method, same run", peer_value=args.cycle_trees * cycles / csec,
             published="graphB+ RTX 4090 (derived from ms/tree)" if gb_ms else None,
             published_value=1000 * cycles / gb_ms if gb_ms else None,
-            lower_is_better=False, load_avg=_load_avg())
+            lower_is_better=False)
     if args.graphbplus_bin and backend == "cpu":
         gsec = _time_graphbplus(args.graphbplus_bin, g, args.cycle_trees)
         rep.add(input=tag, figure=f"path-sign ms/tree, {dev}", value=ms, unit="ms",
                 peer=f"graphB+ v0.2 program, same run, {args.cycle_trees} trees (incl. its input)",
-                peer_value=1000 * gsec / args.cycle_trees, load_avg=_load_avg())
+                peer_value=1000 * gsec / args.cycle_trees)
 
 
 def main() -> None:
@@ -187,7 +182,7 @@ def main() -> None:
             rep.add(input=f"synthetic power-law ({g.n:,} v, {g.m:,} e)",
                     figure=f"path-sign ms/tree, {backend}, {trees} trees", value=1000 * sec / trees,
                     unit="ms", published="ECL-SGB RTX 4090, Books 50.8M edges",
-                    published_value=ECL_SGB_4090_MS["Books"], load_avg=_load_avg())
+                    published_value=ECL_SGB_4090_MS["Books"])
     else:
         print("no usable GPU: GPU rows and the 50M-edge synthetic graph skipped")
     rep.finish(args.out)

@@ -71,11 +71,6 @@ EXACT_INPUTS = [("Highland tribes", "highland_tribes_graphB_edges.csv.gz"),
                 ("Bitcoin Alpha", "soc-sign-bitcoinalpha.csv.gz")]
 
 
-def load() -> str:
-    try:
-        return "%.1f" % os.getloadavg()[0]
-    except OSError:
-        return "?"
 
 
 def warm_up() -> None:
@@ -94,8 +89,7 @@ def sampler_rows(rep: Report, name: str, g, samplers, trees: int) -> None:
         rep.add(input=name, figure=f"tree index, {s}, {trees} trees", value=res.tree_index,
                 unit="edges", published=f"graphB++ {s}, 1000 trees" if pub else None,
                 published_value=pub, seconds=round(sec, 3),
-                ms_per_tree=round(1000 * sec / max(trees, 1), 2), states=len(res.cloud),
-                load=load())
+                ms_per_tree=round(1000 * sec / max(trees, 1), 2), states=len(res.cloud))
 
 
 def refine_row(rep: Report, name: str, g, trees: int) -> None:
@@ -108,7 +102,7 @@ def refine_row(rep: Report, name: str, g, trees: int) -> None:
             published_value=target, seconds=round(sec, 2),
             seconds_refine=round(res.info["seconds_refine"], 2), tree_index=res.tree_index,
             cpu_seconds=round(cpu, 1),  # all threads; under contention wall > cpu / cores
-            meets_target=None if target is None else res.index <= target, load=load())
+            meets_target=None if target is None else res.index <= target)
     pub = PUBLISHED.get(name, {}).get("bfs")
     if pub:
         rep.add(input=name, figure="refined index vs graphB++ 1000 BFS trees", value=res.index,
@@ -127,7 +121,7 @@ def graphbplus_row(rep: Report) -> None:
                          progress=False)
     rep.add(input="Bitcoin OTC", figure="tree index, graphB+ roots/seeds, 100 BFS trees",
             value=res.tree_index, unit="edges", peer="graphB++ reference code (measured)",
-            peer_value=2138, seconds=round(time.perf_counter() - t0, 3), load=load())
+            peer_value=2138, seconds=round(time.perf_counter() - t0, 3))
 
 
 def exact_rows(rep: Report, time_limit: float) -> None:
@@ -140,7 +134,7 @@ def exact_rows(rep: Report, time_limit: float) -> None:
                 peer_value=ex.index, exact_bound=ex.bound, exact_optimal=ex.optimal,
                 exact_seconds=round(ex.seconds, 2),
                 heuristic_gap=None if ex.index is None else heur.index - ex.index,
-                proven_gap_to_bound=heur.index - ex.bound, cuts=ex.cuts, load=load())
+                proven_gap_to_bound=heur.index - ex.bound, cuts=ex.cuts)
 
 
 def near_balanced_rows(rep: Report, time_limit: float) -> None:
@@ -158,7 +152,7 @@ def near_balanced_rows(rep: Report, time_limit: float) -> None:
                 peer="exact (HiGHS)" + ("" if ex.optimal else " best, not proven"),
                 peer_value=ex.index, heuristic_seconds=round(th, 2), exact_bound=ex.bound,
                 exact_optimal=ex.optimal, exact_seconds=round(ex.seconds, 2), cuts=ex.cuts,
-                heuristic_gap=None if ex.index is None else heur.index - ex.index, load=load())
+                heuristic_gap=None if ex.index is None else heur.index - ex.index)
 
 
 def memory_row(rep: Report, trees: int) -> None:
@@ -173,7 +167,7 @@ def memory_row(rep: Report, trees: int) -> None:
     rep.add(input="Epinions", figure=f"peak RSS, {trees} BFS trees, tree-only cloud",
             value=round(kb / 1024, 1), unit="MiB", published="issue limit (<)",
             published_value=2048, tree_index=idx, states=states,
-            seconds=round(time.perf_counter() - t0, 1), load=load())
+            seconds=round(time.perf_counter() - t0, 1))
 
 
 def main() -> None:
