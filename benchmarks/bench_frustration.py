@@ -30,8 +30,6 @@ Run: ``python benchmarks/bench_frustration.py [--full] [--trees N]``
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import subprocess
 import sys
 import time

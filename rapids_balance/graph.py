@@ -28,7 +28,7 @@ copy on the GPU for kernels that need one.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, asdict
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 

@@ -10,7 +10,7 @@ the same fold, so they return the same cloud, bit for bit.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -18,7 +18,7 @@ import pandas as pd
 
 from .._output import frames_like_input
 from .._progress import progress_bar
-from ..backend import resolve_backend, to_host
+from ..backend import resolve_backend
 from ..errors import GraphInputError
 from ..graph import graph_from_any
 from ._cloud import Cloud, CloudPart, build_part, merge_part, states_for_cap
