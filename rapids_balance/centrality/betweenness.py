@@ -102,14 +102,12 @@ def _run(graph: BCGraph, sources: np.ndarray, params: dict, *, progress: bool, c
     node = np.zeros(graph.n)
     edge = np.zeros(m_acc)
     if client is not None:
-        if params["backend"] == "gpu":
-            raise NotImplementedError("client= with backend='gpu' is not supported yet; "
-                                      "use backend='cpu' on the workers")
-        remote = client.scatter(graph, broadcast=True)  # the graph travels once per worker
-        futures = [client.submit(_bc_partial, remote, b, params, pure=False) for b in batches]
-        results = (f.result() for f in futures)
-    else:
-        results = (_bc_partial(graph, b, params) for b in batches)
+        # same batches, reduced in batch order on the cluster: bit-identical
+        from ..distributed._centrality import bc_sums
+
+        nb, eb = bc_sums(client, graph, batches, params, progress=progress, desc=desc)
+        return node + nb, edge + eb
+    results = (_bc_partial(graph, b, params) for b in batches)
     with progress_bar(sources.size, desc, enabled=progress, unit="src") as bar:
         # batch order, whatever order the workers finish in
         for b, (nb, eb) in zip(batches, results):
