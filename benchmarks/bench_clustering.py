@@ -94,8 +94,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--skip-paper", action="store_true")
     ap.add_argument("--skip-large", action="store_true")
+    ap.add_argument("--skip-random", action="store_true")
+    ap.add_argument("--name", default="clustering", help="report name (bench-results/NAME.json)")
     args = ap.parse_args()
-    report = Report("clustering", __doc__.split("\n\n")[0],
+    report = Report(args.name, __doc__.split("\n\n")[0],
                     params={"time_limit": args.time_limit, "large_time_limit": args.large_time_limit,
                             "seed": args.seed, "quick": args.quick,
                             "note": "2-core machine shared with other jobs: times inflated"})
@@ -104,7 +106,7 @@ def main() -> None:
 
     if not args.skip_paper:
         tar = SHARED_DATA / "levorato_cc_random_sg_bigger.tar.gz"
-        keys = [(400, 0.1, 0.5), (600, 0.8, 0.5)] if args.quick else list(RANDOM)
+        keys = [] if args.skip_random else [(400, 0.1, 0.5), (600, 0.8, 0.5)] if args.quick else list(RANDOM)
         for n, d, dm in keys:
             member = f"levorato_cc_random_sg_bigger/file_{n}_{d}_{dm}.g"
             g = rb.read_edgelist(tar, format="mrel", member=member)

@@ -394,10 +394,12 @@ def test_dask_client_is_bit_identical_to_local():
     distributed = pytest.importorskip("distributed")
     G = _random_graph(60, 180, 95, wmax=4)
     local = edge_betweenness_centrality(G, backend="cpu")
+    local_node = betweenness_centrality(G, k=30, seed=4, endpoints=True, backend="cpu")
     with distributed.Client(processes=False, n_workers=2, threads_per_worker=1,
                             dashboard_address=None) as client:
         remote = edge_betweenness_centrality(G, backend="cpu", client=client)
-    assert local.equals(remote)
+        remote_node = betweenness_centrality(G, k=30, seed=4, endpoints=True, backend="cpu", client=client)
+    assert local.equals(remote) and local_node.equals(remote_node)
 
 
 # ---------------------------------------------------------------------------

@@ -109,7 +109,6 @@ def _run(graph: BCGraph, sources: np.ndarray, params: dict, *, progress: bool, c
         return node + nb, edge + eb
     results = (_bc_partial(graph, b, params) for b in batches)
     with progress_bar(sources.size, desc, enabled=progress, unit="src") as bar:
-        # batch order, whatever order the workers finish in
         for b, (nb, eb) in zip(batches, results):
             node += nb
             edge += eb
@@ -240,8 +239,9 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
     progress : bool, default False
         Show a progress bar over sources (stderr).
     client : dask.distributed.Client, optional
-        Run the source batches on a Dask cluster (CPU kernels on the workers);
-        the result is bit-identical to a local CPU run.
+        Run the source batches on a Dask cluster (each worker runs the
+        kernels of ``backend``); the result is bit-identical to a local run
+        with the same backend.
 
     Returns
     -------

@@ -33,8 +33,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--local-search", choices=LOCAL_SEARCHES, default="auto",
                    help="VND flavour: best (paper), parallel rounds, or auto")
-    p.add_argument("--perturbation", choices=("mixed", "vertex"), default="mixed",
-                   help="ILS kicks: vertex moves only (the paper) or also cluster merges/splits")
+    p.add_argument("--perturbation", choices=("auto", "mixed", "vertex"), default="auto",
+                   help="ILS kicks: vertex moves only (the paper), also cluster merges/splits, "
+                        "or auto (by density)")
     p.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto")
     p.add_argument("--out", metavar="FILE",
                    help="write vertex,cluster as CSV (.parquet: Parquet); default: summary only")
