@@ -174,8 +174,6 @@ def test_bad_arguments():
         rb.correlation_clustering(g, perturbation="shake")
     with pytest.raises(rb.GraphInputError):
         rb.correlation_clustering(g, method="vnd", init="singletons", n_clusters=2)
-    with pytest.raises(NotImplementedError):
-        rb.correlation_clustering(g, client=object())
 
 
 @pytest.mark.slow
