@@ -104,6 +104,14 @@ def load_input(args: argparse.Namespace, **read_options):
     return read_edgelist(args.path, format=args.format, member=args.member, **opts)
 
 
+def write_table(df, path: str) -> None:
+    """A result table as Parquet (``.parquet``) or CSV (anything else)."""
+    if str(path).endswith(".parquet"):
+        df.to_parquet(path, index=False)
+    else:
+        df.to_csv(path, index=False)
+
+
 def add_backend_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto",
                    help="auto: the GPU if one is usable, else the CPU (default)")

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from ..graph import COMPONENT_RULES
+from ..cli import add_backend_argument, add_input_arguments, load_input, write_table
 
 __all__ = ["register"]
 
@@ -18,7 +18,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         description="Exact or sampled shortest-path betweenness with edge weights as lengths "
                     "(networkx semantics and normalisation). Writes CSV (or Parquet for a .parquet "
                     "OUT) with columns vertex,betweenness_centrality or src,dst,betweenness_centrality.")
-    p.add_argument("path", help="edge-list file (any format read_edgelist reads; .gz, .tar.gz with --member)")
+    add_input_arguments(p, example=False, cleaning=False, component_default="all")
     p.add_argument("--out", required=True, metavar="FILE", help="output file (.csv or .parquet)")
     p.add_argument("--edges", action="store_true", help="edge betweenness instead of vertex betweenness")
     p.add_argument("--k", type=int, default=None, metavar="K",
@@ -32,11 +32,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--no-normalize", dest="normalized", action="store_false",
                    help="raw pair counts (undirected graphs count each pair once)")
     p.add_argument("--endpoints", action="store_true", help="count path end vertices (vertex scores)")
-    p.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto")
-    p.add_argument("--format", default="auto", help="file format (default: detected)")
-    p.add_argument("--member", help="file inside a tar archive")
-    p.add_argument("--component", choices=COMPONENT_RULES, default="all",
-                   help="keep every component (default) or only the largest")
+    add_backend_argument(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_run)
     return p
@@ -47,7 +43,6 @@ def _column(spec: str) -> Any:
 
 
 def _run(args) -> int:
-    from ..io import read_edgelist
     from .betweenness import betweenness_centrality, edge_betweenness_centrality
 
     spec = args.weight
@@ -57,18 +52,14 @@ def _run(args) -> int:
         read_weight, weight = None, "abs"
     else:
         read_weight, weight = (None if spec is None else _column(spec)), "weight"
-    graph = read_edgelist(args.path, format=args.format, signed=False, directed=args.directed,
-                          weight=read_weight, component=args.component, member=args.member)
+    graph = load_input(args, signed=False, directed=args.directed, weight=read_weight)
     common = dict(k=args.k, normalized=args.normalized, weight=weight, seed=args.seed,
                   backend=args.backend, progress=not args.quiet)
     if args.edges:
         df = edge_betweenness_centrality(graph, **common)
     else:
         df = betweenness_centrality(graph, endpoints=args.endpoints, **common)
-    if str(args.out).endswith(".parquet"):
-        df.to_parquet(args.out, index=False)
-    else:
-        df.to_csv(args.out, index=False)
+    write_table(df, args.out)
     if not args.quiet:
         what = "edges" if args.edges else "vertices"
         print(f"betweenness of {len(df)} {what} of {graph.name or args.path} "

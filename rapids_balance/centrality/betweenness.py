@@ -14,6 +14,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .._output import frames_like_input
 from ..backend import resolve_backend
 from ..errors import GraphInputError
 from ._input import BCGraph, coerce_input
@@ -180,6 +181,7 @@ def _setup(graph, k, weight, seed, directed, backend, for_edges: bool):
 # public API
 # ---------------------------------------------------------------------------
 
+@frames_like_input(dask_fields=())
 def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, normalized: bool = True,
                            weight: str | None | Callable | np.ndarray = "weight",
                            endpoints: bool = False, seed: int | None = None,
@@ -331,6 +333,7 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
     return pd.DataFrame({"vertex": g.labels, "betweenness_centrality": np.asarray(scores, np.float64)})
 
 
+@frames_like_input(dask_fields=())
 def edge_betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, normalized: bool = True,
                                 weight: str | None | Callable | np.ndarray = "weight",
                                 seed: int | None = None, directed: bool | None = None,

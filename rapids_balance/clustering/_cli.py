@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import Any
 
+from ..cli import add_backend_argument, add_input_arguments, load_input, write_table
+
 __all__ = ["register"]
 
 
@@ -18,11 +20,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         description="Partition a signed graph into clusters minimising the imbalance: negative "
                     "edges inside clusters plus positive edges between them (Levorato et al.'s "
                     "VND/GRASP/ILS, or the multilevel solver for large graphs).")
-    what = p.add_mutually_exclusive_group(required=True)
-    what.add_argument("path", nargs="?", help="edge-list file (any format `rapids-balance info` reads)")
-    what.add_argument("--example", metavar="NAME", help="a bundled example graph instead of PATH")
-    p.add_argument("--format", default="auto", help="input format (default: detected)")
-    p.add_argument("--member", help="file inside a tar archive")
+    add_input_arguments(p)
     p.add_argument("--method", choices=METHODS, default="ils", help="search method (default ils)")
     p.add_argument("--n-clusters", type=int, default=None, help="at most this many clusters")
     p.add_argument("--alpha", type=float, default=1.0, help="GRASP alpha in [0, 1] (default 1.0)")
@@ -36,7 +34,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--perturbation", choices=("auto", "mixed", "vertex"), default="auto",
                    help="ILS kicks: vertex moves only (the paper), also cluster merges/splits, "
                         "or auto (by density)")
-    p.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto")
+    add_backend_argument(p)
     p.add_argument("--out", metavar="FILE",
                    help="write vertex,cluster as CSV (.parquet: Parquet); default: summary only")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
@@ -44,21 +42,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
-def _load(args):
-    if args.example is not None:
-        from ..datasets import load_example
-
-        return load_example(args.example)
-    from ..io import read_edgelist
-
-    kw = {"member": args.member} if args.member else {}
-    return read_edgelist(args.path, format=args.format, **kw)
-
-
 def _run(args) -> int:
     from ._solve import correlation_clustering
 
-    graph = _load(args)
+    graph = load_input(args)
     res = correlation_clustering(graph, method=args.method, n_clusters=args.n_clusters,
                                  alpha=args.alpha, max_iterations=args.max_iterations,
                                  time_limit=args.time_limit, seed=args.seed,
@@ -66,10 +53,7 @@ def _run(args) -> int:
                                  backend=args.backend,
                                  progress=not args.quiet)
     if args.out:
-        if str(args.out).endswith(".parquet"):
-            res.labels.to_parquet(args.out, index=False)
-        else:
-            res.labels.to_csv(args.out, index=False)
+        write_table(res.labels, args.out)
     if not args.quiet:
         p = res.parts
         print(f"graph: {graph.n:,} vertices, {graph.m:,} edges", file=sys.stdout)

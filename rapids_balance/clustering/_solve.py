@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._output import frames_like_input
 from ..backend import resolve_backend
 from ..errors import GraphInputError
 from ..graph import Graph, graph_from_any
@@ -188,6 +189,7 @@ def _ils_loop(st: CPUState, seed: int, stream: int, perturbation_max: int, ils_m
 
 # -- public entry point ----------------------------------------------------------------
 
+@frames_like_input(dask_fields=())
 def correlation_clustering(graph: Any, *, method: str = "ils", n_clusters: int | None = None,
                            alpha: float = 1.0, max_iterations: int | None = None,
                            time_limit: float | None = None, seed: int = 0, init: Any = None,
