@@ -24,18 +24,7 @@ import pytest
 from rapids_balance.balancing import balance, graphbplus_roots
 from rapids_balance.graph import build_graph
 
-M32 = 0xFFFFFFFF
-
-
-def _h(x):
-    x &= M32
-    x = (((x >> 16) ^ x) * 0x45D9F3B) & M32
-    x = (((x >> 16) ^ x) * 0x45D9F3B) & M32
-    return ((x >> 16) ^ x) & M32
-
-
-def _signed(x):
-    return x - (1 << 32) if x >= (1 << 31) else x
+from _reference import ref_bfs
 
 
 def read_like_graphbplus(rows):
@@ -79,21 +68,7 @@ def ref_graphbplus(labels, edges, roots, n_trees, seed=17):
     in_tree = [0] * len(edges)
     neg = [0] * len(edges)
     for i in range(n_trees):
-        root, s = roots[i % len(roots)], (seed + i) & M32
-        s2 = (s * s + s) & M32
-        depth, parent, front, level = {root: 0}, {root: -1}, [root], 0
-        while front:
-            b = (level & 1) | 2
-            cand = {}
-            for u in front:
-                for v in adj[u]:
-                    if v not in depth:
-                        cand.setdefault(v, []).append(u)
-            for v, us in cand.items():
-                parent[v] = max(us, key=lambda u: (_signed(_h(((u << 2) | b) ^ v ^ s2)), u))
-                depth[v] = level + 1
-            front = sorted(cand)
-            level += 1
+        parent, depth = ref_bfs(adj, roots[i % len(roots)], seed + i)
         tree = {eid[(min(v, p), max(v, p))] for v, p in parent.items() if p >= 0}
         minus = [None] * len(edges)
         for k, (u, v, w) in enumerate(edges):

@@ -12,38 +12,7 @@ from rapids_balance.balancing._trees import (bfs_trees, graphbplus_roots, parent
 from rapids_balance.errors import GraphInputError
 from rapids_balance.graph import build_graph
 
-M32 = 0xFFFFFFFF
-
-
-def ref_hash(x):
-    x &= M32
-    x = (((x >> 16) ^ x) * 0x45D9F3B) & M32
-    x = (((x >> 16) ^ x) * 0x45D9F3B) & M32
-    return ((x >> 16) ^ x) & M32
-
-
-def ref_signed(x):
-    return x - (1 << 32) if x >= (1 << 31) else x
-
-
-def ref_bfs(adj, root, seed):
-    """Level-by-level BFS; v's parent is the argmax of (signed hash, u) over level-L neighbours."""
-    s = seed & M32
-    s2 = (s * s + s) & M32
-    depth, parent, front, level = {root: 0}, {root: -1}, [root], 0
-    while front:
-        b = (level & 1) | 2
-        cand = {}
-        for u in front:
-            for v in adj[u]:
-                if v not in depth:
-                    cand.setdefault(v, []).append(u)
-        for v, us in cand.items():
-            parent[v] = max(us, key=lambda u: (ref_signed(ref_hash(((u << 2) | b) ^ v ^ s2)), u))
-            depth[v] = level + 1
-        front = sorted(cand)
-        level += 1
-    return parent, depth
+from _reference import M32, ref_bfs, ref_hash, ref_signed  # noqa: F401
 
 
 def random_signed_graph(rng, n, m):

@@ -12,6 +12,8 @@ import rapids_balance as rb
 from rapids_balance import _random
 from rapids_balance.backend import resolve_backend
 
+from _reference import ref_hash
+
 
 def _run(code: str, **env) -> subprocess.CompletedProcess:
     full_env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_ENABLE_CUDASIM", "RAPIDS_BALANCE_CUDASIM")}
@@ -58,16 +60,9 @@ def test_simulator_is_used_for_gpu_but_never_for_auto():
     assert resolve_backend("auto") == "cpu"
 
 
-def _hash_ref(x: int) -> int:
-    x &= 0xFFFFFFFF
-    x = (((x >> 16) ^ x) * 0x45D9F3B) & 0xFFFFFFFF
-    x = (((x >> 16) ^ x) * 0x45D9F3B) & 0xFFFFFFFF
-    return ((x >> 16) ^ x) & 0xFFFFFFFF
-
-
 @pytest.mark.parametrize("x", [0, 1, 17, 12345, 2**31 - 1, 2**32 - 1, 2**40 + 7])
 def test_hash32_matches_reference(x):
-    assert int(_random.hash32(x)) == _hash_ref(x)
+    assert int(_random.hash32(x)) == ref_hash(x)
 
 
 def test_uniform_and_randint_ranges_and_spread():
