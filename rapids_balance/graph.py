@@ -332,17 +332,26 @@ def _py(x):
     return x.item() if isinstance(x, np.generic) else x
 
 
-def _signs_from_values(values, source_name: str) -> np.ndarray:
+def numeric_values(values, what: str, source_name: str, *, finite: bool = True) -> np.ndarray:
+    """``values`` as a numeric array, or a :class:`GraphInputError` naming ``what``.
+
+    Strings that parse as numbers are accepted.  With ``finite`` a NaN or
+    infinite value is an error naming its (0-based) data row.
+    """
     v = np.asarray(values)
     if v.dtype.kind not in "biuf":
         try:
             v = v.astype(np.float64)
         except (TypeError, ValueError):
-            raise GraphInputError(f"{source_name}: sign column is not numeric (dtype {v.dtype})") from None
-    if v.dtype.kind == "f" and not np.isfinite(v).all():
+            raise GraphInputError(f"{source_name}: {what} is not numeric (dtype {v.dtype})") from None
+    if finite and v.dtype.kind == "f" and not np.isfinite(v).all():
         bad = int(np.flatnonzero(~np.isfinite(v))[0])
-        raise GraphInputError(f"{source_name}: sign/weight is NaN or infinite in data row {bad} (0-based)")
-    return np.sign(v).astype(np.int8)
+        raise GraphInputError(f"{source_name}: {what} is NaN or infinite in data row {bad} (0-based)")
+    return v
+
+
+def _signs_from_values(values, source_name: str) -> np.ndarray:
+    return np.sign(numeric_values(values, "sign column", source_name)).astype(np.int8)
 
 
 def build_graph(src, dst, sign=None, weight=None, *, directed: bool = False,
@@ -408,18 +417,7 @@ def build_graph(src, dst, sign=None, weight=None, *, directed: bool = False,
     sgn = None if sign is None else _signs_from_values(sign, src_name)
     if sgn is not None and sgn.size != k:
         raise GraphInputError(f"{src_name}: sign column length {sgn.size} != {k} edges")
-    wgt = None
-    if weight is not None:
-        wgt = np.asarray(weight)
-        if wgt.dtype.kind not in "biuf":
-            try:
-                wgt = wgt.astype(np.float64)
-            except (TypeError, ValueError):
-                raise GraphInputError(f"{src_name}: weight column is not numeric (dtype {wgt.dtype})") from None
-        wgt = wgt.astype(np.float64)
-        if not np.isfinite(wgt).all():
-            bad = int(np.flatnonzero(~np.isfinite(wgt))[0])
-            raise GraphInputError(f"{src_name}: weight is NaN or infinite in data row {bad} (0-based)")
+    wgt = None if weight is None else numeric_values(weight, "weight column", src_name).astype(np.float64)
 
     uniques, cu, cv = _factorize_labels(src, dst, src_name)
     rep.vertices_in_input = int(uniques.size)

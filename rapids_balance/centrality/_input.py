@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import GraphInputError
-from ..graph import Graph, SignedGraph, build_graph
+from ..graph import Graph, SignedGraph, _py, build_graph, numeric_values
 
 WeightSpec = "str | None | Callable | np.ndarray"
 
@@ -42,18 +42,13 @@ def validate_lengths(lengths: Any, labels_src, labels_dst, what: str) -> np.ndar
     infinite); negative lengths make Dijkstra's answer wrong without an
     error.  NaN and infinity have no meaning as lengths.
     """
-    a = np.asarray(lengths)
-    if a.dtype.kind not in "biuf":
-        try:
-            a = a.astype(np.float64)
-        except (TypeError, ValueError):
-            raise GraphInputError(f"{what}: edge lengths are not numeric (dtype {a.dtype})") from None
-    a = np.ascontiguousarray(a, dtype=np.float64)
+    # NaN and infinity are reported below with the edge they sit on
+    a = np.ascontiguousarray(numeric_values(lengths, "edge lengths", what, finite=False), dtype=np.float64)
     bad = ~(np.isfinite(a) & (a > 0))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         v = float(a[i])
-        u_lab, v_lab = (x.item() if isinstance(x, np.generic) else x for x in (labels_src[i], labels_dst[i]))
+        u_lab, v_lab = _py(labels_src[i]), _py(labels_dst[i])
         kind = ("NaN" if np.isnan(v) else "infinite" if np.isinf(v)
                 else "zero" if v == 0 else "negative")
         hint = {
