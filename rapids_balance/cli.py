@@ -40,13 +40,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .errors import BackendUnavailableError, GraphInputError
+    from .errors import BackendUnavailableError
 
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except (GraphInputError, BackendUnavailableError, FileNotFoundError, KeyError) as exc:
+    # user errors: bad data or option values (GraphInputError is a ValueError),
+    # no GPU, missing file or label, missing optional extra
+    except (ValueError, BackendUnavailableError, FileNotFoundError, KeyError, ImportError) as exc:
         print(f"rapids-balance {args.command}: error: {exc}", file=sys.stderr)
         return 2
 

@@ -49,14 +49,6 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _run(args) -> int:
-    try:
-        return _main(args)
-    except (ValueError, ImportError) as exc:  # bad options, bad data, missing extra
-        print(f"rapids-balance frustration: error: {exc}", file=sys.stderr)
-        return 2
-
-
-def _main(args) -> int:
     from ._frustration import frustration
 
     if args.trees < 0:
