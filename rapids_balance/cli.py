@@ -70,9 +70,12 @@ def add_input_arguments(p: argparse.ArgumentParser, *, example: bool = True,
                           "(see rapids_balance.list_examples())")
     else:
         p.add_argument("path", help="edge-list file (any format `rapids-balance info` reads)")
-    p.add_argument("--format", default="auto", metavar="FORMAT",
-                   help="input file format (default: detected; see `rapids-balance info --help`)")
-    p.add_argument("--member", help="file inside a tar archive")
+    from .io._formats import ALIASES, FORMATS
+
+    p.add_argument("--format", default="auto", choices=("auto", *FORMATS, *sorted(ALIASES)),
+                   metavar="FORMAT",
+                   help=f"input file format: auto (detected, the default) or one of {', '.join(FORMATS)}")
+    p.add_argument("--member", help="file inside a tar archive (info without it: every member)")
     p.add_argument("--component", choices=COMPONENT_RULES, default=component_default,
                    help=f"keep the largest connected component or all (default {component_default})")
     if cleaning:

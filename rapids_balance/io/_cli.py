@@ -7,8 +7,7 @@ import json
 import os
 from typing import Any
 
-from ._formats import ALIASES, FORMATS
-from ..graph import COMPONENT_RULES, CONFLICT_RULES, NUMBERING_RULES, ZERO_SIGN_RULES
+from ..cli import add_input_arguments, input_options
 
 __all__ = ["register", "format_summary"]
 
@@ -20,31 +19,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         description="Load a signed edge list (any supported format, compressed or in a tar archive) "
                     "and print vertices, edges, fundamental cycles, % positive, degrees, components "
                     "and the cleaning report.")
-    what = p.add_mutually_exclusive_group(required=True)
-    what.add_argument("path", nargs="?", help="edge-list file (.csv, .txt, .g, Mrel, Parquet; .gz; .tar.gz)")
-    what.add_argument("--example", metavar="NAME", help="a bundled example graph instead of PATH "
-                      "(see rapids_balance.list_examples())")
+    add_input_arguments(p)
     p.add_argument("--json", action="store_true", help="print graph.summary() as JSON")
-    p.add_argument("--format", default="auto", choices=("auto", *FORMATS, *sorted(ALIASES)), metavar="FORMAT",
-                   help=f"file format: auto (detected, the default) or one of {', '.join(FORMATS)}")
-    p.add_argument("--member", help="file inside a tar archive (default: every member, one line each)")
-    p.add_argument("--conflicts", choices=CONFLICT_RULES, default="first",
-                   help="pairs seen with both signs: keep the first sign (graphB+, default), drop the pair, "
-                        "or stop with an error")
-    p.add_argument("--zero-sign", choices=ZERO_SIGN_RULES, default="positive",
-                   help="sign-0 rows: keep as positive edges (default), drop, or error")
-    p.add_argument("--component", choices=COMPONENT_RULES, default="largest",
-                   help="keep the largest connected component (default) or all")
-    p.add_argument("--numbering", choices=NUMBERING_RULES, default="sorted",
-                   help="internal ids: sorted labels (default) or graphB+'s order")
     p.add_argument("--unsigned", action="store_true", help="read as an unsigned (weighted) graph")
     p.set_defaults(func=_run)
     return p
-
-
-def _options(args) -> dict[str, Any]:
-    return dict(conflicts=args.conflicts, zero_sign=args.zero_sign, component=args.component,
-                numbering=args.numbering)
 
 
 def format_summary(s: dict[str, Any]) -> str:
@@ -88,7 +67,7 @@ def _member_line(member: str, s: dict[str, Any]) -> str:
 def _run(args) -> int:
     from . import _reader, _sources
 
-    opts = _options(args)
+    opts = input_options(args)
     opts["signed"] = not args.unsigned
     if args.example is not None:
         from ..datasets import load_example
