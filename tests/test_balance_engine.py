@@ -299,6 +299,110 @@ def test_gpu_cycle_walks_on_deep_trees(gpu_backend):
         assert np.array_equal(bal[t], want)
 
 
+def preorder_reference(parent):
+    """Recursive pre-order of one tree, children by id: labels, subtree sizes, children."""
+    n = parent.size
+    children = [[] for _ in range(n)]
+    for v in range(n):  # increasing v: children lists come out in id order
+        if parent[v] >= 0:
+            children[parent[v]].append(v)
+    label, size = np.full(n, -1), np.zeros(n, int)
+    nxt = 0
+
+    def visit(v):
+        nonlocal nxt
+        label[v] = nxt
+        nxt += 1
+        size[v] = 1 + sum(visit(c) for c in children[v])
+        return size[v]
+
+    visit(int(np.flatnonzero(parent < 0)[0]))
+    return label, size, children
+
+
+def test_gpu_level_by_level_labels_are_the_preorder_ranges(gpu_backend):
+    # graphB+ Alg. 4 on the GPU (bottom-up sizes, top-down ids, one launch per
+    # level of the whole batch) against a recursive pre-order traversal
+    from rapids_balance.balancing import _gpu
+    from rapids_balance.balancing._cycle import tree_labels_into
+    from rapids_balance.balancing._trees import seed_mix
+
+    g = random_signed_graph(3, 18, 40)
+    T = 3
+    roots, seeds = tree_roots(g, np.arange(T), sampler="bfs-random-root", seed=2)
+    parent, _, order = bfs_trees(g, roots, seeds)
+    d = _gpu.graph_arrays(g)
+    got_bfs = _gpu.bfs_trees_gpu(g, roots, seed_mix(seeds), with_levels=True)
+    levels_bfs = got_bfs[3]
+    levels_jump = _gpu.tree_levels_gpu(_gpu.dev(parent))
+    # the BFS frontiers are the tree levels
+    assert len(levels_bfs) == len(levels_jump) >= 3
+    for (ta, va), (tb, vb) in zip(levels_bfs, levels_jump):
+        assert np.array_equal(np.asarray(ta), np.asarray(tb)) and np.array_equal(np.asarray(va), np.asarray(vb))
+    size, label, child_ptr, child_list = (np.asarray(a) for a in
+                                          _gpu.tree_labels_gpu(d, _gpu.dev(parent), levels_bfs))
+    n = g.n
+    assert np.array_equal(np.asarray(got_bfs[0]), parent)
+    for t in range(T):
+        ref_label, ref_size, children = preorder_reference(parent[t])
+        assert np.array_equal(label[t], ref_label) and np.array_equal(size[t], ref_size)
+        for v in range(n):
+            assert child_list[t, child_ptr[t, v]:child_ptr[t, v + 1]].tolist() == children[v]
+            # the tree-edge range of (parent(v), v) holds exactly v's descendants
+            desc = set()
+            for x in range(n):
+                a = x
+                while a >= 0 and a != v:
+                    a = parent[t, a]
+                if a == v:
+                    desc.add(x)
+            in_range = (label[t] >= label[t, v]) & (label[t] < label[t, v] + size[t, v])
+            assert set(np.flatnonzero(in_range).tolist()) == desc
+        # the CPU path computes the same integers
+        cs, cl, cp, cc = (np.empty(k, np.int32) for k in (n, n, n + 1, n))
+        tree_labels_into(parent[t], order[t], cs, cl, cp, cc)
+        assert np.array_equal(cs, size[t]) and np.array_equal(cl, label[t])
+
+
+def test_gpu_cycle_states_equal_path_sign_states(gpu_backend):
+    # for the same trees, the GPU cycle walks give ECL-SGB's ps(u) * ps(w) on every edge,
+    # and the same seed gives the same state again
+    from rapids_balance.balancing import _gpu
+    from rapids_balance.balancing._trees import seed_mix
+
+    g = random_signed_graph(11, 20, 48)
+    roots, seeds = tree_roots(g, np.arange(5), sampler="bfs-random-root", seed=6)
+    parent, pe, _, ps, levels = _gpu.bfs_trees_gpu(g, roots, seed_mix(seeds), with_order=False,
+                                                   with_ps=True, with_levels=True)
+    bal = np.asarray(_gpu.cycle_balance_gpu(g, _gpu.graph_arrays(g), parent, pe, levels))
+    ps = np.asarray(ps)
+    assert np.array_equal(bal, ps[:, g.edge_src] * ps[:, g.edge_dst])
+    assert (bal != g.sign).any()  # some cycles were negative and got their edge switched
+    tree = np.zeros(bal.shape, bool)
+    for t in range(5):
+        tree[t, np.asarray(pe)[t][np.asarray(pe)[t] >= 0]] = True
+    assert np.array_equal(bal[tree], np.broadcast_to(g.sign, bal.shape)[tree])
+    again = np.asarray(_gpu.cycle_balance_gpu(g, _gpu.graph_arrays(g), parent, pe))
+    assert np.array_equal(again, bal)
+
+
+def test_gpu_unbalanced_cycle_state_is_reported(gpu_backend, monkeypatch):
+    # the GPU path checks the walked state against the Harary sides, as the CPU path does
+    from rapids_balance.balancing import _gpu
+
+    real = _gpu.cycle_balance_gpu
+
+    def broken(*args):
+        bal = real(*args)
+        bal[:, 0] = -bal[:, 0]
+        return bal
+
+    monkeypatch.setattr(_gpu, "cycle_balance_gpu", broken)
+    g = random_signed_graph(7, 10, 22)
+    with pytest.raises(RuntimeError, match="not balanced"):
+        balance(g, 2, method="cycle", backend=gpu_backend, progress=False)
+
+
 def test_gpu_backend_writes_the_same_graphbplus_file_on_highland(gpu_backend):
     from rapids_balance.balancing import graphbplus_roots
     from rapids_balance.datasets import load_example

@@ -6,7 +6,11 @@
 2. pre-order relabeling, top down over ``order``: the root gets 0 and each
    vertex hands consecutive label ranges to its children, so the subtree of
    ``c`` is exactly the labels ``[label[c], label[c] + size[c])`` (the
-   "tree-edge ranges" of graphB+, Alg. 4);
+   "tree-edge ranges" of graphB+).  For BFS trees ``order`` lists the
+   vertices level by level (by id within a level), so steps 1-2 are the
+   paper's Alg. 4 with its levels taken one after the other; the GPU path
+   (``_gpu.tree_labels_gpu``) runs each level's vertices in parallel, for a
+   whole batch of trees per launch, and gets the same integers;
 3. for each non-tree edge ``(u, w)``, walk the tree path from ``w`` to ``u``:
    at ``curr``, if ``label[u]`` lies inside ``curr``'s range, step down into
    the child whose range holds it (binary search: children's ranges are
@@ -27,7 +31,7 @@ from __future__ import annotations
 
 import numba
 
-__all__ = ["cycle_balance_into", "tree_labels_into", "sides_from_balanced_into"]
+__all__ = ["cycle_balance_into", "sides_from_balanced_into", "tree_labels_into"]
 
 
 @numba.njit(cache=True)
@@ -94,7 +98,7 @@ def cycle_balance_into(edge_src, edge_dst, sign, parent, parent_edge, order,
         odd = 0
         while curr != u:
             lo = label[curr]
-            if lo < target and target < lo + size[curr]:
+            if lo < target < lo + size[curr]:
                 c = _child_towards(target, curr, label, child_ptr, child_list)
                 odd ^= sign[parent_edge[c]] < 0
                 curr = c

@@ -3,8 +3,9 @@
 Level-synchronous as in graphB+ and ECL-SGB, but over a whole batch of trees
 per launch: a frontier entry is a (tree, vertex) pair and each is served by
 one warp whose lanes stride over the vertex's neighbours.  Every result is
-an argmax, an integer sum or a pointer-jumping fixpoint, so it does not
-depend on scheduling and equals the CPU path bit for bit.
+an argmax, an integer sum, a pointer-jumping fixpoint or a level-by-level
+pass whose per-vertex writes are ordered by the data (graphB+'s labeling),
+so it does not depend on scheduling and equals the CPU path bit for bit.
 
 Imported only when ``backend="gpu"``.
 """
@@ -58,18 +59,23 @@ def _candidate_vertex(key):
 
 
 @cuda.jit(device=True)
-def _find_slot(indptr, indices, u, v):
-    """CSR slot of neighbour v in u's (sorted) row; -1 if absent."""
-    lo = indptr[u]
-    hi = indptr[u + 1]
+def _lower_bound(indices, lo, hi, x):
+    """First slot in ``[lo, hi)`` of a sorted row whose neighbour is >= x."""
     while lo < hi:
         mid = (lo + hi) // 2
-        if indices[mid] < v:
+        if indices[mid] < x:
             lo = mid + 1
         else:
             hi = mid
-    if lo < indptr[u + 1] and indices[lo] == v:
-        return lo
+    return lo
+
+
+@cuda.jit(device=True)
+def _find_slot(indptr, indices, u, v):
+    """CSR slot of neighbour v in u's (sorted) row; -1 if absent."""
+    j = _lower_bound(indices, indptr[u], indptr[u + 1], v)
+    if j < indptr[u + 1] and indices[j] == v:
+        return j
     return -1
 
 
@@ -115,12 +121,15 @@ def _k_settle(indptr, indices, slot_edge, sign, level, depth, best, parent, pare
             cuda.atomic.add(count, 0, 1)
 
 
-def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = False):
+def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = False,
+                  with_levels: bool = False):
     """GPU version of :func:`rapids_balance.balancing._trees.bfs_trees`.
 
     Returns ``(parent, parent_edge, order)``, with ``order`` None when
-    ``with_order=False`` (it costs a sort) and the path signs appended when
-    ``with_ps=True``.
+    ``with_order=False`` (it costs a sort), then the path signs when
+    ``with_ps=True`` and the frontiers when ``with_levels=True``: a list
+    whose entry l holds the (tree, vertex) pairs at depth l as two int32
+    arrays (what graphB+'s level-by-level labeling walks).
     """
     xp = array_module("gpu")
     d = graph_arrays(graph)
@@ -138,7 +147,9 @@ def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = 
     count = xp.zeros(1, dtype=np.int64)
     sign = d["sign"] if "sign" in d else xp.ones(max(graph.m, 1), dtype=np.int8)  # unsigned: all +1
     level = 0
+    levels = []
     while front_t.size:
+        levels.append((front_t, front_v))
         blocks, threads = launch_config(front_t.size * WARP, 128)
         _k_expand[blocks, threads](d["indptr"], d["indices"], front_t, front_v, level, s2_d, depth, best)
         count[0] = 0
@@ -159,7 +170,8 @@ def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = 
     if with_order:
         key = depth.astype(np.int64) * n + xp.arange(n, dtype=np.int64)[None, :]
         order = xp.argsort(key, axis=1).astype(np.int32)
-    return (parent, parent_edge, order, ps) if with_ps else (parent, parent_edge, order)
+    out = (parent, parent_edge, order) + ((ps,) if with_ps else ()) + ((levels,) if with_levels else ())
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -178,23 +190,44 @@ def _k_ps_init(parent_edge, sign, ps):
 
 
 @cuda.jit
-def _k_ps_jump(anc, ps, anc_out, ps_out, active):
-    """ps[v] *= ps[anc[v]]; anc[v] = anc[anc[v]] (double-buffered)."""
+def _k_jump(anc, val, anc_out, val_out, add, active):
+    """val[v] (*= or +=) val[anc[v]]; anc[v] = anc[anc[v]] (double-buffered)."""
     i = cuda.grid(1)
-    n = ps.shape[1]
-    if i < ps.shape[0] * n:
+    n = val.shape[1]
+    if i < val.shape[0] * n:
         t = i // n
         v = i - t * n
         a = anc[t, v]
         if a >= 0:
-            ps_out[t, v] = ps[t, v] * ps[t, a]
+            if add:
+                val_out[t, v] = val[t, v] + val[t, a]
+            else:
+                val_out[t, v] = val[t, v] * val[t, a]
             aa = anc[t, a]
             anc_out[t, v] = aa
             if aa >= 0:
                 active[0] = 1
         else:
-            ps_out[t, v] = ps[t, v]
+            val_out[t, v] = val[t, v]
             anc_out[t, v] = -1
+
+
+def _pointer_jump(parent, val, add):
+    """Fold ``val`` (product, or sum with ``add``) over each vertex's path to its root."""
+    xp = array_module("gpu")
+    T, n = parent.shape
+    blocks, threads = launch_config(T * n)
+    anc = parent.copy()
+    val2 = xp.empty_like(val)
+    anc2 = xp.empty_like(anc)
+    active = xp.zeros(1, dtype=np.int32)
+    while True:
+        active[0] = 0
+        _k_jump[blocks, threads](anc, val, anc2, val2, add, active)
+        anc, anc2 = anc2, anc
+        val, val2 = val2, val
+        if int(active[0]) == 0:
+            return val
 
 
 def path_signs_gpu(order, parent, parent_edge, sign):
@@ -209,133 +242,188 @@ def path_signs_gpu(order, parent, parent_edge, sign):
     ps = xp.empty((T, n), dtype=np.int8)
     blocks, threads = launch_config(T * n)
     _k_ps_init[blocks, threads](parent_edge, sign, ps)
-    anc = parent.copy()
-    ps2 = xp.empty_like(ps)
-    anc2 = xp.empty_like(anc)
-    active = xp.zeros(1, dtype=np.int32)
-    while True:
-        active[0] = 0
-        _k_ps_jump[blocks, threads](anc, ps, anc2, ps2, active)
-        anc, anc2 = anc2, anc
-        ps, ps2 = ps2, ps
-        if int(active[0]) == 0:
-            break
-    return ps
+    return _pointer_jump(parent, ps, 0)
 
 
 # ---------------------------------------------------------------------------
-# graphB+ cycle walks (method="cycle")
+# graphB+ (method="cycle"): Alg. 4 labeling level by level, then Alg. 3's
+# cycle traversal
 #
-# The labels are graphB+'s (subtree sizes, pre-order ranges with children in
-# id order, as on the CPU), computed per (tree, vertex) thread by walking up
-# the ancestors rather than level by level: O(n * depth) work, no level
-# bookkeeping, and the same integers.  The walk itself is one thread per
-# (tree, edge).
+# A batch level is the union of that depth's vertices over the batch's trees:
+# one launch per level serves every tree (the BFS frontiers are exactly these
+# lists).  The labels are the CPU's (_cycle.tree_labels_into): children in
+# id order, so both paths walk the same cycles.  Per (tree, vertex) the batch
+# keeps size, label, child_ptr (n + 1) and child_list: the range of tree edge
+# (parent(c), c) is [label[c], label[c] + size[c] - 1], and child_list holds
+# each vertex's children in label order for the binary search of the walk.
 # ---------------------------------------------------------------------------
 
 @cuda.jit
-def _k_subtree_sizes(parent, size):
-    """Thread per (tree, vertex): add 1 to every ancestor (integer atomics)."""
-    i = cuda.grid(1)
-    n = parent.shape[1]
-    if i < parent.shape[0] * n:
-        t = i // n
-        a = i - t * n
-        while a >= 0:
-            cuda.atomic.add(size, (t, a), 1)
-            a = parent[t, a]
+def _k_sizes_up(front_t, front_v, parent, size, child_ptr):
+    """Alg. 4 bottom-up pass over one level: add v's final count to its parent's.
 
-
-@cuda.jit
-def _k_sibling_offsets(indptr, indices, parent, size, offset):
-    """offset[v] = 1 + sizes of v's smaller-id siblings: v's label minus its parent's."""
+    Also counts the parent's children (into ``child_ptr[t, p + 1]``, scanned
+    afterwards).  Integer atomics: the sums do not depend on the order.
+    """
     i = cuda.grid(1)
-    n = parent.shape[1]
-    if i < parent.shape[0] * n:
-        t = i // n
-        v = i - t * n
+    if i < front_t.size:
+        t = front_t[i]
+        v = front_v[i]
         p = parent[t, v]
-        if p < 0:
-            offset[t, v] = 0
-        else:
-            acc = 1
-            for j in range(indptr[p], indptr[p + 1]):
-                w = indices[j]
-                if w >= v:
-                    break
-                if parent[t, w] == p:
-                    acc += size[t, w]
-            offset[t, v] = acc
+        cuda.atomic.add(size, (t, p), size[t, v])
+        cuda.atomic.add(child_ptr, (t, p + 1), 1)
 
 
 @cuda.jit
-def _k_labels(parent, offset, label):
-    """Pre-order label = sum of offsets up to the root."""
+def _k_labels_down(indptr, indices, front_t, front_v, parent, size, child_ptr, label, child_list):
+    """Alg. 4 top-down pass over one level: v hands consecutive ids to its children.
+
+    Child c gets ``label[v] + 1 + sizes of v's earlier children`` (its range
+    begins there and ends ``size[c] - 1`` later); children are taken in id
+    order (the CSR row is sorted) and listed in ``child_list``.
+    """
     i = cuda.grid(1)
+    if i < front_t.size:
+        t = front_t[i]
+        v = front_v[i]
+        nxt = label[t, v] + 1
+        k = child_ptr[t, v]
+        for j in range(indptr[v], indptr[v + 1]):
+            c = indices[j]
+            if parent[t, c] == v:
+                label[t, c] = nxt
+                child_list[t, k] = c
+                k += 1
+                nxt += size[t, c]
+
+
+@cuda.jit(device=True)
+def _child_towards(t, curr, target, label, child_ptr, child_list):
+    """The child of ``curr`` whose range holds label ``target``: the last child
+    with ``label <= target`` (children's ranges are consecutive)."""
+    lo = child_ptr[t, curr]
+    hi = child_ptr[t, curr + 1] - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if label[t, child_list[t, mid]] <= target:
+            lo = mid
+        else:
+            hi = mid - 1
+    return child_list[t, lo]
+
+
+@cuda.jit(device=True)
+def _cycle_parity(t, w, u, sign, parent, parent_edge, size, label, child_ptr, child_list):
+    """Alg. 3's traversal from w to u: 1 when the tree path holds an odd number
+    of negative edges.  At each vertex the parent edge leads on unless u's
+    label lies in the vertex's own range; then the child edge whose range
+    holds it does.  Only vertices of the cycle are visited.  Returns -1 if
+    the walk is longer than n - 1 edges (inconsistent labels: never for a
+    tree), so that a bug cannot hang the kernel."""
+    target = label[t, u]
+    curr = w
+    odd = 0
+    steps = 0
+    while curr != u:
+        steps += 1
+        if steps >= parent.shape[1]:
+            return -1
+        lo = label[t, curr]
+        if lo < target < lo + size[t, curr]:
+            nxt = _child_towards(t, curr, target, label, child_ptr, child_list)
+            e = parent_edge[t, nxt]
+        else:
+            nxt = parent[t, curr]
+            e = parent_edge[t, curr]
+        if sign[e] < 0:
+            odd ^= 1
+        curr = nxt
+    return odd
+
+
+@cuda.jit
+def _k_cycles(indptr, indices, slot_edge, sign, parent, parent_edge, size, label, child_ptr,
+              child_list, bal):
+    """Warp per (tree, vertex) v, lanes over v's edges (v, w) with w > v (each
+    edge once): a tree edge keeps its sign; a non-tree edge takes the sign
+    that makes its fundamental cycle positive.  Tree data is only read and
+    each edge written by one lane, so no synchronisation is needed."""
+    tid = cuda.grid(1)
+    wid = tid // WARP
+    lane = tid % WARP
     n = parent.shape[1]
-    if i < parent.shape[0] * n:
-        t = i // n
-        a = i - t * n
-        acc = 0
-        while a >= 0:
-            acc += offset[t, a]
-            a = parent[t, a]
-        label[t, i - t * n] = acc
+    if wid < parent.shape[0] * n:
+        t = wid // n
+        v = wid - t * n
+        first = _lower_bound(indices, indptr[v], indptr[v + 1], v + 1)
+        for j in range(first + lane, indptr[v + 1], WARP):
+            w = indices[j]
+            e = slot_edge[j]
+            s = sign[e]
+            if parent_edge[t, v] != e and parent_edge[t, w] != e:
+                odd = _cycle_parity(t, w, v, sign, parent, parent_edge, size, label, child_ptr,
+                                    child_list)
+                if odd < 0:
+                    s = 0  # reported by _k_edge_counters
+                elif (s < 0) != (odd == 1):
+                    s = -s  # the cycle is negative: switch the non-tree edge
+            bal[t, e] = s
 
 
-@cuda.jit
-def _k_cycle_walk(indptr, indices, edge_src, edge_dst, sign, parent, parent_edge, size, label, bal):
-    """Thread per (tree, edge): walk a fundamental cycle, flip the edge if negative."""
-    i = cuda.grid(1)
-    m = edge_src.size
-    if i < parent.shape[0] * m:
-        t = i // m
-        e = i - t * m
-        u = edge_src[e]
-        w = edge_dst[e]
-        if parent_edge[t, u] == e or parent_edge[t, w] == e:
-            bal[t, e] = sign[e]
-            return
-        target = label[t, u]
-        curr = w
-        odd = 0
-        while curr != u:
-            lo = label[t, curr]
-            if lo < target and target < lo + size[t, curr]:
-                down = -1
-                for j in range(indptr[curr], indptr[curr + 1]):
-                    c = indices[j]
-                    if parent[t, c] == curr and label[t, c] <= target < label[t, c] + size[t, c]:
-                        down = c
-                        break
-                if sign[parent_edge[t, down]] < 0:
-                    odd ^= 1
-                curr = down
-            else:
-                if sign[parent_edge[t, curr]] < 0:
-                    odd ^= 1
-                curr = parent[t, curr]
-        if (sign[e] < 0) != (odd == 1):
-            bal[t, e] = -sign[e]
-        else:
-            bal[t, e] = sign[e]
+def tree_levels_gpu(parent):
+    """Per depth, the batch's (tree, vertex) pairs at that depth, in (tree, vertex) order.
+
+    For trees that did not come from :func:`bfs_trees_gpu` (which returns its
+    frontiers): depths by pointer jumping, then one ``nonzero`` per level.
+    """
+    xp = array_module("gpu")
+    depth = _pointer_jump(parent, (parent >= 0).astype(np.int32), 1)
+    levels = []
+    for lev in range(int(depth.max()) + 1):
+        ft, fv = xp.nonzero(depth == lev)
+        levels.append((ft.astype(np.int32), fv.astype(np.int32)))
+    return levels
 
 
-def cycle_balance_gpu(graph, d, parent, parent_edge):
-    """Balanced sign of every edge, per tree, by graphB+ cycle walks: int8 (T, m)."""
+def tree_labels_gpu(d, parent, levels):
+    """graphB+ Alg. 4 for a batch: ``(size, label, child_ptr, child_list)``, int32.
+
+    ``levels[l]`` are the (tree, vertex) pairs at depth l (see
+    :func:`tree_levels_gpu`); one launch per level and pass.
+    """
     xp = array_module("gpu")
     T, n = parent.shape
-    size = xp.zeros((T, n), dtype=np.int32)
-    offset = xp.empty((T, n), dtype=np.int32)
-    label = xp.empty((T, n), dtype=np.int32)
-    blocks, threads = launch_config(T * n)
-    _k_subtree_sizes[blocks, threads](parent, size)
-    _k_sibling_offsets[blocks, threads](d["indptr"], d["indices"], parent, size, offset)
-    _k_labels[blocks, threads](parent, offset, label)
+    size = xp.ones((T, n), dtype=np.int32)
+    child_ptr = xp.zeros((T, n + 1), dtype=np.int32)
+    for ft, fv in reversed(levels[1:]):  # bottom-up; roots have no parent
+        blocks, threads = launch_config(ft.size)
+        _k_sizes_up[blocks, threads](ft, fv, parent, size, child_ptr)
+    child_ptr = xp.cumsum(child_ptr, axis=1, dtype=np.int32)
+    label = xp.zeros((T, n), dtype=np.int32)  # root_id = 0; the rest are set top-down
+    child_list = xp.zeros((T, n), dtype=np.int32)
+    for ft, fv in levels[:-1]:  # top-down; the deepest level has no children
+        blocks, threads = launch_config(ft.size)
+        _k_labels_down[blocks, threads](d["indptr"], d["indices"], ft, fv, parent, size, child_ptr,
+                                        label, child_list)
+    return size, label, child_ptr, child_list
+
+
+def cycle_balance_gpu(graph, d, parent, parent_edge, levels=None):
+    """Balanced sign of every edge, per tree, by graphB+: int8 (T, m).
+
+    Alg. 4's level-by-level labeling (``levels`` as returned by
+    :func:`bfs_trees_gpu`, or computed from ``parent``), then Alg. 3's walk
+    around every fundamental cycle.  Equals ``ps[u] * ps[w]`` of ECL-SGB.
+    """
+    xp = array_module("gpu")
+    if levels is None:
+        levels = tree_levels_gpu(parent)
+    T, n = parent.shape
+    size, label, child_ptr, child_list = tree_labels_gpu(d, parent, levels)
     bal = xp.empty((T, graph.m), dtype=np.int8)
-    blocks, threads = launch_config(T * graph.m)
-    _k_cycle_walk[blocks, threads](d["indptr"], d["indices"], d["edge_src"], d["edge_dst"], d["sign"],
-                                   parent, parent_edge, size, label, bal)
+    blocks, threads = launch_config(T * n * WARP, 128)
+    _k_cycles[blocks, threads](d["indptr"], d["indices"], d["slot_edge"], d["sign"], parent,
+                               parent_edge, size, label, child_ptr, child_list, bal)
     return bal
 
 
@@ -405,8 +493,13 @@ def agreeable_sides_gpu(d, side):
 
 @cuda.jit
 def _k_edge_counters(edge_src, edge_dst, sign, side, parent_edge, bal, use_cycle, maj,
-                     in_tree, negative, switched, agree2):
-    """Thread per edge, looping over the batch's trees (each edge owns its counters)."""
+                     in_tree, negative, switched, agree2, unbalanced):
+    """Thread per edge, looping over the batch's trees (each edge owns its counters).
+
+    With ``use_cycle`` the sides (path signs) are checked against the cycle
+    walks' state, as the CPU path 2-colours it: ``unbalanced[0]`` is set on
+    any disagreement (cannot happen for a correct walk).
+    """
     e = cuda.grid(1)
     if e < edge_src.size:
         u = edge_src[e]
@@ -422,6 +515,8 @@ def _k_edge_counters(edge_src, edge_dst, sign, side, parent_edge, bal, use_cycle
             same = a == side[t, w]
             if use_cycle:
                 neg = bal[t, e] < 0
+                if neg == same or bal[t, e] == 0:
+                    unbalanced[0] = 1
             else:
                 neg = not same
             if neg:
@@ -471,10 +566,15 @@ def batch_counters_gpu(graph, roots, s2, params):
     xp = array_module("gpu")
     d = graph_arrays(graph)
     n, m, T = graph.n, graph.m, int(roots.size)
-    parent, parent_edge, _, ps = bfs_trees_gpu(graph, roots, s2, with_order=False, with_ps=True)
-    side = (ps < 0).astype(np.int8)
     use_cycle = params.method == "cycle"
-    bal = cycle_balance_gpu(graph, d, parent, parent_edge) if use_cycle else xp.zeros((T, 1), np.int8)
+    got = bfs_trees_gpu(graph, roots, s2, with_order=False, with_ps=True, with_levels=use_cycle)
+    parent, parent_edge, _, ps = got[:4]
+    side = (ps < 0).astype(np.int8)
+    if use_cycle:
+        bal = cycle_balance_gpu(graph, d, parent, parent_edge, got[4])
+        del got
+    else:
+        bal = xp.zeros((T, 1), np.int8)
     if params.majority == "agreeable":
         maj = agreeable_sides_gpu(d, side)
     else:
@@ -482,13 +582,15 @@ def batch_counters_gpu(graph, roots, s2, params):
         maj = xp.where(2 * ones < n, 0, xp.where(2 * ones > n, 1, 2)).astype(np.int8)
     c = {k: xp.zeros(m, dtype=np.int64) for k in EDGE_COUNTERS}
     c.update({k: xp.zeros(n, dtype=np.int64) for k in VERTEX_COUNTERS})
+    unbalanced = xp.zeros(1, dtype=np.int32)
     blocks, threads = launch_config(m)
     _k_edge_counters[blocks, threads](d["edge_src"], d["edge_dst"], d["sign"], side, parent_edge, bal,
                                       use_cycle, maj, c["in_tree"], c["negative"], c["switched"],
-                                      c["agree2"])
+                                      c["agree2"], unbalanced)
     blocks, threads = launch_config(n)
     _k_vertex_counters[blocks, threads](d["indptr"], d["indices"], side, maj, c["status2"], c["clean"])
     out = {k: np.asarray(v.get() if hasattr(v, "get") else v, dtype=np.int64) for k, v in c.items()}
     out["trees"] = np.array([T], np.int64)
     out["ties"] = np.array([int((maj == 2).sum())], np.int64)
-    return out, np.full(T, n, np.int64)
+    # -1 makes the engine report an internal error, as the CPU path does
+    return out, np.full(T, -1 if int(unbalanced[0]) else n, np.int64)
