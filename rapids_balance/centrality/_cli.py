@@ -18,7 +18,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         description="Exact or sampled shortest-path betweenness with edge weights as lengths "
                     "(networkx semantics and normalisation). Writes CSV (or Parquet for a .parquet "
                     "OUT) with columns vertex,betweenness_centrality or src,dst,betweenness_centrality.")
-    add_input_arguments(p, example=False, cleaning=False, component_default="all")
+    add_input_arguments(p, cleaning=False, component_default="all")
     p.add_argument("--out", required=True, metavar="FILE", help="output file (.csv or .parquet)")
     p.add_argument("--edges", action="store_true", help="edge betweenness instead of vertex betweenness")
     p.add_argument("--k", type=int, default=None, metavar="K",
