@@ -76,8 +76,9 @@ def main() -> None:
     ap.add_argument("--workers", default=None, help="comma-separated worker counts (default 1,2[,4])")
     ap.add_argument("--repeat", type=int, default=2,
                     help="rounds over all configurations; each figure is its best round")
-    ap.add_argument("--jobs", default="balance,bc,busy",
-                    help="which jobs: balance, bc, busy (a compute-bound reference)")
+    ap.add_argument("--jobs", default="balance,bc,busy,gather",
+                    help="which jobs: balance, bc, busy (a compute-bound reference), "
+                         "gather (a memory-bound reference)")
     args = ap.parse_args()
 
     cores = os.cpu_count() or 1
@@ -109,8 +110,8 @@ def main() -> None:
     # (workers, numba threads per worker); workers=0 is the single-process call
     configs = [(0, all_threads), (0, 1), (1, 1)] + [(w, max(1, cores // w)) for w in workers]
     for job in args.jobs.split(","):
-        if job == "busy":
-            _busy_reference(report, workers, cores, args.repeat)
+        if job in ("busy", "gather"):
+            _reference(job, report, g, workers, args.repeat)
             continue
         label, run, warm = jobs[job]
         warm(small)
@@ -172,22 +173,41 @@ def _busy(graph, batch, params) -> int:
     return s
 
 
-def _busy_reference(report: Report, workers: list[int], cores: int, repeat: int) -> None:
-    """How much this machine lets worker processes scale at all.
+def _gather(graph, batch, params) -> float:
+    # what the graph kernels do most: stream the CSR, read a random vertex value per slot
+    # (numpy, single-threaded: a numba dispatcher pickled from __main__ into a worker
+    # trips over the worker's thread settings)
+    x = np.arange(graph.n, dtype=np.float64)
+    buf = np.empty(graph.indices.size)
+    s = 0.0
+    for _ in range(params):
+        np.take(x, graph.indices, out=buf)
+        s += float(buf[-1])
+    return s
 
-    A pure-Python loop touches no memory to speak of, so its speedup is the
-    ceiling the CPUs (and whatever else runs on them) allow; the graph jobs
-    are memory-bound and may scale less.
+
+def _reference(job: str, report: Report, g, workers: list[int], repeat: int) -> None:
+    """How far this machine lets worker processes scale at all.
+
+    ``busy``: a pure-Python loop touches no memory to speak of, so its
+    speedup is the ceiling the CPUs (and whatever else runs on them) allow.
+    ``gather``: one thread per task sweeping the graph's CSR and
+    reading a random vertex value per slot, as the graph kernels do; its
+    speedup is what the memory system allows such kernels, the ceiling of
+    the balance and betweenness jobs.
     """
     from rapids_balance.distributed import map_batches
 
-    label = "reference: 16 x pure-Python loop"
+    if job == "busy":
+        label, fn, arg, warm_arg = "reference: 16 x pure-Python loop", _busy, 2_000_000, 10_000
+    else:
+        label, fn, arg, warm_arg = (f"reference: 16 x CSR gather sweep of {g.m:,} edges", _gather,
+                                    20, 1)
     base = None
     for w in [1] + [w for w in workers if w > 1]:
         with start_cluster(w, gpu=False) as client:
-            map_batches(client, None, _busy, range(w), 10_000)
-            t, _ = _best_time(lambda: map_batches(client, None, _busy, range(16), 2_000_000),
-                              repeat)
+            map_batches(client, g, fn, range(w), warm_arg)
+            t, _ = _best_time(lambda: map_batches(client, g, fn, range(16), arg), repeat)
         extra = {} if base is None else {"speedup_vs_1_worker": round(base / t, 2)}
         base = base or t
         report.add(input=label, figure=f"dask {w} worker(s)", value=t, unit="s", **extra)

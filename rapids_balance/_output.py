@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 from typing import Any, Callable
 
 __all__ = ["is_cudf", "as_frame_like", "to_dask_frame", "convert_result_frames", "frames_like_input"]
@@ -79,13 +80,22 @@ def convert_result_frames(result: Any, like: Any = None, *, as_dask: bool = Fals
     return result
 
 
-_AS_DASK_DOC = """
-    Output flavour (all public algorithms)
-    --------------------------------------
-    Result tables are pandas DataFrames; they are cuDF DataFrames when the
-    graph was handed in as a cuDF edge list.  ``as_dask=True`` returns the
-    per-edge tables ({fields}) as ``dask.dataframe`` objects instead.
+_AS_DASK_PARAM = """\
+    as_dask : bool, default False
+        Return {fields} as a ``dask.dataframe`` (very large graphs; needs the
+        ``dask`` extra).  Every table is a cuDF DataFrame when the graph was
+        handed in as a cuDF edge list, a pandas DataFrame otherwise.
 """
+
+
+def _with_as_dask_doc(doc: str, fields: str) -> str:
+    """``doc`` with the ``as_dask`` entry at the end of its Parameters section."""
+    entry = _AS_DASK_PARAM.format(fields=fields)
+    for header in ("    Returns\n    -------", "    Raises\n    ------", "    Notes\n    -----"):
+        at = doc.find(header)
+        if at != -1:
+            return doc[:at].rstrip() + "\n" + entry + "\n" + doc[at:]
+    return doc + "\n" + entry
 
 
 def frames_like_input(dask_fields: tuple[str, ...] = ()) -> Callable:
@@ -93,20 +103,34 @@ def frames_like_input(dask_fields: tuple[str, ...] = ()) -> Callable:
 
     The wrapped function's first argument is the graph input.  Its result (a
     DataFrame or a result dataclass holding DataFrames) is converted with
-    :func:`convert_result_frames`; the wrapper adds the keyword ``as_dask``.
+    :func:`convert_result_frames`; the wrapper adds the keyword ``as_dask``
+    (to the signature and to the Parameters section of the docstring).  A
+    result dataclass with no ``dask_fields`` refuses ``as_dask=True`` rather
+    than ignoring it.
     """
 
     def deco(fn: Callable) -> Callable:
+        is_table = not dask_fields
+
         @functools.wraps(fn)
         def wrapper(graph, *args, as_dask: bool = False, **kwargs):
             result = fn(graph, *args, **kwargs)
             if type(result).__module__.split(".", 1)[0] == "pandas":
                 out = as_frame_like(result, graph)
                 return to_dask_frame(out) if as_dask else out
+            if as_dask and not dask_fields:
+                raise ValueError(f"{fn.__name__} returns no per-edge table: as_dask=True does "
+                                 "not apply")
             return convert_result_frames(result, like=graph, as_dask=as_dask, dask_fields=dask_fields)
 
-        fields = ", ".join(f"``{f}``" for f in dask_fields) or "the returned table"
-        wrapper.__doc__ = (fn.__doc__ or "") + _AS_DASK_DOC.format(fields=fields)
+        fields = ("the table" if is_table else
+                  " and ".join(f"``{f}``" for f in dask_fields))
+        wrapper.__doc__ = _with_as_dask_doc(fn.__doc__ or "", fields)
+        sig = inspect.signature(fn)
+        wrapper.__signature__ = sig.replace(parameters=[
+            *sig.parameters.values(),
+            inspect.Parameter("as_dask", inspect.Parameter.KEYWORD_ONLY, default=False,
+                              annotation="bool")])
         return wrapper
 
     return deco

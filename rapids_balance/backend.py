@@ -61,9 +61,26 @@ class GPUStatus:
 def gpu_status() -> GPUStatus:
     """Probe the GPU once: a real allocation and a kernel launch, or nothing.
 
+    Returns
+    -------
+    GPUStatus
+        ``usable`` (a GPU kernel can run), ``simulated`` (numba's CUDA
+        simulator is on), ``device`` (the GPU's name) and ``reason`` (why
+        it is usable or not, e.g. the exception the probe met).  Cached for
+        the life of the process.
+
+    Notes
+    -----
     Importing CuPy proves nothing (a wheel installs fine on a machine with no
     driver), so the probe launches a numba-cuda kernel on a CuPy array and
-    checks what it wrote.
+    checks what it wrote; any exception means "no usable GPU".
+
+    Examples
+    --------
+    >>> from rapids_balance import gpu_status
+    >>> s = gpu_status()
+    >>> s.usable in (True, False)
+    True
     """
     if simulator_enabled():
         return GPUStatus(True, True, "numba CUDA simulator", "NUMBA_ENABLE_CUDASIM=1")
@@ -93,12 +110,29 @@ def gpu_status() -> GPUStatus:
 def resolve_backend(backend: str = "auto") -> str:
     """Map a user's ``backend`` argument to ``"cpu"`` or ``"gpu"``.
 
+    Parameters
+    ----------
+    backend : {"auto", "cpu", "gpu"}, default "auto"
+        ``"auto"``: the GPU when :func:`gpu_status` finds a real one (never
+        the simulator), else the CPU.
+
+    Returns
+    -------
+    str
+        ``"cpu"`` or ``"gpu"``.
+
     Raises
     ------
     ValueError
         ``backend`` is not one of ``"auto"``, ``"cpu"``, ``"gpu"``.
     BackendUnavailableError
         ``backend="gpu"`` but no usable GPU (and no simulator) was found.
+
+    Examples
+    --------
+    >>> from rapids_balance import resolve_backend
+    >>> resolve_backend("cpu")
+    'cpu'
     """
     if backend not in VALID_BACKENDS:
         raise ValueError(f"backend must be one of {VALID_BACKENDS}, got {backend!r}")

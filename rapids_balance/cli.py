@@ -13,11 +13,11 @@ from importlib import import_module
 from importlib.util import find_spec
 
 _COMMAND_MODULES = (
-    "rapids_balance.io._cli",           # info
-    "rapids_balance.balancing._cli",      # balance
+    "rapids_balance.io._cli",                 # info
+    "rapids_balance.balancing._cli",          # balance
     "rapids_balance.frustration_index._cli",  # frustration
-    "rapids_balance.centrality._cli",   # betweenness
-    "rapids_balance.clustering._cli",   # cluster
+    "rapids_balance.centrality._cli",         # betweenness
+    "rapids_balance.clustering._cli",         # cluster
 )
 
 
@@ -75,7 +75,8 @@ def add_input_arguments(p: argparse.ArgumentParser, *, example: bool = True,
     p.add_argument("--format", default="auto", choices=("auto", *FORMATS, *sorted(ALIASES)),
                    metavar="FORMAT",
                    help=f"input file format: auto (detected, the default) or one of {', '.join(FORMATS)}")
-    p.add_argument("--member", help="file inside a tar archive (info without it: every member)")
+    p.add_argument("--member", help="file inside a tar archive"
+                   + (" (without it: every member)" if p.prog.endswith(" info") else ""))
     p.add_argument("--component", choices=COMPONENT_RULES, default=component_default,
                    help=f"keep the largest connected component or all (default {component_default})")
     if cleaning:

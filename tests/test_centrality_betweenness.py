@@ -336,6 +336,15 @@ def test_abs_of_rating_column():
         betweenness_centrality(df, weight="rating", backend="cpu")
 
 
+def test_edge_list_columns_are_found_like_read_edgelist():
+    # graphB-style headers that read_edgelist recognises work here too, in any column order
+    df = pd.DataFrame({"Vote": [3, 1, 2, 1], "Voter ID": [0, 1, 2, 3], "Nominee ID": [1, 2, 3, 0]})
+    r = betweenness_centrality(df, weight="abs", normalized=False, backend="cpu")
+    H = nx.Graph()
+    H.add_weighted_edges_from([(0, 1, 3), (1, 2, 1), (2, 3, 2), (3, 0, 1)])
+    _close(_node_dict(r), nx.betweenness_centrality(H, weight="weight", normalized=False))
+
+
 def test_directed_argument_checks():
     G = _random_graph(10, 20, 71)
     with pytest.raises(GraphInputError, match="directed"):

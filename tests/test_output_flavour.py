@@ -38,3 +38,21 @@ def test_cudf_input_gives_cudf_output(monkeypatch):
     out = algo(FakeCudfFrame({"src": [1], "dst": [2]}))
     assert out[0] == "converted" and list(out[1].columns) == ["vertex", "x"]
     assert isinstance(algo(pd.DataFrame({"src": [1], "dst": [2]})), pd.DataFrame)
+
+
+def test_as_dask_is_in_every_public_signature_and_docstring():
+    import inspect
+
+    for fn in (rb.balance, rb.frustration, rb.betweenness_centrality,
+               rb.edge_betweenness_centrality, rb.correlation_clustering):
+        p = inspect.signature(fn).parameters["as_dask"]
+        assert p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is False
+        doc = fn.__doc__
+        # documented inside Parameters, i.e. before the Returns section
+        assert -1 < doc.index("as_dask : bool") < doc.index("Returns\n")
+
+
+def test_as_dask_is_refused_where_there_is_no_edge_table():
+    g = rb.load_example("highland")
+    with pytest.raises(ValueError, match="as_dask"):
+        rb.correlation_clustering(g, method="vnd", progress=False, as_dask=True)

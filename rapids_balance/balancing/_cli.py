@@ -8,7 +8,7 @@ import sys
 import time
 from typing import Any
 
-from ..cli import add_backend_argument, add_input_arguments, load_input
+from ..cli import add_backend_argument, add_input_arguments, load_input, write_table
 from ._engine import METHODS
 from ._harary import MAJORITIES
 from ._result import ATTRIBUTE_DEFINITIONS
@@ -66,10 +66,7 @@ def _run(args) -> int:
     written = []
     for name, frame in (("vertices", res.vertices), ("edges", res.edges)):
         path = os.path.join(args.out, f"{name}.{args.table_format}")
-        if args.table_format == "parquet":
-            frame.to_parquet(path, index=False)
-        else:
-            frame.to_csv(path, index=False)
+        write_table(frame, path)
         written.append(path)
     if args.graphbplus:
         res.write_graphbplus(args.graphbplus)

@@ -18,11 +18,7 @@ import numpy as np
 
 from ..errors import GraphInputError
 from ..graph import Graph, SignedGraph, _py, build_graph, numeric_values
-
-WeightSpec = "str | None | Callable | np.ndarray"
-
-_SOURCE_COLUMNS = ("src", "source", "from", "u")
-_TARGET_COLUMNS = ("dst", "target", "destination", "to", "v")
+from ..io._frames import guess_columns
 
 _WEIGHT_HELP = ("weight must be None (unweighted), 'weight', 'abs', the name of a column / "
                 "edge attribute, an array of one length per edge, or a callable")
@@ -197,24 +193,17 @@ def _from_networkx(G, weight, directed, for_edges) -> tuple[Graph, np.ndarray | 
     return g, raw
 
 
-def _pick(columns, names, default_pos: int, what: str):
-    low = {str(c).lower(): c for c in columns}
-    for nm in names:
-        if nm in low:
-            return low[nm]
-    if len(columns) <= default_pos:
-        raise GraphInputError(f"edge list has no {what} column (columns: {list(columns)})")
-    return columns[default_pos]
-
-
 def _from_frame(df, weight, directed) -> tuple[Graph, np.ndarray | None]:
     if not hasattr(df, "columns") or not hasattr(df, "iloc"):
         df = df.to_pandas()
     elif type(df).__module__.startswith("cudf"):
         df = df.to_pandas()
     cols = list(df.columns)
-    scol = _pick(cols, _SOURCE_COLUMNS, 0, "source")
-    tcol = _pick(cols, _TARGET_COLUMNS, 1, "target")
+    # the same column names as read_edgelist / graph_from_any recognise
+    guess = guess_columns(cols)
+    scol, tcol = guess["source"], guess["target"]
+    if scol is None or tcol is None:
+        raise GraphInputError(f"edge list has no source and target columns (columns: {cols})")
     raw = None
     if weight is None:
         pass
@@ -222,8 +211,7 @@ def _from_frame(df, weight, directed) -> tuple[Graph, np.ndarray | None]:
         raw = np.asarray(weight(df))
     elif isinstance(weight, str):
         if weight == "abs":
-            rest = [c for c in cols if c not in (scol, tcol)]
-            wcol = "weight" if "weight" in cols else (rest[0] if rest else None)
+            wcol = guess["weight"] if guess["weight"] is not None else guess["sign"]
             if wcol is None:
                 raise GraphInputError("weight='abs' but the edge list has no value column")
             raw = np.abs(np.asarray(df[wcol], dtype=np.float64))

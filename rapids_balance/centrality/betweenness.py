@@ -13,6 +13,7 @@ import secrets
 from typing import Any, Callable, Sequence
 
 import numpy as np
+import pandas as pd
 
 from .._output import frames_like_input
 from ..backend import resolve_backend
@@ -186,7 +187,7 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
                            weight: str | None | Callable | np.ndarray = "weight",
                            endpoints: bool = False, seed: int | None = None,
                            directed: bool | None = None, backend: str = "auto",
-                           progress: bool = False, client: Any = None):
+                           progress: bool = True, client: Any = None) -> pd.DataFrame:
     r"""Shortest-path betweenness centrality of every vertex, weighted or not.
 
     .. math::
@@ -233,12 +234,14 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
     endpoints : bool, default False
         Count the end vertices of each path.
     seed : int or None, optional
-        Seed of the source sampler when ``k`` is an int.
+        Seed of the source sampler when ``k`` is an int.  ``None`` (as in
+        networkx) draws a fresh sample on every call; give an int for a
+        reproducible result.
     directed : bool or None, optional
         ``None`` follows the input; for an edge list ``True`` builds a
         directed graph.  A graph object must already have this direction.
     backend : {"auto", "cpu", "gpu"}, default "auto"
-    progress : bool, default False
+    progress : bool, default True
         Show a progress bar over sources (stderr).
     client : dask.distributed.Client, optional
         Run the source batches on a Dask cluster (each worker runs the
@@ -337,7 +340,8 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
 def edge_betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, normalized: bool = True,
                                 weight: str | None | Callable | np.ndarray = "weight",
                                 seed: int | None = None, directed: bool | None = None,
-                                backend: str = "auto", progress: bool = False, client: Any = None):
+                                backend: str = "auto", progress: bool = True,
+                                client: Any = None) -> pd.DataFrame:
     r"""Shortest-path betweenness centrality of every edge, weighted or not.
 
     .. math::
@@ -361,11 +365,11 @@ def edge_betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, 
     weight : str, None, array or callable, default "weight"
         Edge lengths, as for :func:`betweenness_centrality`.
     seed : int or None, optional
-        Seed of the source sampler.
+        Seed of the source sampler (``None``: a fresh sample on every call).
     directed : bool or None, optional
         As for :func:`betweenness_centrality`.
     backend : {"auto", "cpu", "gpu"}, default "auto"
-    progress : bool, default False
+    progress : bool, default True
         Show a progress bar over sources.
     client : dask.distributed.Client, optional
         Run the source batches on a Dask cluster.
@@ -376,6 +380,15 @@ def edge_betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, 
         Columns ``src``, ``dst`` (original labels; for undirected graphs
         each edge once, in the graph's edge order) and
         ``betweenness_centrality``.
+
+    Raises
+    ------
+    GraphInputError
+        Unusable input or lengths (zero, negative, NaN, infinite).
+    ValueError
+        ``k`` out of range.
+    BackendUnavailableError
+        ``backend="gpu"`` without a GPU.
 
     Notes
     -----

@@ -51,7 +51,7 @@ def gpu_cluster_available() -> tuple[bool, str]:
 def start_cluster(n_workers: int | None = None, *, gpu: str | bool = "auto",
                   threads_per_worker: int | None = None, processes: bool = True,
                   numba_threads: int | None = None, dashboard_address: str | None = None,
-                  **kw: Any):
+                  **kw: Any) -> Any:
     """Start a local Dask cluster suited to rapids-balance and return a client.
 
     With a usable GPU and dask-cuda installed this is a
@@ -91,9 +91,9 @@ def start_cluster(n_workers: int | None = None, *, gpu: str | bool = "auto",
     Returns
     -------
     distributed.Client
-        Connected to the new cluster.  ``client.close()`` followed by
-        ``client.cluster.close()`` (or ``with start_cluster() as client:``,
-        which closes both) shuts it down.
+        Connected to the new cluster, which it owns: ``client.close()`` (or
+        leaving ``with start_cluster() as client:``) also shuts the cluster
+        down.
 
     Raises
     ------

@@ -34,8 +34,6 @@ def _labels_array(items: list) -> np.ndarray:
         lo, hi = min(items), max(items)
         if -(2**63) <= lo and hi < 2**63:
             return np.asarray(items, dtype=np.int64)
-    if items and all(isinstance(x, str) for x in items):
-        return _object_array(items)
     return _object_array(items)
 
 
@@ -106,13 +104,25 @@ def from_networkx(G: Any, sign: str | None = "sign", weight: str | None = None, 
     return g
 
 
-def to_networkx(graph: Graph):
+def to_networkx(graph: Graph) -> Any:
     """The graph as a networkx ``Graph`` (``DiGraph`` when directed).
 
-    Nodes are the original labels.  Edge attribute ``sign`` holds +1/-1 (0
-    for edges whose input sign was 0, see ``graph.zero_sign``), ``weight``
-    the weight when the graph has one, so ``from_networkx(to_networkx(g))``
-    rebuilds ``g``.
+    Parameters
+    ----------
+    graph : Graph or SignedGraph
+
+    Returns
+    -------
+    networkx.Graph or networkx.DiGraph
+        Nodes are the original labels.  Edge attribute ``sign`` holds +1/-1
+        (0 for edges whose input sign was 0, see ``graph.zero_sign``),
+        ``weight`` the weight when the graph has one.
+
+    Notes
+    -----
+    ``from_networkx(to_networkx(g), weight="weight" if g.weight is not None
+    else None)`` rebuilds ``g`` (``from_networkx`` reads no weight unless
+    asked to).
 
     Examples
     --------
@@ -169,10 +179,31 @@ def from_cugraph(G: Any, sign: str | None = None, weight: str | None = None, **o
     **options
         As in :func:`read_edgelist`.
 
+    Returns
+    -------
+    SignedGraph or Graph
+        Labels are cuGraph's original vertex ids; the edges are cleaned as
+        file rows are (``graph.cleaning`` counts what was changed).
+
     Raises
     ------
     ImportError
         cuGraph is not installed (the message says how to install it).
+
+    Notes
+    -----
+    The edge list is copied to the host once; the library's kernels build
+    their own device arrays from it.  Results of the algorithms come back
+    as pandas DataFrames (cuDF when the input was a cuDF edge list).
+
+    Examples
+    --------
+    >>> import cudf, cugraph                                    # doctest: +SKIP
+    >>> df = cudf.DataFrame({"src": [0, 1], "dst": [1, 2], "sign": [1.0, -1.0]})  # doctest: +SKIP
+    >>> G = cugraph.Graph()                                     # doctest: +SKIP
+    >>> G.from_cudf_edgelist(df, "src", "dst", edge_attr="sign")  # doctest: +SKIP
+    >>> from_cugraph(G).m                                       # doctest: +SKIP
+    2
     """
     _require_cugraph()
     opts = _build_options(dict(options))
