@@ -176,6 +176,27 @@ def to_device(a: Any, backend: str, dtype=None):
     return xp.asarray(a, dtype=dtype)
 
 
+def device_array(a: Any, dtype=None):
+    """``a`` as a GPU kernel argument: a CuPy array on a real GPU; under the
+    simulator a *writable* numpy array, because the simulator copies every
+    kernel argument back and refuses read-only arrays (graph arrays are)."""
+    out = to_device(a, "gpu", dtype)
+    if simulator_enabled() and not out.flags.writeable:
+        out = out.copy()
+    return out
+
+
+def device_function(f: Any) -> Any:
+    """A shared ``@numba.njit`` body, for calling from CUDA kernels.
+
+    On a real GPU numba-cuda compiles the njit body for the device.  The
+    simulator hands kernels its own array wrappers, which compiled CPU code
+    cannot unbox, so there the plain Python body runs instead (the same
+    statements).
+    """
+    return f.py_func if simulator_enabled() else f
+
+
 def to_host(a: Any) -> np.ndarray:
     """Any array (numpy, CuPy, or anything with ``__array__``) as numpy."""
     if isinstance(a, np.ndarray):

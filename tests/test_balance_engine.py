@@ -11,6 +11,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from rapids_balance.backend import device_array
 from rapids_balance.balancing import BalanceResult, balance
 from rapids_balance.balancing._cycle import cycle_balance_into
 from rapids_balance.balancing._engine import BalanceParams, _balance_finalize, _balance_partial
@@ -291,7 +292,7 @@ def test_gpu_cycle_walks_on_deep_trees(gpu_backend):
     g = build_graph(src, dst, sign=sign)
     roots, seeds = tree_roots(g, np.arange(4), sampler="bfs-random-root", seed=8)
     parent, pe, order = bfs_trees(g, roots, seeds)
-    bal = np.asarray(_gpu.cycle_balance_gpu(g, _gpu.graph_arrays(g), _gpu.dev(parent), _gpu.dev(pe)))
+    bal = np.asarray(_gpu.cycle_balance_gpu(g, g.device_arrays(), device_array(parent), device_array(pe)))
     for t in range(4):
         want = np.empty(g.m, np.int8)
         cycle_balance_into(g.edge_src, g.edge_dst, g.sign, parent[t], pe[t], order[t],
@@ -331,16 +332,16 @@ def test_gpu_level_by_level_labels_are_the_preorder_ranges(gpu_backend):
     T = 3
     roots, seeds = tree_roots(g, np.arange(T), sampler="bfs-random-root", seed=2)
     parent, _, order = bfs_trees(g, roots, seeds)
-    d = _gpu.graph_arrays(g)
+    d = g.device_arrays()
     got_bfs = _gpu.bfs_trees_gpu(g, roots, seed_mix(seeds), with_levels=True)
     levels_bfs = got_bfs[3]
-    levels_jump = _gpu.tree_levels_gpu(_gpu.dev(parent))
+    levels_jump = _gpu.tree_levels_gpu(device_array(parent))
     # the BFS frontiers are the tree levels
     assert len(levels_bfs) == len(levels_jump) >= 3
     for (ta, va), (tb, vb) in zip(levels_bfs, levels_jump):
         assert np.array_equal(np.asarray(ta), np.asarray(tb)) and np.array_equal(np.asarray(va), np.asarray(vb))
     size, label, child_ptr, child_list = (np.asarray(a) for a in
-                                          _gpu.tree_labels_gpu(d, _gpu.dev(parent), levels_bfs))
+                                          _gpu.tree_labels_gpu(d, device_array(parent), levels_bfs))
     n = g.n
     assert np.array_equal(np.asarray(got_bfs[0]), parent)
     for t in range(T):
@@ -374,7 +375,7 @@ def test_gpu_cycle_states_equal_path_sign_states(gpu_backend):
     roots, seeds = tree_roots(g, np.arange(5), sampler="bfs-random-root", seed=6)
     parent, pe, _, ps, levels = _gpu.bfs_trees_gpu(g, roots, seed_mix(seeds), with_order=False,
                                                    with_ps=True, with_levels=True)
-    bal = np.asarray(_gpu.cycle_balance_gpu(g, _gpu.graph_arrays(g), parent, pe, levels))
+    bal = np.asarray(_gpu.cycle_balance_gpu(g, g.device_arrays(), parent, pe, levels))
     ps = np.asarray(ps)
     assert np.array_equal(bal, ps[:, g.edge_src] * ps[:, g.edge_dst])
     assert (bal != g.sign).any()  # some cycles were negative and got their edge switched
@@ -382,7 +383,7 @@ def test_gpu_cycle_states_equal_path_sign_states(gpu_backend):
     for t in range(5):
         tree[t, np.asarray(pe)[t][np.asarray(pe)[t] >= 0]] = True
     assert np.array_equal(bal[tree], np.broadcast_to(g.sign, bal.shape)[tree])
-    again = np.asarray(_gpu.cycle_balance_gpu(g, _gpu.graph_arrays(g), parent, pe))
+    again = np.asarray(_gpu.cycle_balance_gpu(g, g.device_arrays(), parent, pe))
     assert np.array_equal(again, bal)
 
 

@@ -16,28 +16,10 @@ import numba
 import numpy as np
 from numba import cuda
 
-from ..backend import array_module, launch_config, simulator_enabled, to_device
+from ..backend import array_module, device_array, launch_config, to_device
 from ._trees import parent_key
 
 WARP = 32
-
-
-def dev(a, dtype=None):
-    """``a`` on the device; a writable array under the simulator (see graph_arrays)."""
-    xp = array_module("gpu")
-    out = xp.asarray(a, dtype=dtype)
-    if simulator_enabled() and not out.flags.writeable:
-        out = out.copy()
-    return out
-
-
-def graph_arrays(graph) -> dict:
-    """The graph's device arrays.  Under the simulator, writable copies: the
-    simulator copies every kernel argument back and rejects read-only arrays."""
-    d = graph.device_arrays()
-    if simulator_enabled():
-        d = {k: np.array(v) for k, v in d.items()}
-    return d
 
 
 # ---------------------------------------------------------------------------
@@ -132,7 +114,7 @@ def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = 
     arrays (what graphB+'s level-by-level labeling walks).
     """
     xp = array_module("gpu")
-    d = graph_arrays(graph)
+    d = graph.device_arrays()
     T, n = int(roots.size), graph.n
     rows = xp.arange(T)
     roots_d = to_device(roots, "gpu")
@@ -233,11 +215,11 @@ def _pointer_jump(parent, val, add):
 def path_signs_gpu(order, parent, parent_edge, sign):
     """GPU version of :func:`rapids_balance.balancing._trees.path_signs`."""
     xp = array_module("gpu")
-    parent = dev(parent, np.int32)
-    parent_edge = dev(parent_edge, np.int32)
+    parent = device_array(parent, np.int32)
+    parent_edge = device_array(parent_edge, np.int32)
     if parent.ndim == 1:
         parent, parent_edge = parent[None, :], parent_edge[None, :]
-    sign = dev(sign, np.int8)
+    sign = device_array(sign, np.int8)
     T, n = parent.shape
     ps = xp.empty((T, n), dtype=np.int8)
     blocks, threads = launch_config(T * n)
@@ -564,7 +546,7 @@ def batch_counters_gpu(graph, roots, s2, params):
     from ._result import EDGE_COUNTERS, VERTEX_COUNTERS
 
     xp = array_module("gpu")
-    d = graph_arrays(graph)
+    d = graph.device_arrays()
     n, m, T = graph.n, graph.m, int(roots.size)
     use_cycle = params.method == "cycle"
     got = bfs_trees_gpu(graph, roots, s2, with_order=False, with_ps=True, with_levels=use_cycle)

@@ -240,7 +240,7 @@ def bc_batch_gpu(g, sources: np.ndarray, chunk: int, endpoints: bool, want_edges
     Chunk ``c`` of ``chunk`` sources runs in block ``c``; rows are summed
     in block order on the device.
     """
-    from ..backend import to_device, to_host, launch_config
+    from ..backend import array_module, launch_config, to_device, to_host
 
     if threads > MAX_THREADS or threads & (threads - 1) or threads % vw:
         raise ValueError(f"threads={threads} must be a power of two <= {MAX_THREADS} "
@@ -249,7 +249,7 @@ def bc_batch_gpu(g, sources: np.ndarray, chunk: int, endpoints: bool, want_edges
     n, m = g.n, g.m
     n_chunks = (sources.size + chunk - 1) // chunk
     src = to_device(np.ascontiguousarray(sources, dtype=np.int32), "gpu")
-    xp = _xp()
+    xp = array_module("gpu")
     f64 = lambda cols: xp.zeros((n_chunks, cols), dtype=np.float64)  # noqa: E731
     i32 = lambda cols: xp.zeros((n_chunks, cols), dtype=np.int32)  # noqa: E731
     node_rows = f64(n)
@@ -269,7 +269,3 @@ def bc_batch_gpu(g, sources: np.ndarray, chunk: int, endpoints: bool, want_edges
     return to_host(node), to_host(edge)
 
 
-def _xp():
-    from ..backend import array_module
-
-    return array_module("gpu")

@@ -18,25 +18,18 @@ import numpy as np
 
 from numba import cuda, float64, int32
 
-from ..backend import array_module, launch_config, simulator_enabled, to_host
+from ..backend import array_module, device_function, launch_config, simulator_enabled, to_host
 from . import _tables
 from ._state import Level
 from ._tables import NEW_CLUSTER
 
 
-def _device(f):
-    """The shared ``@numba.njit`` body as a device function.  The simulator
-    passes its own array wrappers, which compiled CPU code cannot unbox, so
-    there the plain Python body runs instead (same statements)."""
-    return f.py_func if simulator_enabled() else f
-
-
-table_add = _device(_tables.table_add)
-table_sub = _device(_tables.table_sub)
-best_move = _device(_tables.best_move)
-relabel = _device(_tables.relabel)
-is_mover = _device(_tables.is_mover)
-better = _device(_tables.better)
+table_add = device_function(_tables.table_add)
+table_sub = device_function(_tables.table_sub)
+best_move = device_function(_tables.best_move)
+relabel = device_function(_tables.relabel)
+is_mover = device_function(_tables.is_mover)
+better = device_function(_tables.better)
 
 # the simulator runs each thread as a Python thread: keep its reduction block small
 _REDUCE_THREADS = 32 if simulator_enabled() else 256

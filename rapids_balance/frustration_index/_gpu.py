@@ -19,8 +19,7 @@ import numpy as np
 from numba import cuda
 
 from .._random import hash64
-from ..backend import array_module, launch_config, to_host
-from ..balancing._gpu import dev as _dev, graph_arrays as _graph
+from ..backend import array_module, device_array, launch_config, to_host
 from ._refine import _move_priority
 from ._samplers import mst_key
 from ._states import HASH_STREAM, n_words
@@ -71,8 +70,8 @@ def _k_switches(ps, edge_src, edge_dst, sign, switches):
 
 def tree_states_gpu(ps, graph):
     """GPU twin of :func:`._states.tree_states` (host arrays out)."""
-    g = _graph(graph)
-    ps = _dev(ps, np.int8)
+    g = graph.device_arrays()
+    ps = device_array(ps, np.int8)
     T, n = ps.shape
     xp = array_module("gpu")
     W = n_words(n)
@@ -148,10 +147,10 @@ def _k_bv_jump(ptr, changed):
 
 def boruvka_tree_edges(graph, seeds, shift):
     """Edge ids of each tree's random-weight MST (list of int64 arrays, host)."""
-    g = _graph(graph)
+    g = graph.device_arrays()
     xp = array_module("gpu")
     T, n, m = len(seeds), graph.n, graph.m
-    seeds_d = _dev(np.asarray(seeds, dtype=np.int64))
+    seeds_d = device_array(np.asarray(seeds, dtype=np.int64))
     comp = xp.empty((T, n), dtype=np.int64)
     comp[:] = xp.arange(n, dtype=np.int64)[None, :]
     ptr = xp.empty_like(comp)
@@ -219,21 +218,21 @@ def _k_apply(x, flip):
 
 
 def vertex_gains_gpu(graph, x, J):
-    g = _graph(graph)
+    g = graph.device_arrays()
     xp = array_module("gpu")
-    xd = _dev(x, np.int8)
+    xd = device_array(x, np.int8)
     d = xp.zeros(graph.n, dtype=np.int64)
     b, t = launch_config(graph.n)
-    _k_gains[b, t](g["indptr"], g["indices"], _dev(J, np.int64), xd, d)
+    _k_gains[b, t](g["indptr"], g["indices"], device_array(J, np.int64), xd, d)
     return to_host(d)
 
 
 def parallel_descent_gpu(graph, x, seed, max_rounds):
     """GPU twin of :func:`._refine.parallel_descent`."""
-    g = _graph(graph)
+    g = graph.device_arrays()
     xp = array_module("gpu")
-    J = _dev(graph.sign[graph.slot_edge].astype(np.int64))
-    xd = _dev(x, np.int8)
+    J = device_array(graph.sign[graph.slot_edge].astype(np.int64))
+    xd = device_array(x, np.int8)
     d = xp.zeros(graph.n, dtype=np.int64)
     flip = xp.zeros(graph.n, dtype=np.int8)
     b, t = launch_config(graph.n)
