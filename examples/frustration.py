@@ -1,9 +1,10 @@
-"""Frustration index of a signed graph: tree cloud (graphB++), refinement, exact certificate.
+"""Frustration index of a signed graph: tree cloud (graphB++), refinement, certificates.
 
 Run:  python examples/frustration.py
 """
 
 import rapids_balance as rb
+from rapids_balance.frustration_index import frustration_lower_bound
 
 # Highland tribes: 16 tribes, 58 friendly/hostile relations; frustration index 7.
 tribes = rb.load_example("highland")
@@ -25,3 +26,9 @@ refined = rb.frustration(otc, n_trees=100, max_states=50, progress=False)
 print(f"Bitcoin OTC: 100 BFS trees -> {trees_only.index} switches; refined -> {refined.index} "
       f"({len(refined.cloud)} states kept of {refined.info['states'] + refined.info['evicted']})")
 print(refined.history.tail())
+
+# How far from optimal can the refined state be?  Edge-disjoint unbalanced cycles each need
+# a switched edge, so packing them proves a lower bound on any graph, large or small.
+lb = frustration_lower_bound(otc, refined.best_state)
+print(f"Bitcoin OTC: {lb.bound} <= frustration index <= {refined.index} (gap at most {lb.gap})")
+print(lb.cycles.head(6))                        # cycle, src, dst, sign

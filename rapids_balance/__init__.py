@@ -10,13 +10,15 @@ Graphs and data
 Balancing (graphB+, ECL-SGB)
     balance -> BalanceResult
 Frustration (graphB++)
-    frustration -> FrustrationResult, frustration_index_exact
+    frustration -> FrustrationResult, frustration_index_exact,
+    frustration_lower_bound -> FrustrationBound
 Weighted betweenness centrality
     betweenness_centrality, edge_betweenness_centrality
 Correlation clustering
     imbalance, correlation_clustering -> ClusteringResult
 Scale-out
-    start_cluster (every algorithm above also takes ``client=``)
+    start_cluster (balance, frustration, the two betweenness functions and
+    correlation_clustering take ``client=``)
 Backends
     gpu_status, resolve_backend
 """
@@ -45,6 +47,8 @@ _LAZY = {
     "frustration": "rapids_balance.frustration_index",
     "FrustrationResult": "rapids_balance.frustration_index",
     "frustration_index_exact": "rapids_balance.frustration_index",
+    "frustration_lower_bound": "rapids_balance.frustration_index",
+    "FrustrationBound": "rapids_balance.frustration_index",
     "betweenness_centrality": "rapids_balance.centrality",
     "edge_betweenness_centrality": "rapids_balance.centrality",
     "imbalance": "rapids_balance.clustering",

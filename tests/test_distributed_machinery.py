@@ -20,9 +20,11 @@ import pytest
 distributed = pytest.importorskip("distributed")
 cloudpickle = pytest.importorskip("cloudpickle")
 
+from rapids_balance._output import as_frame_like, convert_result_frames  # noqa: E402
 from rapids_balance.distributed import (  # noqa: E402
-    as_frame_like, check_client, convert_result_frames, map_batches, map_reduce, ordered_reduce, scatter_graph,
-    split_range, start_cluster, sum_parts, to_dask_frame, tree_groups)
+    map_batches, map_reduce, ordered_reduce, scatter_graph, split_range, start_cluster, to_dask_frame)
+from rapids_balance.distributed._map import check_client  # noqa: E402
+from rapids_balance.distributed._tasks import sum_parts, tree_groups  # noqa: E402
 from rapids_balance.errors import BackendUnavailableError  # noqa: E402
 
 # the toy batch functions below live in this test module, which the worker

@@ -10,7 +10,8 @@ from rapids_balance.cli import main
 def test_cli_example_writes_cloud_state_and_exact(tmp_path):
     out = tmp_path / "out"
     rc = main(["frustration", "--example", "highland", "--trees", "30", "--sampler", "hybrid",
-               "--out", str(out), "--exact", "20", "--plot", str(tmp_path / "p.svg"), "--quiet"])
+               "--out", str(out), "--exact", "20", "--plot", str(tmp_path / "p.svg"), "--bound",
+               "--quiet"])
     assert rc == 0
     summary = json.loads((out / "summary.json").read_text())
     assert summary["index"] == 7 and summary["exact"]["index"] == 7 and summary["exact"]["optimal"]
@@ -20,6 +21,8 @@ def test_cli_example_writes_cloud_state_and_exact(tmp_path):
     switched = pd.read_csv(out / "switched.csv")
     assert len(state) == 16 and len(switched) == 7
     assert (tmp_path / "p.svg").read_text().startswith("<svg")
+    assert summary["lower_bound"]["bound"] == 7 and summary["lower_bound"]["gap"] == 0
+    assert pd.read_csv(out / "bound_cycles.csv")["cycle"].nunique() == 7
 
 
 def test_cli_file_no_refine_max_states(tmp_path):

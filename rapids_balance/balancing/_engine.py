@@ -316,7 +316,7 @@ def balance(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs",
     if params.roots is not None:
         graph.vertex_ids(list(params.roots))  # unknown labels fail here, before any work
     if client is not None:
-        from ..distributed import check_client
+        from ..distributed._map import check_client
         from ..distributed._balance import balance_counters
 
         counters = balance_counters(check_client(client), graph, params, progress=progress)

@@ -11,21 +11,21 @@ a reduction in batch order.  This package holds the generic machinery:
   retries, a progress bar, results in batch order and reductions whose shape
   is fixed by the number of batches (:func:`ordered_reduce` is the same
   reduction run locally);
-* result frames as pandas, cuDF or ``dask.dataframe`` (:func:`as_frame_like`,
-  :func:`to_dask_frame`).
+* :func:`to_dask_frame` -- a result table as a ``dask.dataframe`` (what
+  ``as_dask=True`` gives), for pipelines that stay on the cluster.
 
 Nothing here imports ``distributed`` until it is used, so the package loads
-without the ``dask`` extra.
+without the ``dask`` extra.  The capability-specific drivers
+(``_balance.py``, ``_centrality.py``, ``_clustering.py``) are private: the
+public door is the ``client=`` argument of each algorithm.
 """
 
+from .._output import to_dask_frame
 from ._cluster import gpu_cluster_available, start_cluster
-from .._output import as_frame_like, convert_result_frames, is_cudf, to_dask_frame
-from ._map import (check_client, cluster_batches, map_batches, map_reduce, n_workers, scatter_graph,
-                   split_range)
-from ._tasks import ordered_reduce, sum_parts, tree_groups
+from ._map import map_batches, map_reduce, scatter_graph, split_range
+from ._tasks import ordered_reduce
 
 __all__ = [
     "start_cluster", "gpu_cluster_available", "scatter_graph", "map_batches", "map_reduce",
-    "split_range", "cluster_batches", "n_workers", "ordered_reduce", "sum_parts", "tree_groups", "check_client",
-    "as_frame_like", "convert_result_frames", "is_cudf", "to_dask_frame",
+    "split_range", "ordered_reduce", "to_dask_frame",
 ]

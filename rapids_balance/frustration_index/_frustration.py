@@ -169,7 +169,11 @@ def frustration(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs", seed: 
     bipartitions (:mod:`rapids_balance.frustration_index._refine`): single-vertex
     moves, moves of contracted clusters, and recombination of states.  It
     starts from the best tree states and never returns a worse state than
-    the best tree's.  It is deterministic for a given ``seed``.
+    the best tree's.  It is deterministic for a given ``seed``.  How far the
+    result can be from the optimum on a graph too large for
+    :func:`frustration_index_exact`: :func:`frustration_lower_bound` packs
+    edge-disjoint unbalanced cycles around ``best_state`` and proves
+    ``index - bound`` as a bound on the gap.
 
     References
     ----------

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["FrustrationResult", "ExactResult", "state_frame", "switched_frame"]
+__all__ = ["FrustrationResult", "ExactResult", "FrustrationBound", "state_frame", "switched_frame"]
 
 
 def state_frame(graph, side: np.ndarray) -> pd.DataFrame:
@@ -116,3 +116,30 @@ class ExactResult:
     seconds: float
     solver: str = "highs"
     cuts: int = 0
+
+
+@dataclass
+class FrustrationBound:
+    """What :func:`rapids_balance.frustration_index.frustration_lower_bound` proved.
+
+    Attributes
+    ----------
+    bound : int
+        Edge-disjoint unbalanced cycles found: a lower bound on the frustration index.
+    index : int
+        Frustration of the state the cycles were packed around (an upper bound).
+    gap : int
+        ``index - bound``: the state is at most this far from optimal (0: optimal).
+    cycles : pandas.DataFrame
+        ``cycle`` (0 .. bound-1), ``src``, ``dst`` (original labels) and
+        ``sign`` of each edge of each cycle; the first edge of a cycle is the
+        one the state frustrates, the others close the cycle.
+    """
+
+    bound: int
+    index: int
+    gap: int
+    cycles: pd.DataFrame
+
+    def __repr__(self) -> str:
+        return f"FrustrationBound(bound={self.bound}, index={self.index}, gap={self.gap})"

@@ -1,0 +1,104 @@
+"""Lower bounds from edge-disjoint unbalanced cycles: every cycle checked independently."""
+
+import numpy as np
+import pytest
+
+from rapids_balance.errors import GraphInputError
+from rapids_balance.frustration_index import frustration, frustration_lower_bound
+from rapids_balance.graph import build_graph
+
+from test_frustration_exact import brute_force_index, near_balanced, random_signed, recount
+
+
+def check_cycles(graph, lb):
+    """Each cycle is a simple closed cycle of graph edges with an odd number of negative
+    edges, and no edge lies in two cycles; returns the number of cycles."""
+    sign_of = {}
+    for u, v, s in zip(graph.labels[graph.edge_src], graph.labels[graph.edge_dst], graph.sign):
+        sign_of.setdefault(frozenset((u, v)), []).append(int(s))
+    seen = {}
+    for c, rows in lb.cycles.groupby("cycle"):
+        deg = {}
+        for u, v, s in zip(rows["src"], rows["dst"], rows["sign"]):
+            key = frozenset((u, v))
+            assert int(s) in sign_of[key], "not an edge of the graph"
+            seen[(key, int(s))] = seen.get((key, int(s)), 0) + 1
+            assert seen[(key, int(s))] <= sign_of[key].count(int(s)), "edge in two cycles"
+            for w in key if len(key) == 2 else (u, u):
+                deg[w] = deg.get(w, 0) + 1
+        assert all(d == 2 for d in deg.values()), "not a simple closed cycle"
+        assert (rows["sign"] < 0).sum() % 2 == 1, "cycle is balanced"
+        # connected: walk the cycle from its first edge
+        adj = {}
+        for u, v in zip(rows["src"], rows["dst"]):
+            adj.setdefault(u, []).append(v)
+            adj.setdefault(v, []).append(u)
+        start = rows["src"].iloc[0]
+        stack, reached = [start], {start}
+        while stack:
+            for w in adj[stack.pop()]:
+                if w not in reached:
+                    reached.add(w)
+                    stack.append(w)
+        assert reached == set(adj)
+    return lb.cycles["cycle"].nunique()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_bound_below_brute_force_optimum(seed):
+    g = random_signed(12 + seed, 0.35, 0.4, 200 + seed)
+    opt = brute_force_index(g)
+    rng = np.random.default_rng(seed)
+    for side in (frustration(g, 4, seed=seed, progress=False).best_state,
+                 rng.integers(0, 2, g.n)):
+        lb = frustration_lower_bound(g, side)
+        assert check_cycles(g, lb) == lb.bound <= opt <= lb.index
+        assert lb.gap == lb.index - lb.bound
+
+
+def test_bound_proves_near_balanced_optimum():
+    g = near_balanced(300, 900, 0.05, 7)
+    res = frustration(g, 8, progress=False)
+    lb = frustration_lower_bound(g, res.best_state)
+    assert check_cycles(g, lb) == lb.bound <= res.index == lb.index
+    # sparse noise: a short cycle per flipped edge, so the packing closes the gap
+    assert lb.gap == 0
+
+
+def test_highland_tribes_bound_is_seven(shared_data):
+    from rapids_balance.datasets import load_example
+
+    g = load_example("highland")
+    lb = frustration_lower_bound(g)  # default state: trees plus refinement
+    assert check_cycles(g, lb) == lb.bound == lb.index == 7
+
+
+def test_balanced_graph_has_bound_zero():
+    # two camps, positive inside, negative across: nothing to switch, no unbalanced cycle
+    g = build_graph([0, 1, 2, 0, 1, 3], [1, 2, 0, 3, 3, 4], sign=[1, 1, 1, -1, -1, 1])
+    lb = frustration_lower_bound(g, [0, 1, 1, 0, 0])  # a poor state: 3 edges frustrated
+    assert lb.bound == 0 == brute_force_index(g) and lb.index == 3 == lb.gap
+    assert lb.cycles.empty and list(lb.cycles.columns) == ["cycle", "src", "dst", "sign"]
+
+
+def test_bad_arguments():
+    g = random_signed(8, 0.5, 0.5, 1)
+    with pytest.raises(ValueError, match="max_length"):
+        frustration_lower_bound(g, np.zeros(g.n), max_length=0)
+    with pytest.raises(ValueError, match="entries"):
+        frustration_lower_bound(g, np.zeros(g.n + 1))
+    with pytest.raises(GraphInputError, match="signed"):
+        frustration_lower_bound(build_graph([0, 1], [1, 2]))
+
+
+@pytest.mark.slow
+def test_wiki_elec_bound_exceeds_16500(shared_data):
+    """The graphB wiki-Elec file (zeros kept as positive edges) has frustration index
+    above 16,500: a packing of more edge-disjoint unbalanced cycles than that."""
+    from rapids_balance.io import read_edgelist
+
+    g = read_edgelist(shared_data / "wiki-Elec_graphB_SC21_edges.csv.gz")
+    res = frustration(g, 16, progress=False)
+    lb = frustration_lower_bound(g, res.best_state)
+    assert recount(g, res.best_state) == res.index == lb.index
+    assert check_cycles(g, lb) == lb.bound > 16_500
