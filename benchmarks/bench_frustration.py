@@ -82,24 +82,29 @@ def warm_up() -> None:
     rb.frustration_index_exact(g, time_limit=5)
 
 
-def sampler_rows(rep: Report, name: str, g, samplers, trees: int) -> None:
+def sampler_rows(rep: Report, name: str, g, samplers, trees: int, backend: str = "cpu") -> None:
     for s in samplers:
         t0 = time.perf_counter()
-        res = rb.frustration(g, trees, sampler=s, refine=False, progress=False)
+        res = rb.frustration(g, trees, sampler=s, refine=False, progress=False, backend=backend)
         sec = time.perf_counter() - t0
         pub = PUBLISHED.get(name, {}).get(s)
-        rep.add(input=name, figure=f"tree index, {s}, {trees} trees", value=res.tree_index,
+        rep.add(input=name, figure=f"tree index, {s}, {trees} trees{_on(backend)}", value=res.tree_index,
                 unit="edges", published=f"graphB++ {s}, 1000 trees" if pub else None,
                 published_value=pub, seconds=round(sec, 3),
                 ms_per_tree=round(1000 * sec / max(trees, 1), 2), states=len(res.cloud))
 
 
-def refine_row(rep: Report, name: str, g, trees: int) -> None:
+def _on(backend: str) -> str:
+    return "" if backend == "cpu" else f", {backend}"
+
+
+def refine_row(rep: Report, name: str, g, trees: int, backend: str = "cpu") -> None:
     t0, c0 = time.perf_counter(), time.process_time()
-    res = rb.frustration(g, trees, sampler="bfs", refine=True, progress=False)
+    res = rb.frustration(g, trees, sampler="bfs", refine=True, progress=False, backend=backend)
     sec, cpu = time.perf_counter() - t0, time.process_time() - c0
     target = TARGETS.get(name)
-    rep.add(input=name, figure=f"refined index ({trees} BFS trees + refine)", value=res.index,
+    rep.add(input=name, figure=f"refined index ({trees} BFS trees + refine{_on(backend)})",
+            value=res.index,
             unit="edges", published="issue target (<=)" if target else None,
             published_value=target, seconds=round(sec, 2),
             seconds_refine=round(res.info["seconds_refine"], 2), tree_index=res.tree_index,
@@ -189,12 +194,14 @@ def main() -> None:
     ap.add_argument("--skip", nargs="*", default=[],
                     choices=("samplers", "refine", "graphbplus", "exact", "memory"))
     ap.add_argument("--out", default=None, help="JSON folder (default bench-results/)")
+    ap.add_argument("--backend", default="cpu", choices=("cpu", "gpu", "auto"),
+                    help="backend of the sampler and refine rows (default cpu)")
     args = ap.parse_args()
     small = args.trees or (1000 if args.full else 100)
     large = args.large_trees or (1000 if args.full else 16)
     rep = Report("frustration", description=__doc__.split("\n\n")[0],
                  params={"trees_small": small, "trees_large": large, "full": args.full,
-                         "exact_time": args.exact_time})
+                         "exact_time": args.exact_time, "backend": args.backend})
     warm_up()
     if "graphbplus" not in args.skip:
         graphbplus_row(rep)
@@ -203,9 +210,9 @@ def main() -> None:
             continue
         g = rb.read_edgelist(SHARED_DATA / fname, **opts)
         if "samplers" not in args.skip and with_samplers:
-            sampler_rows(rep, name, g, SAMPLERS, large if is_large else small)
+            sampler_rows(rep, name, g, SAMPLERS, large if is_large else small, args.backend)
         if "refine" not in args.skip:
-            refine_row(rep, name, g, 16)
+            refine_row(rep, name, g, 16, args.backend)
     if "exact" not in args.skip:
         exact_rows(rep, args.exact_time)
         near_balanced_rows(rep, args.exact_time)

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from rapids_balance import GraphInputError, load_example
 from rapids_balance.graph import build_graph
 from rapids_balance.frustration_index import frustration, frustration_index_exact
 
@@ -118,3 +119,15 @@ def test_cycle_cuts_prove_a_near_balanced_graph():
     heur = frustration(g, 20, progress=False)
     assert heur.index >= with_cuts.index
     assert recount(g, with_cuts.best_state) == with_cuts.index
+
+
+def test_start_state_must_be_a_full_bipartition():
+    g = load_example("highland")
+    state = frustration(g, 8, progress=False, backend="cpu").best_state
+    with pytest.raises(GraphInputError, match="every one"):
+        frustration_index_exact(g, start=state.iloc[1:])
+    bad = state.assign(side=state["side"] * 2)
+    with pytest.raises(GraphInputError, match="0 or 1"):
+        frustration_index_exact(g, start=bad)
+    with pytest.raises(GraphInputError, match="entries"):
+        frustration_index_exact(g, start=[0, 1])

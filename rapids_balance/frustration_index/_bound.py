@@ -26,9 +26,8 @@ import pandas as pd
 from .._output import frames_like_input
 from ..errors import GraphInputError
 from ..graph import graph_from_any
-from ._exact import _start_side
 from ._result import FrustrationBound
-from ._states import count_frustrated
+from ._states import count_frustrated, side_vector
 
 __all__ = ["frustration_lower_bound"]
 
@@ -221,7 +220,7 @@ def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 
         from ._frustration import frustration
 
         state = frustration(graph, 16, seed=seed, progress=False).best_state
-    side = _start_side(graph, state)
+    side = side_vector(graph, state, "state")
     x = np.where(side > 0, -1, 1).astype(np.int8)
     J = graph.sign[graph.slot_edge].astype(np.int64)
     ptr, edges = _pack_cycles(graph.indptr, graph.indices.astype(np.int64),

@@ -32,7 +32,7 @@ import numpy as np
 from ..graph import graph_from_any
 from ..errors import GraphInputError
 from ._result import ExactResult, state_frame, switched_frame
-from ._states import count_frustrated
+from ._states import count_frustrated, side_vector
 
 __all__ = ["frustration_index_exact"]
 
@@ -152,7 +152,7 @@ def _strengthen(h, graph, deadline: float, max_rounds: int = 200) -> int:
     return added, lp_bound
 
 
-def frustration_index_exact(graph: Any, time_limit: float = 60.0, solver: str = "highs", *,
+def frustration_index_exact(graph: Any, *, time_limit: float = 60.0, solver: str = "highs",
                             start: Any = None, threads: int | None = None, cuts: bool = True,
                             verbose: bool = False) -> ExactResult:
     """Frustration index by integer programming, with a certificate.
@@ -228,18 +228,16 @@ def frustration_index_exact(graph: Any, time_limit: float = 60.0, solver: str = 
     lp = _model(graph)
     n_cuts, lp_bound = 0, 0.0
     if cuts:
-        integrality = lp.integrality_
-        lp.integrality_ = []
+        lp.integrality_ = []  # the cutting-plane rounds solve the LP relaxation
         h.passModel(lp)
         n_cuts, lp_bound = _strengthen(h, graph, t0 + 0.5 * float(time_limit))
         for j in range(graph.n):
             h.changeColIntegrality(j, highspy.HighsVarType.kInteger)
-        del integrality
         h.setOptionValue("time_limit", max(0.01, float(time_limit) - (time.perf_counter() - t0)))
     else:
         h.passModel(lp)
     if start is not None:
-        side = _start_side(graph, start)
+        side = side_vector(graph, start, "start")
         f = ((graph.sign > 0) == (side[graph.edge_src] != side[graph.edge_dst])).astype(float)
         sol = highspy.HighsSolution()
         sol.col_value = np.concatenate([side.astype(float), f]).tolist()
@@ -267,17 +265,3 @@ def frustration_index_exact(graph: Any, time_limit: float = 60.0, solver: str = 
     return ExactResult(index=index, bound=bound, gap=gap, optimal=bool(optimal), status=text,
                        best_state=best, switched=switched, seconds=seconds, solver=solver,
                        cuts=n_cuts)
-
-
-def _start_side(graph, start) -> np.ndarray:
-    import pandas as pd
-
-    if isinstance(start, pd.DataFrame):
-        ids = graph.vertex_ids(start["vertex"].tolist())
-        side = np.zeros(graph.n, np.int8)
-        side[ids] = start["side"].to_numpy()
-    else:
-        side = np.asarray(start).astype(np.int8).reshape(-1)
-        if side.size != graph.n:
-            raise ValueError(f"start has {side.size} entries, the graph {graph.n} vertices")
-    return (side != side[0]).astype(np.int8)

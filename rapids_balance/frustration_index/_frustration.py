@@ -244,8 +244,6 @@ def _run_cloud(graph, params: FrustrationParams, progress: bool, client) -> Clou
 
 def _finalize(graph, cloud: Cloud, params: FrustrationParams, rp: RefineParams | None,
               progress: bool, t_cloud: float) -> FrustrationResult:
-    from ._samplers import SAMPLERS as NAMES
-
     k = len(cloud)
     order = cloud.best_positions(k)
     first = np.asarray(cloud.first_tree, np.int64)
@@ -255,7 +253,7 @@ def _finalize(graph, cloud: Cloud, params: FrustrationParams, rp: RefineParams |
         "state": sid[order],
         "count": np.asarray(cloud.counts, np.int64)[order],
         "switches": np.asarray(cloud.switches, np.int64)[order],
-        "sampler": [NAMES[cloud.sampler[i]] for i in order],
+        "sampler": [SAMPLERS[cloud.sampler[i]] for i in order],
         "first_tree": first[order],
     })
     words = [cloud.words[i] for i in order]

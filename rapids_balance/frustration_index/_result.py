@@ -35,8 +35,9 @@ class FrustrationResult:
     ----------
     index : int
         Fewest edge sign switches found (refined when ``refine`` was on).
-    tree_index : int
-        Fewest switches of any tree's nearest balanced state (graphB++'s estimate).
+    tree_index : int or None
+        Fewest switches of any tree's nearest balanced state (graphB++'s
+        estimate); None when no tree was sampled (``n_trees=0``).
     refined_index : int or None
         Frustration after the local-search refinement (None without it).
     best_state : pandas.DataFrame
@@ -58,7 +59,7 @@ class FrustrationResult:
     """
 
     index: int
-    tree_index: int
+    tree_index: int | None
     refined_index: int | None
     best_state: pd.DataFrame
     switched: pd.DataFrame

@@ -20,8 +20,10 @@ import numpy as np
 from numba import prange
 
 from .._random import hash64
+from ..errors import GraphInputError
 
-__all__ = ["n_words", "tree_states", "state_words", "words_to_sides", "count_frustrated"]
+__all__ = ["n_words", "tree_states", "state_words", "words_to_sides", "count_frustrated",
+           "side_vector"]
 
 HASH_STREAM = 0x53544154  # "STAT"
 
@@ -129,3 +131,34 @@ def count_frustrated(graph, side) -> int:
     """Edges frustrated by a bipartition: positive across the cut or negative inside a side."""
     side = np.ascontiguousarray(side, dtype=np.int8)
     return int(_count_frustrated(side, graph.edge_src, graph.edge_dst, graph.sign))
+
+
+def side_vector(graph, state, what: str = "state") -> np.ndarray:
+    """A user's bipartition as an int8 0/1 vector over internal ids, vertex 0 on side 0.
+
+    ``state`` is a DataFrame with columns ``vertex`` (original labels, every
+    vertex once) and ``side`` (0/1), such as ``FrustrationResult.best_state``,
+    or an array of n sides in internal-id order.  Sides are normalised so
+    that internal vertex 0 is on side 0 (a bipartition and its mirror image
+    are the same state).
+    """
+    import pandas as pd
+
+    if isinstance(state, pd.DataFrame):
+        if not {"vertex", "side"} <= set(state.columns):
+            raise GraphInputError(f"{what} needs columns 'vertex' and 'side', got {list(state.columns)}")
+        ids = np.asarray(graph.vertex_ids(state["vertex"].tolist()), np.int64)
+        if ids.size != graph.n or np.unique(ids).size != graph.n:
+            raise GraphInputError(f"{what} must list every one of the graph's {graph.n} vertices once "
+                                  f"(it has {ids.size} rows, {np.unique(ids).size} distinct vertices)")
+        raw = state["side"].to_numpy()
+        side = np.empty(graph.n, np.int64)
+        side[ids] = raw
+    else:
+        side = np.asarray(state).reshape(-1)
+        if side.size != graph.n:
+            raise GraphInputError(f"{what} has {side.size} entries, the graph {graph.n} vertices")
+    if not np.isin(side, (0, 1)).all():
+        raise GraphInputError(f"{what}: sides must be 0 or 1")
+    side = side.astype(np.int8)
+    return (side != side[0]).astype(np.int8)
