@@ -39,11 +39,11 @@ def test_cli_writes_tables_and_graphbplus_file(tmp_path):
 
 def test_cli_parquet_and_random_roots(tmp_path, capsys):
     assert run_cli("balance", "--example", "graphb-test-1a", "--trees", "5", "--out", str(tmp_path),
-                   "--table-format", "parquet", "--roots", "random", "--method", "cycle",
+                   "--table-format", "parquet", "--sampler", "bfs-random-root", "--method", "cycle",
                    "--backend", "cpu") == 0
     assert len(pd.read_parquet(tmp_path / "vertices.parquet")) == 4
     assert len(pd.read_parquet(tmp_path / "edges.parquet")) == 5
-    assert "5 trees" in capsys.readouterr().err
+    assert "5 trees" in capsys.readouterr().out
 
 
 def test_cli_rejects_unknown_example(tmp_path):

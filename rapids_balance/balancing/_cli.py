@@ -12,10 +12,11 @@ from ..cli import add_backend_argument, add_input_arguments, load_input, write_t
 from ._engine import METHODS
 from ._harary import MAJORITIES
 from ._result import ATTRIBUTE_DEFINITIONS
+from ._trees import SAMPLERS
 
 __all__ = ["register"]
 
-ROOT_CHOICES = ("degree", "random", "graphbplus")
+ROOT_CHOICES = ("degree", "graphbplus")
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -31,8 +32,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if needed)")
     p.add_argument("--trees", type=int, default=1000, help="number of spanning trees (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="tree i uses seed + i (graphB+ uses 17)")
+    p.add_argument("--sampler", choices=SAMPLERS, default="bfs",
+                   help="bfs: roots in the --roots order (default); bfs-random-root: roots drawn "
+                        "from the seed")
     p.add_argument("--roots", choices=ROOT_CHOICES, default="degree",
-                   help="degree: by descending degree (default); random: drawn from the seed; "
+                   help="root order of --sampler bfs: degree: by descending degree (default); "
                         "graphbplus: graphB+ v0.2's root order")
     p.add_argument("--method", choices=METHODS, default="path-sign")
     p.add_argument("--majority", choices=MAJORITIES, default="larger")
@@ -55,8 +59,10 @@ def _run(args) -> int:
     if args.trees < 1:
         raise ValueError(f"--trees must be positive, got {args.trees}")
     graph = load_input(args)
+    if args.sampler != "bfs" and args.roots != "degree":
+        raise ValueError(f"--roots {args.roots} applies to --sampler bfs only")
     roots = graphbplus_roots(graph, args.trees) if args.roots == "graphbplus" else None
-    sampler = "bfs-random-root" if args.roots == "random" else "bfs"
+    sampler = args.sampler
     start = time.perf_counter()
     res = balance(graph, args.trees, sampler=sampler, roots=roots, seed=args.seed, method=args.method,
                   majority=args.majority, attributes=args.attributes, backend=args.backend,
@@ -74,7 +80,7 @@ def _run(args) -> int:
     if not args.quiet:
         print(f"{graph!r}: {res.n_trees} trees in {elapsed:.2f} s on {res.params['backend']} "
               f"({1000 * elapsed / res.n_trees:.3f} ms/tree), mean frustration {res.frustration_mean:.2f}, "
-              f"{res.tied_trees} tied trees", file=sys.stderr)
+              f"{res.tied_trees} tied trees")
         for path in written:
             print(f"wrote {path}", file=sys.stderr)
     return 0
