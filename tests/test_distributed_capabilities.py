@@ -2,9 +2,10 @@
 
 Same seed, 1 and 2 worker processes: the distributed result must equal the
 local one bit for bit (floating-point betweenness included), because both
-use the same batches and the same reduction order.  Capabilities whose
-``client=`` dispatch is not wired yet are checked through their driver in
-``rapids_balance.distributed`` against the local loop.
+use the same batches and the same reduction order.  The drivers in
+``rapids_balance.distributed`` are also checked directly against the local
+loop.  On a GPU machine (``RAPIDS_BALANCE_REAL_GPU=1``, dask-cuda installed)
+the ``gpu`` tests repeat the equality checks on a ``LocalCUDACluster``.
 """
 
 from __future__ import annotations
@@ -41,19 +42,11 @@ def slashdot():
     return rb.load_example("slashdot-1000")
 
 
-def _hook(module: str, name: str):
-    mod = pytest.importorskip(module)
-    if not hasattr(mod, name):
-        pytest.skip(f"{module}.{name} does not exist yet")
-    return getattr(mod, name)
-
-
 # --- betweenness -------------------------------------------------------------------
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_bc_driver_bit_identical_to_local_batches(clients, slashdot, workers):
-    _bc_partial = _hook("rapids_balance.centrality.betweenness", "_bc_partial")
-    from rapids_balance.centrality.betweenness import _setup
+    from rapids_balance.centrality.betweenness import _bc_partial, _setup
     from rapids_balance.distributed._centrality import bc_sums
 
     _, g, bg, sources, _ = _setup(slashdot, 300, None, 7, None, "cpu", for_edges=True)
@@ -85,13 +78,9 @@ def test_betweenness_client_equals_local(clients, slashdot, workers):
 
 # --- correlation clustering -------------------------------------------------------------
 
-def _clustering():
-    return _hook("rapids_balance.clustering._solve", "correlation_clustering")
-
-
 @pytest.mark.parametrize("method,iterations", [("grasp", 8), ("ils", 3)])
 def test_restart_driver_equals_sequential_loop(clients, slashdot, method, iterations):
-    _restart = _hook("rapids_balance.clustering._solve", "_restart")
+    from rapids_balance.clustering._solve import _restart
     from rapids_balance.distributed._clustering import run_restarts
 
     params = dict(method=method, seed=5, max_clusters=0, alpha=1.0, local_search="auto",
@@ -119,13 +108,10 @@ def test_restart_driver_equals_sequential_loop(clients, slashdot, method, iterat
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_correlation_clustering_client_equals_local(clients, slashdot, workers):
-    cc = _clustering()
+    cc = rb.correlation_clustering
     local = cc(slashdot, method="grasp", max_iterations=6, seed=11, backend="cpu", progress=False)
-    try:
-        dist = cc(slashdot, method="grasp", max_iterations=6, seed=11, backend="cpu",
-                  progress=False, client=clients[workers])
-    except NotImplementedError:
-        pytest.skip("correlation_clustering(client=) is not wired to the driver yet")
+    dist = cc(slashdot, method="grasp", max_iterations=6, seed=11, backend="cpu",
+              progress=False, client=clients[workers])
     assert dist.imbalance == local.imbalance
     pd.testing.assert_frame_equal(dist.labels, local.labels, check_exact=True)
     assert dist.iterations == local.iterations
@@ -133,14 +119,10 @@ def test_correlation_clustering_client_equals_local(clients, slashdot, workers):
 
 # --- balance -----------------------------------------------------------------------------
 
-def _balance():
-    return _hook("rapids_balance.balancing._engine", "balance")
-
-
 @pytest.mark.parametrize("workers", [1, 2])
 @pytest.mark.parametrize("method", ["path-sign", "cycle"])
 def test_balance_client_equals_local(clients, slashdot, workers, method):
-    bal = _balance()
+    bal = rb.balance
     kw = dict(n_trees=48, seed=17, method=method, backend="cpu", progress=False, batch_size=8)
     local = bal(slashdot, **kw)
     dist = bal(slashdot, client=clients[workers], **kw)
@@ -156,8 +138,7 @@ def test_balance_client_equals_local(clients, slashdot, workers, method):
 def test_balance_driver_counters_equal_one_local_batch(clients, slashdot, workers):
     # the cluster cuts the 30 trees into its own batches (a few per worker);
     # the counters must equal those of all 30 trees in one local call
-    _balance_partial = _hook("rapids_balance.balancing._engine", "_balance_partial")
-    from rapids_balance.balancing._engine import BalanceParams
+    from rapids_balance.balancing._engine import BalanceParams, _balance_partial
     from rapids_balance.distributed._balance import balance_counters
 
     params = BalanceParams(n_trees=30, seed=5, backend="cpu", sampler="bfs-random-root")
@@ -174,7 +155,7 @@ def test_balance_driver_counters_equal_one_local_batch(clients, slashdot, worker
 @pytest.mark.parametrize("workers", [1, 2])
 @pytest.mark.parametrize("max_states", [None, 5])
 def test_frustration_client_equals_local(clients, slashdot, workers, max_states):
-    fr = _hook("rapids_balance.frustration_index._frustration", "frustration")
+    fr = rb.frustration
     # a randomised sampler (hybrid mixes several) and a state cap that evicts:
     # there the merge order matters
     kw = dict(n_trees=40, seed=9, sampler="hybrid", max_states=max_states, backend="cpu",
@@ -192,7 +173,7 @@ def test_frustration_client_equals_local(clients, slashdot, workers, max_states)
 
 
 def test_frustration_with_refinement_client_equals_local(clients, slashdot):
-    fr = _hook("rapids_balance.frustration_index._frustration", "frustration")
+    fr = rb.frustration
     kw = dict(n_trees=24, seed=2, backend="cpu", progress=False, batch_size=8)
     local = fr(slashdot, **kw)
     dist = fr(slashdot, client=clients[2], **kw)
@@ -223,7 +204,7 @@ class _KillFirstBatch(distributed.WorkerPlugin):
 @pytest.mark.parametrize("job", ["balance", "betweenness"])
 def test_worker_killed_during_capability_run(clients, slashdot, tmp_path, job):
     if job == "balance":
-        bal = _balance()
+        bal = rb.balance
         run = lambda **kw: bal(slashdot, n_trees=40, seed=4, backend="cpu", progress=False,
                                batch_size=5, **kw)
         same = lambda a, b: all(np.array_equal(a.counters[k], b.counters[k]) for k in a.counters)
@@ -245,3 +226,37 @@ def test_worker_killed_during_capability_run(clients, slashdot, tmp_path, job):
     assert int(killed_pid) in pids  # a worker really died, at a batch of this job
     assert set(client.run(os.getpid).values()) != pids
     assert same(dist, local)
+
+
+# --- the same on GPU workers (a GPU machine with dask-cuda) --------------------------------
+
+@pytest.fixture(scope="module")
+def cuda_client():
+    pytest.importorskip("dask_cuda")
+    from rapids_balance.distributed import gpu_cluster_available
+
+    usable, why = gpu_cluster_available()
+    if not usable:
+        pytest.skip(f"no LocalCUDACluster here: {why}")
+    client = start_cluster(gpu=True)
+    yield client
+    client.close()
+
+
+@pytest.mark.gpu
+def test_gpu_workers_equal_local_gpu_runs(cuda_client, slashdot):
+    kw = dict(n_trees=64, seed=17, backend="gpu", progress=False)
+    local, dist = rb.balance(slashdot, **kw), rb.balance(slashdot, client=cuda_client, **kw)
+    for k in local.counters:
+        assert np.array_equal(dist.counters[k], local.counters[k]), k
+    bkw = dict(k=256, seed=3, weight=None, backend="gpu")
+    pd.testing.assert_frame_equal(
+        rb.edge_betweenness_centrality(slashdot, client=cuda_client, **bkw),
+        rb.edge_betweenness_centrality(slashdot, **bkw), check_exact=True)
+    ckw = dict(method="grasp", max_iterations=4, seed=11, backend="gpu", progress=False)
+    a = rb.correlation_clustering(slashdot, **ckw)
+    b = rb.correlation_clustering(slashdot, client=cuda_client, **ckw)
+    assert a.imbalance == b.imbalance
+    fkw = dict(n_trees=32, seed=9, backend="gpu", progress=False)
+    assert rb.frustration(slashdot, **fkw).index == rb.frustration(slashdot, client=cuda_client,
+                                                                   **fkw).index
