@@ -16,7 +16,7 @@ log() { echo "== $* ($(date +%T))" | tee -a "$OUT/steps.log"; }
 
 log "setup"
 for mp in tqdm:tqdm pytest:pytest pytest_timeout:pytest-timeout highspy:highspy igraph:igraph \
-          networkit:networkit; do
+          networkit:networkit distributed:distributed dask_cuda:dask-cuda; do
   $PY -c "import ${mp%%:*}" 2>/dev/null ||
     $PY -m pip install -q --no-index --find-links .gpu/wheels "${mp##*:}" >>"$OUT/setup.log" 2>&1
 done

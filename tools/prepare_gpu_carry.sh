@@ -12,7 +12,9 @@ mkdir -p .gpu/wheels .gpu/data
 python3 -m pip download -q --only-binary=:all: --no-deps --python-version 3.12 --implementation cp \
   --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_24_x86_64 \
   --platform manylinux_2_28_x86_64 -d .gpu/wheels \
-  tqdm pytest pytest-timeout pluggy iniconfig packaging highspy igraph texttable networkit
+  tqdm pytest pytest-timeout pluggy iniconfig packaging highspy igraph texttable networkit \
+  dask distributed dask-cuda cloudpickle toolz partd fsspec msgpack sortedcontainers tblib zict \
+  tornado locket pynvml nvidia-ml-py psutil pyyaml click jinja2 markupsafe urllib3
 for f in soc-sign-Slashdot090221.txt.gz soc-sign-epinions.txt.gz wiki-Elec_graphB_SC21_edges.csv.gz \
          soc-sign-bitcoinotc.csv.gz soc-sign-bitcoinalpha.csv.gz highland_tribes_graphB_edges.csv.gz \
          levorato_cc_slashdot_first_n.tar.gz; do
