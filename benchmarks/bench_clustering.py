@@ -3,8 +3,13 @@
 1. Levorato et al. (SBPO 2015) random instances, n = 400 and 600 (Tables 2-3),
    and Slashdot first-n instances, n = 1000 ... 10000 (Tables 4-5): our ILS
    against the best of the paper's four published averages (SeqGRASP,
-   SeqGRASP/CUDA VND, SeqILS, SeqILS/CUDA VND; 5 runs each, time limit 2 h,
-   Core i7 + Tesla C2050).  The random instance files list every pair twice,
+   SeqGRASP/CUDA VND, SeqILS, SeqILS/CUDA VND; 5 runs each, Core i7 + Tesla
+   C2050).  The paper's time limit, for GRASP and ILS alike (section 4.1-4.2
+   parameter tables), is 2 hours per run: ``--time-limit`` defaults to 7200 s.
+   Our result is decided by an iteration budget (``--restarts`` ILS restarts,
+   each a fixed perturbation schedule), so it is the same on any machine;
+   the time limit is only a cap, and a row says when it cut the run short
+   (``stopped_by_time_limit``: then the figure depends on the machine).  The random instance files list every pair twice,
    (i,j) and (j,i), and the paper's I(P) counts both copies (e.g. one cluster
    on file_400_0.1_0.2 gives 3192 = 2 x 1596 negative pairs), so for those
    rows our imbalance on the undirected graph is reported doubled.
@@ -13,9 +18,12 @@
    of Hausberger, Faraj and Schulz's multilevel solver (arXiv 2208.13618,
    69,029 / 49,008 in about 1 s on a 2-core CPU), plus the paper's VND alone
    (sparse sums) and a 2-cluster solution against graphB++'s published
-   frustration estimate (1000 BFS trees: 117,587 / 100,450).
+   frustration estimate (1000 BFS trees: 117,587 / 100,450).  These rows are
+   decided by the time limit (the target is a time: <= 10 s), so their
+   figures depend on the machine and its load.
 
-Usage: python benchmarks/bench_clustering.py [--quick] [--time-limit S] [--large-time-limit S]
+Usage: python benchmarks/bench_clustering.py [--quick] [--restarts R] [--time-limit S]
+       [--large-time-limit S] [--only 'n=400 d=0.8,first 1000']
 """
 
 from __future__ import annotations
@@ -61,6 +69,7 @@ SLASHDOT_FIRST_N = {
     8000: ((16082.6, 7030.32), (16087.2, 2189.18), (16072.1, 2229.04), (16082.6, 604.51)),
     10000: ((20594.6, 7200.49), (20596.6, 2680.88), (20595.1, 3618.14), (20600.6, 1087.89)),
 }
+RESTARTS = 10  # the paper's ILS iter = 10
 VARIANTS = ("SeqGRASP", "SeqGRASP/CUDA VND", "SeqILS", "SeqILS/CUDA VND")
 MULTILEVEL_SOTA = {"slashdot": 69029, "epinions": 49008}      # Hausberger et al., ~1 s, 2 cores
 GRAPHBPP_FRUSTRATION = {"slashdot": 117587, "epinions": 100450}  # graphB++, 1000 BFS trees
@@ -72,23 +81,34 @@ def _best_published(figures):
     return figures[i][0], figures[i][1], VARIANTS[i]
 
 
+def _selected(args, name):
+    return args.only is None or any(part in name for part in args.only.split(","))
+
+
 def _paper_row(report, name, graph, figures, factor, args):
     value, secs, who = _best_published(figures)
-    # restarts until the time limit (the paper: 2 h); time-bound runs depend on the machine
+    # a fixed restart budget decides the result; the paper's 2 h limit is only a cap
     res = rb.correlation_clustering(graph, method="ils", seed=args.seed, progress=False,
-                                    time_limit=args.time_limit, max_iterations=100_000)
+                                    time_limit=args.time_limit, max_iterations=args.restarts)
     ours = factor * res.imbalance
     report.add(input=name, figure="I(P), ILS" + (" (x2: pairs listed twice)" if factor == 2 else ""),
                value=ours, published=f"best published average ({who})", published_value=value,
                time_s=round(res.elapsed_s, 2), published_time_s=secs, clusters=res.n_clusters,
-               target_met=ours <= value + 1e-9, restarts=res.iterations)
+               target_met=ours <= value + 1e-9 and res.elapsed_s <= args.time_limit,
+               restarts=res.iterations, restart_budget=args.restarts,
+               stopped_by_time_limit=res.iterations < args.restarts
+               or res.elapsed_s >= args.time_limit)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a few instances only")
-    ap.add_argument("--time-limit", type=float, default=60.0,
-                    help="cap per paper instance, seconds (the paper allowed 2 h)")
+    ap.add_argument("--time-limit", type=float, default=7200.0,
+                    help="cap per paper instance, seconds (default: the paper's 2 h)")
+    ap.add_argument("--restarts", type=int, default=RESTARTS,
+                    help="ILS restarts per paper instance (the budget that decides the result)")
+    ap.add_argument("--only", default=None,
+                    help="comma-separated substrings: run only the paper rows whose name has one")
     ap.add_argument("--large-time-limit", type=float, default=10.0,
                     help="limit for full Slashdot / Epinions, seconds")
     ap.add_argument("--seed", type=int, default=0)
@@ -98,7 +118,8 @@ def main() -> None:
     ap.add_argument("--name", default="clustering", help="report name (bench-results/NAME.json)")
     args = ap.parse_args()
     report = Report(args.name, __doc__.split("\n\n")[0],
-                    params={"time_limit": args.time_limit, "large_time_limit": args.large_time_limit,
+                    params={"time_limit": args.time_limit, "restarts": args.restarts,
+                            "large_time_limit": args.large_time_limit,
                             "seed": args.seed, "quick": args.quick,
                             "note": "2-core machine shared with other jobs: times inflated"})
     # warm the numba caches so no row pays for compilation
@@ -108,11 +129,15 @@ def main() -> None:
         tar = SHARED_DATA / "levorato_cc_random_sg_bigger.tar.gz"
         keys = [] if args.skip_random else [(400, 0.1, 0.5), (600, 0.8, 0.5)] if args.quick else list(RANDOM)
         for n, d, dm in keys:
+            if not _selected(args, f"random n={n} d={d} d-={dm}"):
+                continue
             member = f"levorato_cc_random_sg_bigger/file_{n}_{d}_{dm}.g"
             g = rb.read_edgelist(tar, format="mrel", member=member)
             _paper_row(report, f"random n={n} d={d} d-={dm}", g, RANDOM[(n, d, dm)], 2, args)
         tar = SHARED_DATA / "levorato_cc_slashdot_first_n.tar.gz"
         for n in ([1000, 10000] if args.quick else list(SLASHDOT_FIRST_N)):
+            if not _selected(args, f"Slashdot first {n}"):
+                continue
             g = rb.read_edgelist(tar, format="levorato",
                                  member=f"slashdot-undirected-size{n}-part0.g")
             _paper_row(report, f"Slashdot first {n}", g, SLASHDOT_FIRST_N[n], 1, args)
@@ -129,6 +154,7 @@ def main() -> None:
                        published_value=MULTILEVEL_SOTA[key], time_s=round(res.elapsed_s, 2),
                        first_cycle_imbalance=first,
                        first_cycle_s=round(float(res.history["time_s"].iloc[0]), 2),
+                       cycles=res.iterations, decided_by="time limit",
                        target_met=res.imbalance <= {"slashdot": 70400, "epinions": 50000}[key]
                        and res.elapsed_s <= 10.0)
             t0 = time.perf_counter()

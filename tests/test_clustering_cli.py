@@ -25,3 +25,13 @@ def test_cluster_cli_bad_file(tmp_path, capsys):
     bad.write_text("a,b,c\nx,y,z\n")
     assert main(["cluster", str(bad), "--quiet"]) == 2
     assert "error" in capsys.readouterr().err
+
+
+def test_cluster_cli_paper_flags(tmp_path, capsys):
+    """The paper-faithful ILS from the command line (no plateau walk, no merges)."""
+    out = tmp_path / "labels.csv"
+    rc = main(["cluster", "--example", "highland", "--max-iterations", "2", "--perturbation",
+               "vertex", "--plateau", "off", "--merge-moves", "off", "--out", str(out), "--quiet"])
+    assert rc == 0
+    labels = pd.read_csv(out)
+    assert rb.imbalance(rb.load_example("highland"), labels).imbalance <= 7

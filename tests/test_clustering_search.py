@@ -11,7 +11,8 @@ from rapids_balance.clustering._objective import slot_weights
 from rapids_balance.clustering._state import CPUState, Level
 
 
-def _random_graph(seed, n, m, weighted=False):
+def _random_graph(seed, n, m, weighted=False, p_neg=0.4):
+    """m distinct random pairs; integer weights 1..4 when weighted (sums stay exact)."""
     rng = np.random.default_rng(seed)
     pairs = set()
     while len(pairs) < m:
@@ -19,7 +20,8 @@ def _random_graph(seed, n, m, weighted=False):
         if u != v:
             pairs.add((min(u, v), max(u, v)))
     src, dst = np.array(sorted(pairs)).T
-    data = {"source": src, "target": dst, "sign": rng.choice([-1, 1], len(src), p=[0.4, 0.6])}
+    data = {"source": src, "target": dst,
+            "sign": rng.choice([-1, 1], len(src), p=[p_neg, 1 - p_neg])}
     if weighted:
         data["weight"] = rng.integers(1, 5, len(src)).astype(float)
         return rb.SignedGraph.from_edgelist(data, sign="sign", weight="weight")
@@ -190,7 +192,7 @@ def test_restarts_reduce_like_the_driver():
 
     g = _random_graph(71, 80, 260)
     params = dict(method="ils", seed=4, max_clusters=0, alpha=1.0, construction="auto",
-                  local_search="auto", perturbation_max=30, ils_max=5, backend="cpu", deadline=None)
+                  local_search="auto", perturbation_max=30, ils_max=None, backend="cpu", deadline=None)
     runs = [_restart(g, r, params) for r in range(4)]
     best = min(range(4), key=lambda r: (runs[r][1], r))
     res = rb.correlation_clustering(g, method="ils", seed=4, max_iterations=4, progress=False)

@@ -2,7 +2,8 @@
 
 * :func:`imbalance` - I(P), its two parts and B(P) of a given partition;
 * :func:`correlation_clustering` - VND, GRASP and ILS of Levorato et al.
-  (SBPO 2015) with sparse per-vertex cluster sums, a parallel-round local
+  (SBPO 2015) with sparse per-vertex cluster sums (plus plateau walks and a
+  cluster-merge neighbourhood in the ILS), a parallel-round local
   search, and a multilevel (label propagation + contraction + refinement)
   solver for graphs with 10^5 - 10^6 vertices.
 

@@ -34,12 +34,21 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--perturbation", choices=("auto", "mixed", "vertex"), default="auto",
                    help="ILS kicks: vertex moves only (the paper), also cluster merges/splits, "
                         "or auto (by density)")
+    p.add_argument("--plateau", choices=("auto", "on", "off"), default="auto",
+                   help="ILS: keep perturbations that end at an equal imbalance (auto: on; "
+                        "off: the paper)")
+    p.add_argument("--merge-moves", choices=("auto", "on", "off"), default="auto",
+                   help="ILS: VND also merges whole clusters (auto: on dense graphs; off: the paper)")
     add_backend_argument(p)
     p.add_argument("--out", metavar="FILE",
                    help="write vertex,cluster as CSV (.parquet: Parquet); default: summary only")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
     p.set_defaults(func=_run)
     return p
+
+
+def _switch(value: str) -> bool | None:
+    return None if value == "auto" else value == "on"
 
 
 def _run(args) -> int:
@@ -50,7 +59,8 @@ def _run(args) -> int:
                                  alpha=args.alpha, max_iterations=args.max_iterations,
                                  time_limit=args.time_limit, seed=args.seed,
                                  local_search=args.local_search, perturbation=args.perturbation,
-                                 backend=args.backend,
+                                 plateau=_switch(args.plateau),
+                                 merge_moves=_switch(args.merge_moves), backend=args.backend,
                                  progress=not args.quiet)
     if args.out:
         write_table(res.labels, args.out)

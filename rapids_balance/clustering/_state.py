@@ -3,8 +3,9 @@
 :class:`Level` is a graph in CSR form with one signed weight per slot (the
 input graph, or a contracted one).  :class:`CPUState` owns the arrays of
 :mod:`._cpu` and offers the moves the metaheuristics need: the paper's
-best-move VND, label-propagation sweeps, parallel rounds, perturbation and
-undo.  :class:`rapids_balance.clustering._gpu.GPUState` offers the same
+best-move VND (alone, or with the cluster-merge neighbourhood),
+label-propagation sweeps, parallel rounds, perturbation, undo and
+snapshot rollback.  :class:`rapids_balance.clustering._gpu.GPUState` offers the same
 local searches with every array on the device.
 """
 
@@ -66,6 +67,9 @@ class CPUState:
         self.log_v = np.zeros(log_capacity, np.int32)
         self.log_k = np.zeros(log_capacity, np.int32)
         self.nlog = np.zeros(1, np.int64)
+        self.dirty = np.zeros(n, np.bool_)
+        self.dlist = np.zeros(n, np.int32)
+        self._saved: tuple[np.ndarray, ...] | None = None
         self.reset(self.labels)
 
     # -- whole-state operations ------------------------------------------
@@ -99,6 +103,25 @@ class CPUState:
                              self.nfree, self.nclus, self.maxc, self.tid, self.tsum, self.tcnt,
                              self.tlen, self.bd, self.bk, self.tree_d, self.tree_v, self.size,
                              self.tol, max_moves, self.log_v, self.log_k, self.nlog)
+
+    def vnd_merge(self) -> tuple[int, float]:
+        """VND over two neighbourhoods: 1-opt moves (best first), and when none
+        improves, the best merge of two whole clusters; until neither improves."""
+        moves, gain = self.vnd_best()
+        lv = self.level
+        while True:
+            s, ka, kb = _cpu.best_merge(lv.indptr, self.labels, self.tid, self.tsum, self.tlen,
+                                        self.csize, self.tol)
+            if ka < 0:
+                return moves, gain
+            _cpu.merge_clusters(ka, kb, lv.indptr, lv.indices, lv.a, self.labels, self.csize,
+                                self.free, self.nfree, self.nclus, self.maxc, self.tid, self.tsum,
+                                self.tcnt, self.tlen, self.bd, self.bk, self.tree_d, self.tree_v,
+                                self.size, self.tol, self.log_v, self.log_k, self.nlog, self.dirty,
+                                self.dlist)
+            m2, g2 = self.vnd_best()
+            moves += 1 + m2
+            gain += g2 - s
 
     def sweeps(self, seed: int, stream: int, max_sweeps: int = 100, min_moves: int = 1,
                constraint: np.ndarray | None = None) -> tuple[int, float]:
@@ -169,7 +192,29 @@ class CPUState:
                                   self.labels, self.csize, self.free, self.nfree, self.nclus,
                                   self.maxc, self.tid, self.tsum, self.tcnt, self.tlen, self.bd,
                                   self.bk, self.tree_d, self.tree_v, self.size, self.tol,
-                                  self.log_v, self.log_k, self.nlog))
+                                  self.log_v, self.log_k, self.nlog, self.dirty, self.dlist))
+
+    _SNAPSHOT = ("labels", "csize", "free", "nfree", "nclus", "tid", "tsum", "tcnt", "tlen", "bd",
+                 "bk", "tree_d", "tree_v")
+
+    def save(self) -> None:
+        """Snapshot the whole state (clustering, sums, best moves) for :meth:`rollback`."""
+        self._ensure_tree()
+        self._saved = tuple(getattr(self, name).copy() for name in self._SNAPSHOT)
+
+    def rollback(self) -> None:
+        """Return to the last :meth:`save`, by undoing the logged moves when they are
+        few, else by copying the snapshot back (cheaper on dense graphs, where a
+        split cluster and the VND after it touch every table)."""
+        lv = self.level
+        if (not self.log_overflowed()
+                and 8 * _cpu.logged_degree(lv.indptr, self.log_v, self.nlog) < lv.indices.size):
+            self.undo()
+            return
+        for name, arr in zip(self._SNAPSHOT, self._saved):
+            getattr(self, name)[:] = arr
+        self.nlog[0] = 0
+        self._tree_ready = True
 
     def undo(self) -> None:
         self._ensure_tree()
@@ -177,4 +222,4 @@ class CPUState:
         _cpu.undo(lv.indptr, lv.indices, lv.a, self.labels, self.csize, self.free, self.nfree,
                   self.nclus, self.maxc, self.tid, self.tsum, self.tcnt, self.tlen, self.bd,
                   self.bk, self.tree_d, self.tree_v, self.size, self.tol, self.log_v, self.log_k,
-                  self.nlog)
+                  self.nlog, self.dirty, self.dlist)
