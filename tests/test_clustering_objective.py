@@ -91,3 +91,13 @@ def test_unknown_vertex_named():
     labels[-999] = 1
     with pytest.raises(GraphInputError, match="-999"):
         rb.imbalance(g, labels)
+
+
+def test_edge_list_input_like_the_solver():
+    # a plain edge-list DataFrame is read as correlation_clustering reads it
+    df = pd.DataFrame({"src": [1, 2, 3, 1], "dst": [2, 3, 4, 4], "sign": [1, -1, 1, -1]})
+    clusters = {1: "a", 2: "a", 3: "b", 4: "a"}
+    res = rb.imbalance(df, clusters)
+    neg_in, pos_out, _ = _python_imbalance(list(zip(df["src"], df["dst"], df["sign"], [1.0] * 4)),
+                                           clusters)
+    assert res.imbalance == neg_in + pos_out == 2.0

@@ -5,9 +5,12 @@ Three numba-parallel passes per batch, none with a data race:
 1. *trees* (parallel over trees, fixed interleaved chunks): BFS tree,
    balanced state (path signs, or graphB+ cycle walks), Harary sides and
    majority; each tree writes only its own column of the batch arrays
-   ``side_T`` (n x T), ``pe_T`` (n x T) and, for the cycle method, ``bal_T``
-   (m x T).  Column-major batches make passes 2 and 3 read one contiguous
-   run of T bytes per vertex or edge.
+   ``side_T`` (n x T) and, for the cycle method, ``bal_T`` (m x T), and
+   each chunk counts its trees' edges in its own row of ``in_tree_c``
+   (chunks x m), summed in pass 2: cheaper than storing every tree's
+   parent edges (4n bytes per tree, written with a stride of T) and
+   reading them back.  Column-major batches make passes 2 and 3 read one
+   contiguous run of T bytes per vertex or edge.
 2. *edges* (parallel over edges): each edge owns its counters.
 3. *vertices* (parallel over blocks of vertices): each vertex owns its counters.
 
@@ -33,7 +36,7 @@ VERTEX_BLOCK = 512
 
 @numba.njit(parallel=True, cache=True)
 def trees_pass(indptr, indices, slot_edge, edge_src, edge_dst, sign, roots, s2s,
-               use_cycle, agreeable, n_chunks, side_T, pe_T, bal_T, maj, reached):
+               use_cycle, agreeable, n_chunks, side_T, in_tree_c, bal_T, maj, reached):
     """Pass 1: per tree, BFS + balanced state + sides + majority (see module doc)."""
     T = roots.size
     n = indptr.size - 1
@@ -73,7 +76,8 @@ def trees_pass(indptr, indices, slot_edge, edge_src, edge_dst, sign, roots, s2s,
                     side[v] = 1 if ps[v] < 0 else 0
             for v in range(n):
                 side_T[v, t] = side[v]
-                pe_T[v, t] = pe[v]
+                if pe[v] >= 0:
+                    in_tree_c[c, pe[v]] += 1
             if agreeable:
                 maj[t] = agreeable_side(edge_src, edge_dst, side, uf, count)
             else:
@@ -81,7 +85,7 @@ def trees_pass(indptr, indices, slot_edge, edge_src, edge_dst, sign, roots, s2s,
 
 
 @numba.njit(parallel=True, cache=True)
-def edge_pass(edge_src, edge_dst, sign, side_T, pe_T, bal_T, use_cycle, maj,
+def edge_pass(edge_src, edge_dst, sign, side_T, in_tree_c, bal_T, use_cycle, maj,
               in_tree, negative, switched, agree2):
     """Pass 2: per edge, over the batch's trees.
 
@@ -96,13 +100,12 @@ def edge_pass(edge_src, edge_dst, sign, side_T, pe_T, bal_T, use_cycle, maj,
         was_neg = sign[e] < 0
         su = side_T[u]
         sw = side_T[w]
-        pu = pe_T[u]
-        pw = pe_T[w]
         it = 0
+        for c in range(in_tree_c.shape[0]):
+            it += in_tree_c[c, e]
         ng = 0
         ag = 0
         for t in range(T):
-            it += (pu[t] == e) | (pw[t] == e)
             a = su[t]
             mt = maj[t]
             same = a == sw[t]

@@ -76,8 +76,9 @@ def _gpu_free_memory() -> int:
 def batch_size_for(graph, params: BalanceParams) -> int:
     """Trees per batch: what a quarter of free memory holds, within fixed caps.
 
-    Per tree, the CPU batch keeps one byte of side and four of parent edge
-    per vertex (plus one byte per edge for ``method="cycle"``); the GPU batch
+    Per tree, the CPU batch keeps one byte of side per vertex (plus one
+    byte per edge for ``method="cycle"``; tree edges are counted per thread
+    chunk, not stored per tree); the GPU batch
     keeps about 64 bytes per vertex of BFS, path-sign and component state
     (plus one byte per edge for the cycle walk).  The batch size changes
     only speed and memory, never the result.
@@ -90,7 +91,7 @@ def batch_size_for(graph, params: BalanceParams) -> int:
         per_tree = 64 * n + 2 * cyc
         free, cap = _gpu_free_memory() // 4, MAX_GPU_BATCH
     else:
-        per_tree = 5 * n + cyc
+        per_tree = n + cyc
         free, cap = min(_available_ram() // 4, 1 << 30), MAX_CPU_BATCH
     return int(max(1, min(cap, params.n_trees, free // max(per_tree, 1))))
 
@@ -116,16 +117,17 @@ def _batch_cpu(graph, roots: np.ndarray, s2: np.ndarray, params: BalanceParams,
     T, n, m = roots.size, graph.n, graph.m
     use_cycle = params.method == "cycle"
     side_T = np.empty((n, T), np.int8)
-    pe_T = np.empty((n, T), np.int32)
+    n_chunks = cpu_chunks(T)
+    in_tree_c = np.zeros((n_chunks, m), np.int32)
     bal_T = np.empty((m, T) if use_cycle else (0, T), np.int8)
     maj = np.empty(T, np.int8)
     reached = np.empty(T, np.int64)
     agreeable = params.majority == "agreeable"
     trees_pass(graph.indptr, graph.indices, graph.slot_edge, graph.edge_src, graph.edge_dst,
-               graph.sign, roots.astype(np.int32), s2, use_cycle, agreeable, cpu_chunks(T),
-               side_T, pe_T, bal_T, maj, reached)
+               graph.sign, roots.astype(np.int32), s2, use_cycle, agreeable, n_chunks,
+               side_T, in_tree_c, bal_T, maj, reached)
     _check_reached(reached, n)
-    edge_pass(graph.edge_src, graph.edge_dst, graph.sign, side_T, pe_T, bal_T, use_cycle, maj,
+    edge_pass(graph.edge_src, graph.edge_dst, graph.sign, side_T, in_tree_c, bal_T, use_cycle, maj,
               counters["in_tree"], counters["negative"], counters["switched"], counters["agree2"])
     vertex_pass(graph.indptr, graph.indices, side_T, maj, counters["status2"], counters["clean"])
     counters["trees"][0] += T

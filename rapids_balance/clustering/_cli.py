@@ -66,12 +66,12 @@ def _run(args) -> int:
         write_table(res.labels, args.out)
     if not args.quiet:
         p = res.parts
-        print(f"graph: {graph.n:,} vertices, {graph.m:,} edges", file=sys.stdout)
+        print(f"graph: {graph.n:,} vertices, {graph.m:,} edges")
         print(f"method {res.method} (backend {res.backend}, seed {res.seed}): "
               f"{res.iterations} iterations in {res.elapsed_s:.2f} s")
         print(f"imbalance I(P) = {p.imbalance:g}  (negative inside {p.negative_inside:g}, "
               f"positive between {p.positive_between:g})")
         print(f"balance   B(P) = {p.balance:g} of {p.total_weight:g};  clusters: {p.n_clusters:,}")
         if args.out:
-            print(f"written: {args.out}")
+            print(f"written: {args.out}", file=sys.stderr)
     return 0

@@ -14,7 +14,7 @@ import numba
 import numpy as np
 
 from ..errors import GraphInputError
-from ..graph import Graph
+from ..graph import Graph, graph_from_any
 
 __all__ = ["ImbalanceResult", "imbalance"]
 
@@ -160,14 +160,16 @@ def canonical(labels: np.ndarray) -> np.ndarray:
     return _compact(np.asarray(labels), "labels")
 
 
-def imbalance(graph: Graph, labels: Any) -> ImbalanceResult:
+def imbalance(graph: Any, labels: Any) -> ImbalanceResult:
     """Imbalance I(P) and balance B(P) of a partition of a signed graph.
 
     Parameters
     ----------
-    graph : SignedGraph
-        An undirected signed graph; edge weights are used when present
-        (their absolute value), otherwise every edge weighs 1.
+    graph : SignedGraph or anything :func:`rapids_balance.graph.graph_from_any` accepts
+        An undirected signed graph (an edge-list DataFrame is read as
+        :func:`~rapids_balance.correlation_clustering` reads it); edge
+        weights are used when present (their absolute value), otherwise
+        every edge weighs 1.
     labels : DataFrame, Series, dict or array
         The partition: a DataFrame with columns ``vertex`` (original vertex
         labels) and ``cluster``; a Series indexed by vertex label; a dict
@@ -208,8 +210,9 @@ def imbalance(graph: Graph, labels: Any) -> ImbalanceResult:
     >>> rb.imbalance(g, {0: "a", 1: "a", 2: "b"}).imbalance
     1.0
     """
-    if graph.sign is None:
-        raise GraphInputError("imbalance needs a signed graph (no sign column)")
+    graph = graph_from_any(graph)
+    if graph.sign is None or graph.directed:
+        raise GraphInputError("imbalance needs an undirected signed graph (a sign on every edge)")
     lab = coerce_labels(graph, labels)
     w = edge_weights(graph)
     ni, po, total = _imbalance_parts(graph.edge_src, graph.edge_dst, graph.sign, w,

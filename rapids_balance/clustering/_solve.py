@@ -36,7 +36,6 @@ from ._objective import (
     coerce_labels,
     imbalance,
     imbalance_value,
-    slot_weights,
 )
 from ._state import CPUState, Level
 
@@ -90,10 +89,6 @@ class ClusteringResult:
                 f"{self.n_clusters} clusters, {self.iterations} iterations, {self.elapsed_s:.2f} s>")
 
 
-def graph_level(graph: Graph) -> Level:
-    return Level(np.asarray(graph.indptr), np.asarray(graph.indices), slot_weights(graph))
-
-
 # -- one restart: the unit of work of GRASP / ILS -----------------------------------
 
 def _restart(graph: Graph, restart_id: int, params: dict[str, Any]) -> tuple[np.ndarray, float]:
@@ -109,7 +104,7 @@ def _restart(graph: Graph, restart_id: int, params: dict[str, Any]) -> tuple[np.
     lowest imbalance, ties to the smallest restart id.  Returns (labels in
     internal vertex order, numbered by first appearance; imbalance).
     """
-    level = params.get("_level") or graph_level(graph)
+    level = params.get("_level") or Level.of_graph(graph)
     seed = int(params["seed"])
     maxc = int(params.get("max_clusters") or 0)
     stream = 7919 * (restart_id + 1)
@@ -373,7 +368,7 @@ def correlation_clustering(graph: Any, *, method: str = "ils", n_clusters: int |
     if iterations < 1:
         raise ValueError(f"max_iterations must be at least 1, got {max_iterations!r}")
     deadline = None if time_limit is None else t0 + float(time_limit)
-    level = graph_level(graph)
+    level = Level.of_graph(graph)
     params = dict(method=method, seed=int(seed), max_clusters=int(n_clusters or 0),
                   alpha=float(alpha), local_search=local_search, construction=construction,
                   perturbation_max=int(perturbation_max),

@@ -29,6 +29,13 @@ class Level:
     indices: np.ndarray
     a: np.ndarray
 
+    @classmethod
+    def of_graph(cls, graph) -> "Level":
+        """The input graph as the finest level (weights signed by the edge signs)."""
+        from ._objective import slot_weights
+
+        return cls(np.asarray(graph.indptr), np.asarray(graph.indices), slot_weights(graph))
+
     @property
     def n(self) -> int:
         return self.indptr.size - 1

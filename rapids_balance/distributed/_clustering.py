@@ -34,12 +34,13 @@ def restart_batch(graph: Any, restart_ids: range, params: dict) -> dict:
         ``ids`` and ``values`` of the restarts that ran, and ``best_id``,
         ``best_labels`` of the batch's best (ties: smallest id).
     """
-    from ..clustering._solve import _restart, graph_level
+    from ..clustering._solve import _restart
+    from ..clustering._state import Level
 
     p = dict(params)
     wall = p.pop("wall_deadline", None)
     p["deadline"] = None if wall is None else time.perf_counter() + (wall - time.time())
-    p["_level"] = graph_level(graph)
+    p["_level"] = Level.of_graph(graph)
     ids, values = [], []
     best_id, best_val, best_lab = -1, np.inf, None
     for r in restart_ids:
