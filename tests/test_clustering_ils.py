@@ -186,7 +186,8 @@ def test_dense_defaults_seeded_and_thread_independent():
 def test_plateau_and_merges_never_worse_than_their_start():
     """Each restart's ILS only keeps perturbations that do not raise I(P): with
     one restart, the result is at most the VND optimum of the same start."""
-    from rapids_balance.clustering._solve import _restart, graph_level
+    from rapids_balance.clustering._solve import _restart
+    from rapids_balance.clustering._state import Level
 
     g = _graph(31, 80, 1100, weighted=True, p_neg=0.6)
     params = {"method": "ils", "seed": 2, "max_clusters": 0, "alpha": 1.0,
@@ -195,7 +196,7 @@ def test_plateau_and_merges_never_worse_than_their_start():
               "merge_moves": True}
     lab, value = _restart(g, 0, params)
     assert value == pytest.approx(_cost(g, lab))
-    lv = graph_level(g)
+    lv = Level.of_graph(g)
     start = np.zeros(g.n, np.int32)
     _cpu.grasp_construct(lv.indptr, lv.indices, lv.a, 1.0, 2, 1, 0, start)
     st = CPUState(lv, start)
