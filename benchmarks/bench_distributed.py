@@ -7,7 +7,10 @@ For each job the same call runs
 * with ``client=`` on ``start_cluster(w, gpu=False)`` for w = 1, 2 (4 when
   the machine has 4 cores), each worker using ``cores // w`` numba threads;
 * with one worker restricted to one numba thread, the base of the
-  "workers on as many cores" speedup.
+  "workers on as many cores" speedup;
+* with as many workers as cores but the graph scattered as a private copy
+  to each worker (``rapids-balance.shared-graph`` off), the peer of the
+  default, where worker processes map one shared copy of the graph.
 
 Figures: seconds per call, speedup over one worker, and the overhead of
 the distributed call with one local worker over the single-process call
@@ -35,6 +38,7 @@ import copy
 import os
 import time
 
+import dask
 import numpy as np
 
 from _harness import SHARED_DATA, Report
@@ -99,16 +103,21 @@ def main() -> None:
                                                progress=False, **kw),
                     lambda G, **kw: balance(G, n_trees=4, backend="cpu", progress=False, **kw)),
         "bc": (f"{name} BC k={args.bc_k}",
-               lambda G, **kw: betweenness_centrality(G, k=args.bc_k, seed=1, weight=None,
+               lambda G, **kw: betweenness_centrality(G, k=args.bc_k, seed=1, weight=None, progress=False,
                                                          backend="cpu", **kw),
-               lambda G, **kw: betweenness_centrality(G, k=4, seed=1, weight=None,
+               lambda G, **kw: betweenness_centrality(G, k=4, seed=1, weight=None, progress=False,
                                                          backend="cpu", **kw)),
     }
     import numba
 
     all_threads = numba.config.NUMBA_NUM_THREADS
-    # (workers, numba threads per worker); workers=0 is the single-process call
-    configs = [(0, all_threads), (0, 1), (1, 1)] + [(w, max(1, cores // w)) for w in workers]
+    # (workers, numba threads per worker, shared graph); workers=0 is the single-process
+    # call; the last one scatters a private graph copy to each worker, the peer of the
+    # shared-graph figure with as many workers as cores
+    configs = ([(0, all_threads, True), (0, 1, True), (1, 1, True)]
+               + [(w, max(1, cores // w), True) for w in workers])
+    if cores > 1 and cores in workers:
+        configs.append((cores, 1, False))
     for job in args.jobs.split(","):
         if job in ("busy", "gather"):
             _reference(job, report, g, workers, args.repeat)
@@ -119,8 +128,8 @@ def main() -> None:
         ref = run(g)
         clients = {}
         try:
-            for w, nt in configs:
-                if w:
+            for w, nt, _ in configs:
+                if w and (w, nt) not in clients:
                     clients[w, nt] = c = start_cluster(w, gpu=False, numba_threads=nt)
                     # numba compiles (or loads its cache) in every worker before timing
                     c.run(_warm_worker, warm, small)
@@ -130,35 +139,44 @@ def main() -> None:
             # minimum is the least disturbed run, and interleaving exposes every
             # configuration to the same background load
             for _ in range(args.repeat):
-                for w, nt in configs:
+                for cfg in configs:
+                    w, nt, shared = cfg
                     if w:
                         # a fresh copy per call: the timed call includes scattering the graph
-                        t, out = _best_time(lambda: run(copy.copy(g), client=clients[w, nt]), 1)
-                        same[w, nt] = _same(job, out, ref)
+                        with dask.config.set({"rapids-balance.shared-graph": shared}):
+                            t, out = _best_time(lambda: run(copy.copy(g), client=clients[w, nt]),
+                                                1)
+                        same[cfg] = _same(job, out, ref)
                     else:
                         numba.set_num_threads(nt)
                         t, _ = _best_time(lambda: run(g), 1)
                         numba.set_num_threads(all_threads)
-                    best[w, nt] = min(best[w, nt], t)
+                    best[cfg] = min(best[cfg], t)
         finally:
             for c in clients.values():
                 c.close()
-        for w, nt in configs:
-            t = best[w, nt]
+        base = best[1, 1, True]
+        for cfg in configs:
+            w, nt, shared = cfg
+            t = best[cfg]
             if not w:
                 report.add(input=label, figure=f"single process, {nt} numba thread(s)", value=t,
                            unit="s")
                 continue
-            extra = {"identical": same[w, nt]}
+            extra = {"identical": same[cfg]}
             peer = peer_t = None
             if w == 1:
-                peer_t = best[0, nt]
+                peer_t = best[0, nt, True]
                 peer = f"single process, {nt} numba thread(s)"
                 extra["overhead_pct"] = round(100 * (t / peer_t - 1), 1)
+            elif shared and (w, 1, False) in best:
+                peer_t = best[w, 1, False]
+                peer = f"dask {w} worker(s) x 1 numba thread(s), graph copy per worker"
             if (w, nt) != (1, 1):
-                extra["speedup_vs_1_worker_1_thread"] = round(best[1, 1] / t, 2)
-            report.add(input=label, figure=f"dask {w} worker(s) x {nt} numba thread(s)", value=t,
-                       unit="s", peer=peer, peer_value=peer_t, **extra)
+                extra["speedup_vs_1_worker_1_thread"] = round(base / t, 2)
+            how = "" if shared else ", graph copy per worker"
+            report.add(input=label, figure=f"dask {w} worker(s) x {nt} numba thread(s){how}",
+                       value=t, unit="s", peer=peer, peer_value=peer_t, **extra)
             print(f"    {extra}")
             if not extra["identical"]:
                 print(f"    WARNING: {job} result differs from the single-process one")

@@ -4,7 +4,9 @@ The driver of every distributed algorithm is the same three steps:
 
 1. :func:`scatter_graph` sends the graph to every worker once
    (``client.scatter(..., broadcast=True)``); tasks then refer to it by its
-   future, so it is never pickled into a task.
+   future, so it is never pickled into a task.  Workers on the client's
+   machine receive a handle to one shared file mapping instead
+   (:mod:`._shared`), so they hold one physical copy between them.
 2. :func:`map_batches` / :func:`map_reduce` submit one pure task per batch
    (``fn(graph, batch, params)``) with Dask's retries.
 3. The partial results are reduced *in batch order*, on the cluster, along
@@ -27,6 +29,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from .._progress import progress_bar
 from ._cluster import require_distributed
+from ._shared import share_graph, shared_graph_enabled
 from ._tasks import fold, fold_to_host, run_batch, sum_parts, tree_groups
 
 __all__ = ["scatter_graph", "map_batches", "map_reduce", "split_range", "cluster_batches",
@@ -72,7 +75,8 @@ def _shipping_copy(graph: Any) -> Any:
     return out
 
 
-def scatter_graph(client: Any, graph: Any, *, broadcast: bool = True, cache: bool = True) -> Any:
+def scatter_graph(client: Any, graph: Any, *, broadcast: bool = True, cache: bool = True,
+                  shared: bool | None = None) -> Any:
     """Send ``graph`` to the workers once and return its future.
 
     Parameters
@@ -86,10 +90,19 @@ def scatter_graph(client: Any, graph: Any, *, broadcast: bool = True, cache: boo
     cache : bool
         Reuse the future of an earlier scatter of the same graph object to
         the same client, so consecutive calls do not resend it.
+    shared : bool, optional
+        Put the graph's large arrays in one file that every worker maps
+        (:mod:`~rapids_balance.distributed._shared`), so worker processes on
+        this machine share one physical copy.  Default: the dask config
+        value ``rapids-balance.shared-graph`` (True).  Used only when every
+        worker can open the file; otherwise, and with ``False``, the graph
+        itself is scattered.
 
     Returns
     -------
     distributed.Future
+        Of the graph, or of a :class:`~._shared.SharedGraph` standing in for
+        it (tasks run through ``run_batch``, which unwraps it).
     """
     if _is_future(graph):
         return graph
@@ -103,8 +116,13 @@ def scatter_graph(client: Any, graph: Any, *, broadcast: bool = True, cache: boo
         fut = known.get(cid)
         if fut is not None and fut.status == "finished":
             return fut
+    shipped = _shipping_copy(graph)
+    if shared is None:
+        shared = shared_graph_enabled()
+    if shared:
+        shipped = share_graph(client, graph, shipped) or shipped
     # hash=False: tokenizing would pickle the whole graph just to name it
-    fut = client.scatter(_shipping_copy(graph), broadcast=broadcast, hash=False)
+    fut = client.scatter(shipped, broadcast=broadcast, hash=False)
     if cache:
         _SCATTERED.setdefault(graph, {})[cid] = fut
     return fut

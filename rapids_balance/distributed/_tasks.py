@@ -12,6 +12,7 @@ import os
 from typing import Any, Callable, Sequence
 
 from ._cluster import NUMBA_THREADS_ENV
+from ._shared import resolve_graph
 
 __all__ = ["run_batch", "fold", "fold_to_host", "sum_parts", "to_host_tree", "tree_groups",
            "ordered_reduce"]
@@ -34,7 +35,7 @@ def _set_numba_threads() -> None:
 def run_batch(fn: Callable, graph: Any, batch: Any, params: Any) -> Any:
     """Run one batch: ``fn(graph, batch, params)`` with the worker's thread share."""
     _set_numba_threads()
-    return fn(graph, batch, params)
+    return fn(resolve_graph(graph), batch, params)
 
 
 def sum_parts(a: Any, b: Any) -> Any:
