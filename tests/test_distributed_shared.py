@@ -41,6 +41,7 @@ class _Holder:
         self.alias = self.big
         self.work = np.linspace(0.0, 1.0, n)  # writable
         self.small = np.arange(3)
+        self.when = np.arange(n).astype("datetime64[s]")  # not plain numbers: pickled
         self.name = "holder"
 
 
@@ -92,7 +93,8 @@ def share_small(monkeypatch):
 def test_file_round_trip_keeps_arrays_flags_and_aliases(share_small):
     h = _Holder(10_000)
     arrays = _shared._big_arrays(h)
-    assert set(arrays) == {"big", "alias", "work"}  # 'small' is under the array threshold
+    # 'small' is under the array threshold, 'when' is not a plain number array
+    assert set(arrays) == {"big", "alias", "work"}
     path, layout = _shared._write_file(arrays, "tok")
     try:
         offsets = {k: off for k, off, *_ in layout}
@@ -105,7 +107,7 @@ def test_file_round_trip_keeps_arrays_flags_and_aliases(share_small):
             assert a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
             assert a.flags.writeable == b.flags.writeable
             assert isinstance(_root_base(a), mmap.mmap)
-        assert g.small is rest.small and g.name == "holder"
+        assert g.small is rest.small and g.when is rest.when and g.name == "holder"
         # copy-on-write: a worker's write stays in that process, the file keeps the data
         g.work[:] = -1.0
         again = _shared._attach_arrays(path, "tok", layout, rest)
@@ -152,6 +154,8 @@ def test_sharing_off_or_impossible_scatters_the_graph(client, share_small, monke
     with dask.config.set({_shared.CONFIG_KEY: False}):
         seen = map_batches(client, _Holder(20_000), _describe, range(4))
     assert all(s["big"][0] != "mmap" for s in seen)
+    plain = scatter_graph(client, _Holder(20_000), shared=False)
+    assert client.submit(lambda x: type(x).__name__, plain).result() == "_Holder"
     # a worker that cannot open the file (another machine): plain scatter, no file left
     monkeypatch.setattr(_shared, "_workers_can_open", lambda client, path, token: False)
     seen = map_batches(client, _Holder(20_000), _describe, range(4))

@@ -97,7 +97,8 @@ def _big_arrays(obj: Any) -> dict[str, np.ndarray]:
     """The attributes of ``obj`` worth sharing: large numeric numpy arrays."""
     out = {}
     for k, v in vars(obj).items():
-        if (type(v) is np.ndarray and v.nbytes >= _MIN_ARRAY_BYTES and v.dtype.hasobject is False
+        # plain numbers only: their bytes are the whole value (no object or datetime dtypes)
+        if (type(v) is np.ndarray and v.dtype.kind in "biufc" and v.nbytes >= _MIN_ARRAY_BYTES
                 and v.flags.c_contiguous):
             out[k] = v
     return out
@@ -212,12 +213,11 @@ def share_graph(client: Any, graph: Any, shipped: Any) -> SharedGraph | None:
     ``shipped`` is what the workers should get (``graph`` without its
     per-process caches); the file lives as long as ``graph``.
 
-    None (scatter the graph itself) when sharing is turned off, the graph
-    has no large arrays, cannot be weak-referenced (the file's lifetime is
+    None (scatter the graph itself) when the graph has no large arrays, cannot be weak-referenced (the file's lifetime is
     the graph's), no directory has room, or some worker cannot open the file
     (it runs on another machine).
     """
-    if not shared_graph_enabled() or not hasattr(shipped, "__dict__"):
+    if not hasattr(shipped, "__dict__"):
         return None
     arrays = _big_arrays(shipped)
     if sum(a.nbytes for a in {id(a): a for a in arrays.values()}.values()) < MIN_SHARED_BYTES:
