@@ -201,27 +201,31 @@ class _KillFirstBatch(distributed.WorkerPlugin):
         os._exit(1)  # the worker dies in the middle of the job
 
 
+@pytest.mark.parametrize("backend", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
 @pytest.mark.parametrize("job", ["balance", "betweenness"])
-def test_worker_killed_during_capability_run(clients, slashdot, tmp_path, job):
+def test_worker_killed_during_capability_run(request, slashdot, tmp_path, job, backend):
+    # gpu: the same on a LocalCUDACluster (with one GPU, its only worker dies and the
+    # graph is scattered again)
+    client = (request.getfixturevalue("clients")[2] if backend == "cpu"
+              else request.getfixturevalue("cuda_client"))
     if job == "balance":
         bal = rb.balance
-        run = lambda **kw: bal(slashdot, n_trees=40, seed=4, backend="cpu", progress=False,
+        run = lambda **kw: bal(slashdot, n_trees=40, seed=4, backend=backend, progress=False,
                                batch_size=5, **kw)
         same = lambda a, b: all(np.array_equal(a.counters[k], b.counters[k]) for k in a.counters)
     else:
         run = lambda **kw: rb.edge_betweenness_centrality(slashdot, k=None, weight=None,
-                                                          backend="cpu", **kw)
+                                                          backend=backend, **kw)
         same = lambda a, b: a.equals(b)  # bit-identical floats
     local = run()
     marker = str(tmp_path / "killed")
-    client = clients[2]
     pids = set(client.run(os.getpid).values())
     client.register_plugin(_KillFirstBatch(marker), name="kill-first-batch")
     try:
         dist = run(client=client)
     finally:
         client.unregister_worker_plugin("kill-first-batch")
-        client.wait_for_workers(2, timeout=60)  # the nanny restarts the dead worker
+        client.wait_for_workers(len(pids), timeout=60)  # the nanny restarts the dead worker
     killed_key, killed_pid = open(marker).read().rsplit(maxsplit=1)  # keys may hold spaces
     assert int(killed_pid) in pids  # a worker really died, at a batch of this job
     assert set(client.run(os.getpid).values()) != pids

@@ -288,6 +288,17 @@ def test_batch_errors_reach_the_caller(client):
 
 
 def test_graph_is_transferred_once_per_worker(client, tmp_path):
+    _check_transferred_once(client, tmp_path)
+
+
+@pytest.mark.gpu
+def test_graph_is_transferred_once_per_gpu_worker(tmp_path):
+    pytest.importorskip("dask_cuda")
+    with start_cluster(gpu=True) as cuda_client:
+        _check_transferred_once(cuda_client, tmp_path)
+
+
+def _check_transferred_once(client, tmp_path):
     pids = set(client.run(os.getpid).values())
     payload = _Counted(np.arange(1000), str(tmp_path))
     n_tasks = 24
