@@ -36,7 +36,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SharedGraph", "share_graph", "resolve_graph", "CONFIG_KEY", "MIN_SHARED_BYTES"]
+__all__ = ["SharedGraph", "share_graph", "resolve_graph", "shared_graph_enabled", "CONFIG_KEY",
+           "MIN_SHARED_BYTES"]
 
 #: dask config key: ``False`` sends graphs by plain scatter only
 CONFIG_KEY = "rapids-balance.shared-graph"
@@ -136,7 +137,7 @@ def _write_file(arrays: dict[str, np.ndarray], token: str) -> tuple[str, list] |
     path = os.path.join(where, f"rapids-balance-{os.getpid()}-{token}.graph")
     try:
         with open(path, "wb") as fh:
-            fh.write(_MAGIC + token.encode())
+            fh.write(_header(token))
             written = set()
             for k, off, *_ in layout:
                 a = arrays[k]
@@ -159,9 +160,9 @@ def _remove(path: str) -> None:
         pass
 
 
-def _header_ok(mm: mmap.mmap, token: str) -> bool:
-    want = _MAGIC + token.encode()
-    return mm[:len(want)] == want
+def _header(token: str) -> bytes:
+    """The file's first bytes: a worker checks them before trusting the layout."""
+    return _MAGIC + token.encode()
 
 
 def _attach_arrays(path: str, token: str, layout: list, rest: Any) -> Any:
@@ -176,7 +177,7 @@ def _attach_arrays(path: str, token: str, layout: list, rest: Any) -> Any:
     with fh:
         ro = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
         cow = None
-        if not _header_ok(ro, token):
+        if ro[:len(_header(token))] != _header(token):
             raise RuntimeError(f"{path} is not the shared graph this task expects")
         graph = copy.copy(rest)
         for k, off, dt, shape, writeable in layout:
@@ -201,8 +202,7 @@ def _workers_can_open(client: Any, path: str, token: str) -> bool:
 def _probe(path: str, token: str) -> bool:
     try:
         with open(path, "rb") as fh:
-            want = _MAGIC + token.encode()
-            return fh.read(len(want)) == want
+            return fh.read(len(_header(token))) == _header(token)
     except OSError:
         return False
 
