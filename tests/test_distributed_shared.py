@@ -161,6 +161,13 @@ def test_sharing_off_or_impossible_scatters_the_graph(client, share_small, monke
     seen = map_batches(client, _Holder(20_000), _describe, range(4))
     assert all(s["big"][0] != "mmap" for s in seen)
     assert _graph_files() == before
+    # workers that are threads of this process share its memory already: no file
+    monkeypatch.undo()
+    monkeypatch.setattr(_shared, "MIN_SHARED_BYTES", 0)
+    h = _Holder(20_000)
+    with start_cluster(1, gpu=False, processes=False) as threads:
+        assert map_batches(threads, h, _describe, range(2))[0]["big"][0] != "mmap"
+        assert _graph_files() == before  # checked while the graph lives
 
 
 def test_shared_balance_equals_single_process(client, share_small):

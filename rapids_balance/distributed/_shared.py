@@ -213,10 +213,13 @@ def share_graph(client: Any, graph: Any, shipped: Any) -> SharedGraph | None:
     ``shipped`` is what the workers should get (``graph`` without its
     per-process caches); the file lives as long as ``graph``.
 
-    None (scatter the graph itself) when the graph has no large arrays, cannot be weak-referenced (the file's lifetime is
+    None (scatter the graph itself) when the workers are threads of this
+    process (they share its memory already), the graph has no large arrays, cannot be weak-referenced (the file's lifetime is
     the graph's), no directory has room, or some worker cannot open the file
     (it runs on another machine).
     """
+    if getattr(getattr(client, "cluster", None), "processes", True) is False:
+        return None
     if not hasattr(shipped, "__dict__"):
         return None
     arrays = _big_arrays(shipped)
