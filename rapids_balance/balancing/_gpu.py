@@ -100,7 +100,7 @@ def _k_settle(indptr, indices, slot_edge, sign, level, depth, best, parent, pare
             parent[t, v] = u
             parent_edge[t, v] = e
             ps[t, v] = ps[t, u] * sign[e]
-            cuda.atomic.add(count, 0, 1)
+            count[0] = 1  # only tested against zero: a plain store, not a contended atomic
 
 
 def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = False,
@@ -439,6 +439,23 @@ def _k_cc_hook(edge_src, edge_dst, side, comp, changed):
 
 
 @cuda.jit
+def _k_cc_jump(comp):
+    """Pointer jumping: each vertex points to its grandparent.
+
+    Without it one hook pass can chain a whole component (a path whose every
+    edge hooks i+1 -> i), and later ``_root`` walks cost O(n) each, O(n^2)
+    per pass.  Concurrent jumps are safe: every value a thread can read is
+    an ancestor of its vertex in the same component.
+    """
+    i = cuda.grid(1)
+    n = comp.shape[1]
+    if i < comp.shape[0] * n:
+        t = i // n
+        v = i - t * n
+        comp[t, v] = comp[t, comp[t, comp[t, v]]]
+
+
+@cuda.jit
 def _k_cc_compress(comp, count):
     i = cuda.grid(1)
     n = comp.shape[1]
@@ -457,13 +474,14 @@ def agreeable_sides_gpu(d, side):
     comp = xp.tile(xp.arange(n, dtype=np.int32), (T, 1))
     changed = xp.zeros(1, dtype=np.int32)
     blocks_e, threads_e = launch_config(T * m)
+    blocks, threads = launch_config(T * n)
     while True:
         changed[0] = 0
         _k_cc_hook[blocks_e, threads_e](d["edge_src"], d["edge_dst"], side, comp, changed)
         if int(changed[0]) == 0:
             break
+        _k_cc_jump[blocks, threads](comp)
     count = xp.zeros((T, n), dtype=np.int32)
-    blocks, threads = launch_config(T * n)
     _k_cc_compress[blocks, threads](comp, count)
     best = xp.argmax(count, axis=1)  # first maximum: the smallest root id
     return side[xp.arange(T), best].astype(np.int8)
