@@ -448,6 +448,25 @@ def test_gpu_virtual_warp_widths(gpu_backend, vw):
     np.testing.assert_allclose(ge, ce, rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.parametrize("directed", [False, True])
+def test_gpu_lengths_below_the_last_bit_of_a_distance(gpu_backend, monkeypatch, directed):
+    # 1e20 + 1 == 1e20: past the first edge every candidate rounds onto the bound, so no
+    # level clears it; the kernel must settle as a heap would (least distance, then id),
+    # not loop forever, and count only the edges into later-settled vertices
+    monkeypatch.setattr(bmod, "_gpu_threads", lambda vw: 8)
+    G = (nx.DiGraph if directed else nx.Graph)()
+    G.add_weighted_edges_from([(0, 1, 1e20), (1, 2, 1.0), (1, 3, 1.0), (3, 4, 0.5), (2, 4, 2.0),
+                               (4, 5, 1e20), (5, 6, 3.0)])
+    for fn in (betweenness_centrality, edge_betweenness_centrality):
+        gpu = fn(G, weight="weight", backend=gpu_backend)
+        cpu = fn(G, weight="weight", backend="cpu")
+        pd.testing.assert_frame_equal(gpu, cpu, check_exact=False, rtol=1e-12, atol=1e-15)
+    # the heap order makes 2 -> 4 a shortest-path edge (4 pops after 2) but not 4 -> 2
+    if not directed:
+        e = edge_betweenness_centrality(G, weight="weight", backend="cpu", normalized=False)
+        assert e.set_index(["src", "dst"]).loc[(2, 4)].iloc[0] > 0
+
+
 def test_gpu_unweighted_levels_are_bfs(gpu_backend, monkeypatch):
     monkeypatch.setattr(bmod, "_gpu_threads", lambda vw: 8)
     G = nx.petersen_graph()

@@ -11,7 +11,8 @@ Algorithms 4-6) with work-efficient queues and virtual warps:
 2. ``bound`` = min over candidates ``c`` of ``d[c] + minw[c]`` (``minw`` =
    shortest out-edge of ``c``); every candidate with ``d[c] < bound`` (strictly)
    is final, and so are the path counts of its predecessors, which all sit
-   in earlier levels;
+   in earlier levels (when rounding leaves no candidate below the bound,
+   the least ``(d, id)`` alone is settled, as a heap would);
 3. the settled candidates form the next level; their path counts are
    *pulled* from settled in-neighbours (no locks, no races: the paper's
    lock per vertex is not needed when counts are pulled rather than pushed);
@@ -55,6 +56,53 @@ def _block_min(red, tid, nthreads):
         step //= 2
 
 
+@cuda.jit(device=True)
+def _settle_heap_minimum(d, st, stk, start, lev, cur, nxt, ncand, ctr, red, tid, nthreads):
+    """Settle the one candidate a heap would pop next: least (distance, id).
+
+    Needed when no candidate clears the bound: ``d[c] + minw[c]`` rounds back
+    to ``d[c]`` when an edge is shorter than the last bit of the distance
+    (lengths spanning more than 2**53).  Without it the level would be empty,
+    the loop would never end and ``ends`` would overflow.  The caller calls
+    it with every thread (``ctr[3] == 0`` is read by all after a barrier).
+    """
+    lm = math.inf
+    for i in range(tid, ncand, nthreads):
+        x = d[cur[i]]
+        if x < lm:
+            lm = x
+    red[tid] = lm
+    cuda.syncthreads()
+    _block_min(red, tid, nthreads)
+    dmin = red[0]
+    cuda.syncthreads()
+    lm = math.inf
+    for i in range(tid, ncand, nthreads):
+        c = cur[i]
+        if d[c] == dmin and c < lm:
+            lm = c
+    red[tid] = lm
+    cuda.syncthreads()
+    _block_min(red, tid, nthreads)
+    pick = int32(red[0])
+    cuda.syncthreads()
+    if tid == 0:
+        ctr[4] = 0
+    cuda.syncthreads()
+    for i in range(tid, ncand, nthreads):
+        c = cur[i]
+        if c == pick:
+            st[c] = 2 + lev
+            stk[start] = c
+        else:
+            q = cuda.atomic.add(ctr, 4, 1)
+            nxt[q] = c
+    cuda.syncthreads()
+    if tid == 0:
+        ctr[3] = 1
+    cuda.syncthreads()
+
+
 @cuda.jit
 def _bc_kernel(sources, chunk, n, indptr, indices, wslot, slot_edge,
                rindptr, rindices, rwslot, minw, endpoints, want_edges, vw,
@@ -67,6 +115,7 @@ def _bc_kernel(sources, chunk, n, indptr, indices, wslot, slot_edge,
     lane = tid - group * vw
     ngroups = nthreads // vw
     # ctr: 0 settled count, 1 levels, 2 candidates, 3 newly settled, 4 kept
+    # st[v]: 0 unreached, 1 candidate, 2 + level once settled
     ctr = cuda.shared.array(8, int32)
     red = cuda.shared.array(MAX_THREADS, float64)
     d = dist[b]
@@ -113,7 +162,7 @@ def _bc_kernel(sources, chunk, n, indptr, indices, wslot, slot_edge,
                 dv = d[v]
                 for j in range(indptr[v] + lane, indptr[v + 1], vw):
                     w = indices[j]
-                    if st[w] != 2:
+                    if st[w] < 2:
                         cuda.atomic.min(d, w, dv + wslot[j])
                         if cuda.atomic.max(st, w, 1) == 0:
                             p = cuda.atomic.add(ctr, 2, 1)
@@ -141,13 +190,16 @@ def _bc_kernel(sources, chunk, n, indptr, indices, wslot, slot_edge,
             for i in range(tid, ncand, nthreads):
                 c = cur[i]
                 if d[c] < bound:
-                    st[c] = 2
+                    st[c] = 2 + nlev
                     p = cuda.atomic.add(ctr, 3, 1)
                     stk[start + p] = c
                 else:
                     q = cuda.atomic.add(ctr, 4, 1)
                     nxt[q] = c
             cuda.syncthreads()
+            if ctr[3] == 0:
+                _settle_heap_minimum(d, st, stk, start, nlev, cur, nxt, ncand, ctr, red, tid,
+                                     nthreads)
             end = start + ctr[3]
             for base in range(start, end, ngroups):
                 i = base + group
@@ -157,7 +209,7 @@ def _bc_kernel(sources, chunk, n, indptr, indices, wslot, slot_edge,
                     dw = d[w]
                     for j in range(rindptr[w] + lane, rindptr[w + 1], vw):
                         u = rindices[j]
-                        if st[u] == 2 and d[u] + rwslot[j] == dw:
+                        if st[u] >= 2 and d[u] + rwslot[j] == dw:
                             acc += sg[u]
                 red[tid] = acc
                 cuda.syncthreads()
@@ -188,7 +240,10 @@ def _bc_kernel(sources, chunk, n, indptr, indices, wslot, slot_edge,
                     sw = sg[w]
                     for j in range(indptr[w] + lane, indptr[w + 1], vw):
                         v = indices[j]
-                        if d[v] == dw + wslot[j]:
+                        # v settled in a later level: with rounding (see
+                        # _settle_heap_minimum) d[v] == d[w] + w can hold both
+                        # ways, and only the edge into the later one is a DAG edge
+                        if d[v] == dw + wslot[j] and st[v] > st[w]:
                             c = sw / sg[v] * (1.0 + de[v])
                             acc += c
                             if want_edges:
