@@ -57,6 +57,17 @@ def _block_min(red, tid, nthreads):
 
 
 @cuda.jit(device=True)
+def _block_min_of(red, value, tid, nthreads):
+    """The minimum of every thread's ``value``; ``red`` is free again on return."""
+    red[tid] = value
+    cuda.syncthreads()
+    _block_min(red, tid, nthreads)
+    out = red[0]
+    cuda.syncthreads()
+    return out
+
+
+@cuda.jit(device=True)
 def _settle_heap_minimum(d, st, stk, start, lev, cur, nxt, ncand, ctr, red, tid, nthreads):
     """Settle the one candidate a heap would pop next: least (distance, id).
 
@@ -71,21 +82,13 @@ def _settle_heap_minimum(d, st, stk, start, lev, cur, nxt, ncand, ctr, red, tid,
         x = d[cur[i]]
         if x < lm:
             lm = x
-    red[tid] = lm
-    cuda.syncthreads()
-    _block_min(red, tid, nthreads)
-    dmin = red[0]
-    cuda.syncthreads()
+    dmin = _block_min_of(red, lm, tid, nthreads)
     lm = math.inf
     for i in range(tid, ncand, nthreads):
         c = cur[i]
         if d[c] == dmin and c < lm:
             lm = c
-    red[tid] = lm
-    cuda.syncthreads()
-    _block_min(red, tid, nthreads)
-    pick = int32(red[0])
-    cuda.syncthreads()
+    pick = int32(_block_min_of(red, lm, tid, nthreads))
     if tid == 0:
         ctr[4] = 0
     cuda.syncthreads()
@@ -177,12 +180,8 @@ def _bc_kernel(sources, chunk, n, indptr, indices, wslot, slot_edge,
                 x = d[c] + minw[c]
                 if x < lm:
                     lm = x
-            red[tid] = lm
-            cuda.syncthreads()
-            _block_min(red, tid, nthreads)
-            bound = red[0]
+            bound = _block_min_of(red, lm, tid, nthreads)
             start = ctr[0]
-            cuda.syncthreads()
             if tid == 0:
                 ctr[3] = 0
                 ctr[4] = 0
