@@ -28,7 +28,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from .errors import BackendUnavailableError, GraphFormatError, GraphInputError
+from .errors import BackendUnavailableError, GraphFormatError, GraphInputError, InvalidParameterError
 from .graph import CleaningReport, Graph, SignedGraph
 from .backend import gpu_status, resolve_backend
 
@@ -58,7 +58,7 @@ _LAZY = {
 }
 
 __all__ = [
-    "BackendUnavailableError", "GraphFormatError", "GraphInputError",
+    "BackendUnavailableError", "GraphFormatError", "GraphInputError", "InvalidParameterError",
     "CleaningReport", "Graph", "SignedGraph", "gpu_status", "resolve_backend",
     *_LAZY,
 ]

@@ -7,7 +7,8 @@ against plain Python exceptions keeps working.
 
 from __future__ import annotations
 
-__all__ = ["GraphInputError", "GraphFormatError", "BackendUnavailableError"]
+__all__ = ["GraphInputError", "GraphFormatError", "BackendUnavailableError", "InvalidParameterError",
+           "short_repr"]
 
 
 class GraphInputError(ValueError):
@@ -27,6 +28,29 @@ class GraphFormatError(GraphInputError):
         super().__init__(where + message)
         self.path = path
         self.line = line
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A parameter of a public function (or a CLI option) has a wrong type or value.
+
+    Subclasses both ``ValueError`` and ``TypeError`` (as scikit-learn's does),
+    so callers catching either keep working.  Raised by the checks in
+    :mod:`rapids_balance._validation` before any work starts.
+    """
+
+
+def short_repr(value: object, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters, so a huge value cannot flood a message."""
+    if isinstance(value, int) and value.bit_length() > 3 * limit:
+        # repr of an int past ~4300 digits raises in Python >= 3.11
+        return f"<an integer of about {int(value.bit_length() * 0.30103) + 1} digits>"
+    try:
+        text = repr(value)
+    except Exception:  # a broken __repr__ must not hide the real error
+        text = f"<{type(value).__name__}>"
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit - 25]}...({len(text)} characters)"
 
 
 class BackendUnavailableError(RuntimeError):
