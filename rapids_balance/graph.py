@@ -592,10 +592,19 @@ def _graphbplus_numbering(uniques, a, b, sgn, nu) -> np.ndarray:
     return new_id
 
 
-def graph_from_any(obj: Any, **options) -> Graph:
-    """Coerce user input (our graphs, DataFrames, networkx, cuGraph) to a Graph."""
+def graph_from_any(obj: Any, *, source: Any = None, target: Any = None, sign: Any = None,
+                   weight: Any = None, **options) -> Graph:
+    """Coerce user input (our graphs, files, DataFrames, networkx, cuGraph) to a Graph.
+
+    ``source``, ``target``, ``sign`` and ``weight`` name the columns (or
+    positions, or networkx edge attributes) that play each role, as in
+    :func:`rapids_balance.read_edgelist`; ``None`` leaves the choice to the
+    input's format or recognised names.
+    """
     if isinstance(obj, Graph):
         return obj
     from .io import coerce_graph
 
-    return coerce_graph(obj, **options)
+    roles = {k: v for k, v in (("source", source), ("target", target), ("sign", sign),
+                               ("weight", weight)) if v is not None}
+    return coerce_graph(obj, **roles, **options)
