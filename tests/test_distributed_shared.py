@@ -118,6 +118,30 @@ def test_file_round_trip_keeps_arrays_flags_and_aliases(share_small):
         _shared._remove(path)
 
 
+def test_file_is_owner_only_and_created_exclusively(share_small, monkeypatch):
+    # a graph is private data: on a multi-user server no other account may read it,
+    # whatever the umask (a permissive one must not widen the mode)
+    old = os.umask(0)
+    try:
+        path, _ = _shared._write_file(_shared._big_arrays(_Holder(1000)), "tok")
+    finally:
+        os.umask(old)
+    try:
+        assert os.stat(path).st_mode & 0o777 == 0o600
+        assert os.path.basename(path).startswith(f"rapids-balance-{os.getpid()}-")
+    finally:
+        _shared._remove(path)
+    # two graphs written at once get two files (exclusive creation, no shared name)
+    a, _ = _shared._write_file(_shared._big_arrays(_Holder(500)), "same")
+    b, _ = _shared._write_file(_shared._big_arrays(_Holder(500)), "same")
+    try:
+        assert a != b
+    finally:
+        _shared._remove(a)
+        _shared._remove(b)
+    assert not os.path.exists(a) and not os.path.exists(b)
+
+
 def test_attach_errors_are_clear(tmp_path, share_small):
     h = _Holder(1000)
     path, layout = _shared._write_file(_shared._big_arrays(h), "right")

@@ -17,8 +17,10 @@ writeable flag (read-only arrays map read-only; writable ones map
 copy-on-write, so a write stays private to that process), so the kernels see
 exactly the argument types they were compiled for.
 
-The file belongs to the client process: it is removed when the graph object
-it was made from is garbage-collected, or at interpreter exit.  Workers that
+The file belongs to the client process and to its user alone (created
+exclusively, mode 0600; workers on this machine run as the same user): it is
+removed when the graph object it was made from is garbage-collected, or at
+interpreter exit.  Workers that
 already mapped it keep their mapping.  Turn the whole mechanism off with
 ``dask.config.set({"rapids-balance.shared-graph": False})``.
 """
@@ -134,9 +136,13 @@ def _write_file(arrays: dict[str, np.ndarray], token: str) -> tuple[str, list] |
     where = _shared_dir(pos)
     if where is None:
         return None
-    path = os.path.join(where, f"rapids-balance-{os.getpid()}-{token}.graph")
+    # mkstemp: exclusive creation, mode 0600; on a shared server no other account may read the graph
     try:
-        with open(path, "wb") as fh:
+        fd, path = tempfile.mkstemp(prefix=f"rapids-balance-{os.getpid()}-", suffix=".graph", dir=where)
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "wb") as fh:
             fh.write(_header(token))
             written = set()
             for k, off, *_ in layout:
