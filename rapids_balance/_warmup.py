@@ -1,0 +1,105 @@
+"""Compile every CPU kernel once, so that later first calls load them from numba's cache.
+
+numba compiles a kernel the first time it is called with a new type
+signature and, with ``cache=True`` (every kernel of this package), writes the
+machine code to a cache directory: ``__pycache__`` next to the module, or
+``NUMBA_CACHE_DIR`` where that is set (needed for read-only installs and for
+Dask workers that should share one cache).  Without a warm cache each
+command's first call spends seconds compiling.  :func:`warmup` runs every
+capability once on a tiny bundled graph, through the same code paths (and so
+the same type signatures) as real inputs, which fills the cache.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+
+__all__ = ["warmup"]
+
+
+def _jobs() -> list[tuple[str, Callable[[], object]]]:
+    import numpy as np
+
+    import rapids_balance as rb
+
+    signed = rb.load_example("highland")
+    table = signed.edges_frame()
+    # a weighted, unsigned graph for betweenness (lengths |sign| + vertex-dependent part)
+    weighted = table.assign(weight=1.0 + (table["src"].to_numpy() % 3)).drop(columns="sign")
+    sources = np.asarray(signed.labels[:4])
+
+    def balance():
+        rb.balance(signed, n_trees=4, seed=0, backend="cpu", progress=False)
+        rb.balance(signed, n_trees=4, seed=0, sampler="bfs-random-root", backend="cpu", progress=False)
+
+    def frustration():
+        res = rb.frustration(signed, n_trees=4, seed=0, backend="cpu", progress=False)
+        rb.frustration_lower_bound(signed, res.best_state)
+
+    def betweenness():
+        for w in ("weight", None):
+            rb.betweenness_centrality(weighted, weight=w, backend="cpu", progress=False)
+            rb.edge_betweenness_centrality(weighted, weight=w, backend="cpu", progress=False)
+        rb.betweenness_centrality(weighted, k=sources.size, seed=0, weight="weight", backend="cpu",
+                                  progress=False)
+
+    def clustering():
+        from .clustering._solve import METHODS
+
+        for method in METHODS:
+            res = rb.correlation_clustering(signed, method=method, seed=0, max_iterations=1,
+                                            backend="cpu", progress=False)
+        rb.imbalance(signed, res.labels)
+
+    return [("balance", balance), ("frustration", frustration), ("betweenness", betweenness),
+            ("clustering", clustering)]
+
+
+def warmup(*, verbose: bool = False) -> dict[str, float]:
+    """Compile and cache every CPU kernel of the package once.
+
+    Run it after installing (or while building a container image) so that the
+    first call of each command costs no compilation.  The cache lives in
+    ``__pycache__`` beside the installed modules, or in ``NUMBA_CACHE_DIR``
+    when that environment variable is set (use it for read-only installs,
+    and point Dask workers at the same directory).
+
+    Parameters
+    ----------
+    verbose : bool, default False
+        Print one line per capability with the seconds it took.
+
+    Returns
+    -------
+    dict
+        Seconds spent per capability (``balance``, ``frustration``,
+        ``betweenness``, ``clustering``); near zero when the cache was
+        already warm.
+
+    Notes
+    -----
+    GPU kernels are compiled by the CUDA driver on their first launch and
+    are not cached by this function.
+
+    Examples
+    --------
+    >>> import rapids_balance as rb
+    >>> sorted(rb.warmup())                                   # doctest: +SKIP
+    ['balance', 'betweenness', 'clustering', 'frustration']
+    """
+    from ._validation import check_bool
+
+    check_bool(verbose, "verbose", "warmup")
+    timings = {}
+    for name, job in _jobs():
+        start = time.perf_counter()
+        job()
+        timings[name] = time.perf_counter() - start
+        if verbose:
+            print(f"{name}: {timings[name]:.1f} s", flush=True)
+    if verbose:
+        where = os.environ.get("NUMBA_CACHE_DIR") or "__pycache__ beside the package's modules"
+        print(f"kernels cached in {where}")
+    return timings
