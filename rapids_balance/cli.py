@@ -2,15 +2,52 @@
 
 Each capability registers its own sub-command from a ``_cli`` module next to
 its algorithm (``register(subparsers)`` adding a parser whose ``func(args)``
-returns an exit code), so this file only assembles them.
+returns an exit code), so this file only assembles them and holds the pieces
+every command shares: where the graph comes from (:func:`add_input_arguments`,
+:func:`load_input`), the checks made before any work, and :class:`Run`, which
+checks a command's output paths up front, times it and writes its manifest.
+
+Exit status
+-----------
+0
+    Success.
+2
+    A user error: a bad option or input file, an output path that cannot be
+    written, results already present (``--overwrite``), a missing optional
+    extra, no usable GPU, not enough memory.  One line on stderr:
+    ``rapids-balance COMMAND: error: ...`` naming the option or path and the
+    reason.  ``--debug`` (before the command) or ``RAPIDS_BALANCE_DEBUG=1``
+    also prints the traceback.
+130
+    Interrupted (Ctrl-C), with the line ``rapids-balance COMMAND: interrupted``;
+    no result file is left half-written.
+141
+    Standard output was closed early (``rapids-balance info --json | head
+    -c1``): the command stops quietly, with the status a shell reports for a
+    program ended by SIGPIPE (128 + 13), as ``cat`` or ``grep`` would, so a
+    ``set -o pipefail`` script still sees that the output was cut.
+
+Results
+-------
+Every file is written atomically (:mod:`rapids_balance._files`): a temporary
+file renamed onto the target when complete.  A results directory (``--out
+DIR``) gets ``run.json`` (command line, versions, parameters, seed, input
+checksum, cleaning report, timings); a command whose ``--out`` is one file
+(``betweenness``, ``cluster``) writes it beside that file as
+``FILE.run.json``.  Results already there are refused unless ``--overwrite``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
+import traceback
+from collections.abc import Iterable, Iterator
 from importlib import import_module
 from importlib.util import find_spec
+from typing import Any
 
 _COMMAND_MODULES = (
     "rapids_balance.io._cli",                 # info
@@ -20,46 +57,254 @@ _COMMAND_MODULES = (
     "rapids_balance.clustering._cli",         # cluster
 )
 
+EXIT_USER_ERROR = 2
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
+
+# optional module -> the extra that installs it (for install hints)
+_EXTRAS = {"highspy": "exact", "pyarrow": "io", "polars": "io", "matplotlib": "plot", "dask": "dask",
+           "distributed": "dask", "cupy": "gpu", "cudf": "rapids", "cugraph": "rapids"}
+# what makes each command's memory grow, for the out-of-memory message
+_MEMORY_OPTIONS = {"balance": "--trees/--batch-size", "frustration": "--trees/--max-states/--memory-limit",
+                   "betweenness": "--k", "cluster": "--method multilevel"}
+_MESSAGE_LIMIT = 2000
+_NOT_PARAMETERS = ("func", "command_line", "debug", "phase")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (``PROG: error: ...``) cut to a readable length.
+
+    Unknown arguments are reported by the sub-command's parser, so the line
+    names the command (``rapids-balance info: error: unrecognized ...``).
+    """
+
+    commands: dict[str, argparse.ArgumentParser]
+
+    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+        ns, extras = self.parse_known_args(args, namespace)
+        if extras:
+            owner = getattr(self, "commands", {}).get(getattr(ns, "command", None), self)
+            owner.error(f"unrecognized arguments: {' '.join(extras)}")
+        return ns
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        if len(message) > 300:
+            message = f"{message[:250]}...({len(message)} characters)"
+        self.exit(EXIT_USER_ERROR, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
 
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="rapids-balance",
-        description="Signed and weighted graph analytics on GPU and CPU.")
+        description="Signed and weighted graph analytics on GPU and CPU.",
+        epilog="Exit status: 0 success, 2 user error (one line on stderr), 130 interrupted, "
+               "141 standard output closed early.")
     parser.add_argument("--version", action="version", version=f"rapids-balance {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="also print the traceback of errors (or set RAPIDS_BALANCE_DEBUG=1)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
+    parser.commands = {}
     for name in _COMMAND_MODULES:
         # a capability that is not installed (partial checkout) just has no command;
         # an import error inside an existing module still surfaces
         if find_spec(name.rsplit(".", 1)[0]) is None or find_spec(name) is None:
             continue
-        import_module(name).register(sub)
+        command = import_module(name).register(sub)
+        parser.commands[command.prog.rsplit(" ", 1)[-1]] = command
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``rapids-balance`` with ``argv``; return the exit status instead of exiting.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments after the program name (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 on success, 2 for a user error (one line on stderr), 130 when
+        interrupted, 141 when standard output was closed early (see the
+        module docstring).
+
+    Raises
+    ------
+    Exception
+        Only an internal error (a bug) escapes, with its traceback; every
+        error a user can cause is reported and turned into status 2.
+
+    Examples
+    --------
+    >>> main(["balance", "--example", "nope", "--out", "results"])  # doctest: +SKIP
+    rapids-balance balance: error: no example graph 'nope'; available: highland, ...
+    2
+    """
+    argv = sys.argv[1:] if argv is None else [os.fspath(a) if isinstance(a, os.PathLike) else str(a)
+                                               for a in argv]
+    args = None
+    try:
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit as exc:  # --help, --version, or a one-line usage error
+            sys.stdout.flush()
+            return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USER_ERROR)
+        args.command_line = ["rapids-balance", *argv]
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, inside the try
+        return code
+    except KeyboardInterrupt:
+        _tell(args, "interrupted")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _discard_stdout()
+        return EXIT_BROKEN_PIPE
+    except _user_errors() as exc:
+        if args is None:  # building the parser failed: not the user's doing
+            raise
+        if args.debug or os.environ.get("RAPIDS_BALANCE_DEBUG", "") not in ("", "0"):
+            traceback.print_exc()
+        _tell(args, "error: " + user_message(exc, args))
+        return EXIT_USER_ERROR
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    # an internal bug (AttributeError, IndexError, AssertionError, ...) keeps its traceback
     from .errors import BackendUnavailableError
 
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    return (ValueError, TypeError, OSError, ImportError, KeyError, MemoryError, BackendUnavailableError)
+
+
+def _tell(args: argparse.Namespace | None, text: str) -> None:
+    command = getattr(args, "command", None)
+    prog = "rapids-balance" + (f" {command}" if command else "")
+    with contextlib.suppress(OSError, ValueError):  # stderr itself may be gone
+        print(f"{prog}: {text}", file=sys.stderr)
+        sys.stderr.flush()
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again.
+
+    The recipe of the Python documentation ("Note on SIGPIPE", signal module).
+    """
     try:
-        return int(args.func(args) or 0)
-    # user errors: bad data or option values (GraphInputError is a ValueError),
-    # no GPU, missing file or label, missing optional extra
-    except (ValueError, BackendUnavailableError, FileNotFoundError, KeyError, ImportError) as exc:
-        print(f"rapids-balance {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout is not a real file (captured)
+        pass
+
+
+def user_message(exc: BaseException, args: argparse.Namespace | None = None) -> str:
+    """One line saying what went wrong, for ``rapids-balance CMD: error: <line>``."""
+    if isinstance(exc, MemoryError):
+        text = _memory_message(exc, args)
+    elif isinstance(exc, KeyError) and len(exc.args) == 1 and isinstance(exc.args[0], str):
+        text = exc.args[0]  # str(KeyError) would add quotes
+    elif isinstance(exc, OSError) and exc.filename is not None:
+        text = f"{exc.filename}: {exc.strerror or exc}"
+        if exc.filename2 is not None:
+            text += f" ({exc.filename2})"
+    elif isinstance(exc, OSError) and exc.strerror:
+        text = exc.strerror
+    elif isinstance(exc, ImportError) and "pip install" not in str(exc):
+        extra = _EXTRAS.get((exc.name or "").split(".")[0])
+        text = str(exc) + (f"; install it with: pip install 'rapids-balance[{extra}]'" if extra else "")
+    else:
+        text = str(exc) or type(exc).__name__
+    text = "; ".join(line.strip() for line in text.splitlines() if line.strip())
+    if len(text) > _MESSAGE_LIMIT:
+        text = f"{text[:_MESSAGE_LIMIT - 40]}...({len(text)} characters)"
+    return text
+
+
+def _memory_message(exc: MemoryError, args: argparse.Namespace | None) -> str:
+    phase = getattr(args, "phase", None) or "running"
+    detail = f" ({exc})" if str(exc) else ""
+    if phase == "loading the input":
+        return f"out of memory while {phase}{detail}: the input file is too large for this machine's memory"
+    options = _MEMORY_OPTIONS.get(getattr(args, "command", ""), "")
+    hint = f"; lower {options}" if options else ""
+    return (f"out of memory while {phase}{detail}: the graph and the work asked for are too large for "
+            f"this machine's memory{hint}")
+
+
+# ---------------------------------------------------------------------------
+# option types: parse, and keep a huge value from flooding the message
+# ---------------------------------------------------------------------------
+
+def _shown(text: str) -> str:
+    from .errors import short_repr
+
+    return short_repr(text)
+
+
+def int_arg(text: str) -> int:
+    """argparse type: an integer (range checks come later, with the command's name)."""
+    try:
+        return int(text)
+    except ValueError:
+        if text.strip().lstrip("+-").isdigit():  # past Python's 4300-digit conversion limit
+            raise argparse.ArgumentTypeError(f"integer too large ({len(text.strip())} characters)") from None
+        raise argparse.ArgumentTypeError(f"invalid integer: {_shown(text)}") from None
+
+
+def float_arg(text: str) -> float:
+    """argparse type: a number (finite-ness and range are checked later)."""
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number: {_shown(text)}") from None
+
+
+def if_given(check: Any, value: Any, *args: Any, **kwargs: Any) -> Any:
+    """``check(value, ...)`` (a :mod:`rapids_balance._validation` helper) unless the option was not given.
+
+    An option left out (``None``) means the default, so its message need not offer "or None".
+    """
+    return None if value is None else check(value, *args, **kwargs)
+
+
+def check_count(value: int | None, option: str, command: str, *, low: int = 1) -> int | None:
+    """An integer option in ``[low, 2**63 - 1]`` (so it fits the kernels' int64), unless not given."""
+    from ._validation import SEED_MAX, check_int
+
+    return if_given(check_int, value, option, command, low=low, high=SEED_MAX)
+
+
+def column_arg(text: str) -> int | str:
+    """argparse type: a column, by name or 0-based position (an all-digit value is a position)."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty column name")
+    return int(text) if text.isdigit() else text
 
 
 # ---------------------------------------------------------------------------
 # shared pieces of the sub-commands: where the graph comes from, the backend
 # ---------------------------------------------------------------------------
 
-def add_input_arguments(p: argparse.ArgumentParser, *, example: bool = True,
-                        cleaning: bool = True, component_default: str = "largest") -> None:
-    """PATH (or --example NAME), --format, --member and the cleaning rules."""
+class _Refused(argparse.Action):
+    """An option a command does not use: refused by name, rather than left to be misparsed
+    (an unknown ``--weight 2`` would make ``2`` the input path)."""
+
+    reason = "not used by this command"
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.error(f"{option_string}: {self.reason}")
+
+
+def add_input_arguments(p: argparse.ArgumentParser, *, example: bool = True, cleaning: bool = True,
+                        component_default: str = "largest", weight: bool | str = True) -> None:
+    """PATH (or --example NAME), --format, --member, column roles and the cleaning rules.
+
+    ``weight=False`` leaves ``--weight`` to the command (betweenness gives it
+    its own meaning); a string refuses ``--weight`` with that reason (a
+    command that does not use edge weights).
+    """
     from .graph import COMPONENT_RULES, CONFLICT_RULES, NUMBERING_RULES, ZERO_SIGN_RULES
 
     if example:
@@ -77,6 +322,19 @@ def add_input_arguments(p: argparse.ArgumentParser, *, example: bool = True,
                    help=f"input file format: auto (detected, the default) or one of {', '.join(FORMATS)}")
     p.add_argument("--member", help="file inside a tar archive"
                    + (" (without it: every member)" if p.prog.endswith(" info") else ""))
+    roles = p.add_argument_group("column roles", "a column name, or a 0-based position (an all-digit "
+                                 "value is a position); default: fixed by the file format or a "
+                                 "recognised header")
+    roles.add_argument("--source", type=column_arg, metavar="COL", help="source vertex column")
+    roles.add_argument("--target", type=column_arg, metavar="COL", help="target vertex column")
+    roles.add_argument("--sign", type=column_arg, metavar="COL",
+                       help="column whose sign is the edge sign (e.g. a rating)")
+    if weight is True:
+        roles.add_argument("--weight", type=column_arg, metavar="COL",
+                           help="edge weight column ('abs': the absolute value of the sign column)")
+    elif weight:
+        roles.add_argument("--weight", action=type("_RefusedWeight", (_Refused,), {"reason": weight}),
+                           help=argparse.SUPPRESS)
     p.add_argument("--component", choices=COMPONENT_RULES, default=component_default,
                    help=f"keep the largest connected component or all (default {component_default})")
     if cleaning:
@@ -89,17 +347,27 @@ def add_input_arguments(p: argparse.ArgumentParser, *, example: bool = True,
                        help="internal ids: sorted labels (default) or graphB+'s order")
 
 
+def add_output_arguments(p: argparse.ArgumentParser, out_help: str, *, required: bool = True,
+                         metavar: str = "DIR") -> None:
+    """--out and --overwrite."""
+    p.add_argument("--out", required=required, metavar=metavar, help=out_help)
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace the results of an earlier run (refused without it; the earlier "
+                        "run's files that this run does not write are removed)")
+
+
 def input_options(args: argparse.Namespace) -> dict:
-    """The cleaning options named on the command line, as read_edgelist keywords."""
+    """The cleaning options and column roles named on the command line, as read_edgelist keywords."""
     opts = {"component": args.component}
-    for key in ("conflicts", "zero_sign", "numbering"):
-        if hasattr(args, key):
-            opts[key] = getattr(args, key)
+    for key in ("conflicts", "zero_sign", "numbering", "source", "target", "sign", "weight"):
+        value = getattr(args, key, None)
+        if value is not None:
+            opts[key] = value
     return opts
 
 
 def load_input(args: argparse.Namespace, **read_options):
-    """The graph named by PATH/--example with the command line's cleaning rules."""
+    """The graph named by PATH/--example with the command line's cleaning rules and column roles."""
     opts = {**input_options(args), **read_options}
     if getattr(args, "example", None) is not None:
         from .datasets import load_example
@@ -110,17 +378,200 @@ def load_input(args: argparse.Namespace, **read_options):
     return read_edgelist(args.path, format=args.format, member=args.member, **opts)
 
 
-def write_table(df, path: str) -> None:
-    """A result table as Parquet (``.parquet``) or CSV (anything else)."""
+def check_input(args: argparse.Namespace) -> None:
+    """Refuse an unknown example or a missing / unreadable / directory input before any work."""
+    if getattr(args, "example", None) is not None:
+        from .datasets import example_path
+
+        example_path(args.example)  # KeyError listing the examples
+    elif getattr(args, "path", None) is not None:
+        from ._files import check_input_file
+
+        check_input_file(args.path, "input")
+
+
+def require_module(module: str, what: str) -> None:
+    """Raise ImportError with the install hint when the optional ``module`` is missing."""
+    if not _module_available(module):
+        extra = _EXTRAS.get(module)
+        hint = f"pip install 'rapids-balance[{extra}]'" if extra else f"pip install {module}"
+        raise ImportError(f"{what} needs {module}, which is not installed; install it with: {hint}",
+                          name=module)
+
+
+def _module_available(module: str) -> bool:
+    try:
+        return find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def require_table_writer(path: str, option: str) -> None:
+    """A ``.parquet`` output needs pyarrow (checked before the work)."""
     if str(path).endswith(".parquet"):
-        df.to_parquet(path, index=False)
-    else:
-        df.to_csv(path, index=False)
+        require_module("pyarrow", f"{option} {path} (Parquet)")
+
+
+def write_table(df, path: str) -> None:
+    """A result table as Parquet (``.parquet``) or CSV (anything else), written atomically."""
+    from ._files import atomic_path
+
+    with atomic_path(path) as tmp:
+        if str(path).endswith(".parquet"):
+            df.to_parquet(tmp, index=False)
+        else:
+            df.to_csv(tmp, index=False)
 
 
 def add_backend_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto",
                    help="auto: the GPU if one is usable, else the CPU (default)")
+
+
+def check_backend(args: argparse.Namespace) -> None:
+    """``--backend gpu`` without a usable GPU fails before the graph is loaded."""
+    if getattr(args, "backend", "auto") == "gpu":
+        from .backend import resolve_backend
+
+        resolve_backend("gpu")
+
+
+def component_summary(graph, default_note: str = "") -> str:
+    """One line: what the component rule left out (told by every command's summary)."""
+    c = graph.cleaning
+    if c.component_rule == "all":
+        return (f"component rule 'all'{default_note}: every component kept "
+                f"({c.components:,} in the input); nothing left out")
+    return (f"component rule '{c.component_rule}'{default_note}: {c.vertices_outside_component:,} vertices "
+            f"and {c.edges_outside_component:,} edges outside the kept component left out "
+            f"({c.components:,} component{'' if c.components == 1 else 's'} in the input)")
+
+
+# ---------------------------------------------------------------------------
+# one command run: output checks up front, timings, manifest
+# ---------------------------------------------------------------------------
+
+class Run:
+    """A command's run: checks its inputs and outputs before work, times it, writes ``run.json``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (``args.overwrite`` allows replacing results).
+    out_dir : str, optional
+        The results directory (``--out DIR``); the manifest goes there.
+    known : iterable of str
+        Every file name the command may write in ``out_dir`` (an earlier
+        run's files among them refuse the directory without ``--overwrite``).
+    files : dict of option -> path
+        Single output files (``{"--graphbplus": path}``); ``None`` paths are
+        skipped.
+    manifest_beside : str, optional
+        Without ``out_dir``: the file whose ``FILE.run.json`` is the manifest.
+
+    Raises
+    ------
+    OSError, KeyError
+        From :func:`check_input` and the output checks, before any work.
+    """
+
+    def __init__(self, args: argparse.Namespace, *, out_dir: str | None = None, known: Iterable[str] = (),
+                 files: dict[str, str | None] | None = None, manifest_beside: str | None = None):
+        from . import _files
+
+        self.args = args
+        self.out_dir = out_dir
+        self.known = tuple(known)
+        self.written: list[str] = []
+        overwrite = bool(getattr(args, "overwrite", False))
+        check_input(args)
+        if out_dir is not None:
+            _files.check_output_dir(out_dir, option="--out", names=self.known, overwrite=overwrite)
+        self.files = {opt: path for opt, path in (files or {}).items() if path is not None}
+        for option, path in self.files.items():
+            _files.check_output_file(path, option=option, overwrite=overwrite,
+                                     manifest=path == manifest_beside, created_dir=out_dir)
+        if out_dir is not None:
+            self.manifest_path = os.path.join(out_dir, _files.MANIFEST_NAME)
+        elif manifest_beside is not None:
+            self.manifest_path = _files.manifest_path_for_file(manifest_beside)
+        else:
+            self.manifest_path = None
+        self._check_distinct()
+        params = {k: v for k, v in vars(args).items() if k not in _NOT_PARAMETERS}
+        command_line = getattr(args, "command_line", None) or ["rapids-balance", *sys.argv[1:]]
+        self.manifest = _files.RunManifest(getattr(args, "command", "?"), command_line, params)
+
+    def _check_distinct(self) -> None:
+        """No two outputs share a path, and no output is the input file."""
+        outputs: dict[str, str] = {}
+        named = [(f"{opt} {path}", path) for opt, path in self.files.items()]
+        if self.out_dir is not None:
+            named += [(f"--out {self.out_dir}", os.path.join(self.out_dir, n)) for n in self.known]
+        for label, path in named:
+            real = os.path.realpath(path)
+            if real in outputs:
+                raise FileExistsError(f"{outputs[real]}: {label} writes the same file "
+                                      f"({os.path.basename(path)}); choose another name")
+            outputs[real] = label
+        src = getattr(self.args, "path", None)
+        if src is not None and os.path.realpath(src) in outputs:
+            raise FileExistsError(f"{outputs[os.path.realpath(src)]}: would replace the input file {src}; "
+                                  "choose another name")
+
+    @contextlib.contextmanager
+    def step(self, name: str, phase: str) -> Iterator[None]:
+        """Time a step (``load``, ``compute``, ``write``) and name it for out-of-memory messages."""
+        self.args.phase = phase
+        with self.manifest.timed(name):
+            yield
+
+    def load(self, **read_options):
+        """:func:`load_input`, timed and recorded in the manifest."""
+        with self.step("load", "loading the input"):
+            graph = load_input(self.args, **read_options)
+        example = getattr(self.args, "example", None)
+        self.manifest.record_input(path=None if example is not None else self.args.path, example=example,
+                                   member=getattr(self.args, "member", None))
+        self.manifest.record_graph(graph)
+        return graph
+
+    def compute(self) -> contextlib.AbstractContextManager:
+        return self.step("compute", "computing")
+
+    @contextlib.contextmanager
+    def writing(self, names: Iterable[str] = ()) -> Iterator[None]:
+        """The write step: creates ``out_dir`` and clears an earlier run's files not written now."""
+        from ._files import prepare_output_dir
+
+        with self.step("write", "writing the results"):
+            if self.out_dir is not None:
+                prepare_output_dir(self.out_dir, written=names, known=self.known)
+            yield
+
+    def path(self, name: str) -> str:
+        """``name`` inside the results directory, remembered as written."""
+        path = os.path.join(self.out_dir, name)
+        self.written.append(path)
+        return path
+
+    def wrote(self, path: str) -> str:
+        self.written.append(path)
+        return path
+
+    def finish(self, *, seed: Any = None, backend: Any = None) -> None:
+        """Write the manifest (last: a results directory without it is from an unfinished run)."""
+        if self.manifest_path is None:
+            return
+        base = os.path.dirname(os.path.abspath(self.manifest_path))
+        self.manifest.update(seed=seed, backend=backend,
+                             outputs=[os.path.relpath(os.path.abspath(p), base) for p in self.written])
+        self.manifest.write(self.manifest_path)
+        self.written.append(self.manifest_path)
+
+    def report_written(self) -> None:
+        for path in self.written:
+            print(f"wrote {path}", file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import os
-import sys
-import time
 from typing import Any
 
-from ..cli import add_backend_argument, add_input_arguments, load_input, write_table
+from .._validation import check_seed
+from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, check_backend,
+                   check_count, component_summary, int_arg, require_module, write_table)
 from ._engine import METHODS
 from ._harary import MAJORITIES
 from ._result import ATTRIBUTE_DEFINITIONS
@@ -17,6 +16,9 @@ from ._trees import SAMPLERS
 __all__ = ["register"]
 
 ROOT_CHOICES = ("degree", "graphbplus")
+TABLE_FORMATS = ("csv", "parquet")
+# every file a run may write in --out (an earlier run's among them needs --overwrite)
+KNOWN_FILES = tuple(f"{name}.{fmt}" for name in ("vertices", "edges") for fmt in TABLE_FORMATS)
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -25,13 +27,15 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "balance", help="nearest balanced states over many spanning trees: status, agreement, ...",
         description="Balance a signed graph over many BFS spanning trees (graphB+ / ECL-SGB) and write "
                     "vertex attributes (status, influence, authority) and edge attributes (in_tree, "
-                    "negative, switched, agreement).  To reproduce graphB+ v0.2's output file use "
-                    "--numbering graphbplus --roots graphbplus --seed 17 --majority agreeable "
-                    "--graphbplus FILE.")
-    add_input_arguments(p)
-    p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if needed)")
-    p.add_argument("--trees", type=int, default=1000, help="number of spanning trees (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="tree i uses seed + i (graphB+ uses 17)")
+                    "negative, switched, agreement) to --out DIR, with run.json (command line, "
+                    "parameters, input checksum, cleaning report, timings).  To reproduce graphB+ "
+                    "v0.2's output file use --numbering graphbplus --roots graphbplus --seed 17 "
+                    "--majority agreeable --graphbplus FILE.")
+    add_input_arguments(p, weight="balance uses the edge signs only (edge weights would be ignored)")
+    add_output_arguments(p, "output folder (created, with its parents, if needed)")
+    p.add_argument("--trees", type=int_arg, default=1000, help="number of spanning trees (default 1000)")
+    p.add_argument("--seed", type=int_arg, default=0,
+                   help="tree i uses seed + i (an int in [0, 2**63 - 1]; graphB+ uses 17)")
     p.add_argument("--sampler", choices=SAMPLERS, default="bfs",
                    help="bfs: roots in the --roots order (default); bfs-random-root: roots drawn "
                         "from the seed")
@@ -42,45 +46,55 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--majority", choices=MAJORITIES, default="larger")
     p.add_argument("--attributes", choices=ATTRIBUTE_DEFINITIONS, default="consensus",
                    help="definitions of influence and authority (see rapids_balance.balance's docstring)")
-    p.add_argument("--table-format", choices=("csv", "parquet"), default="csv", help="output table format")
+    p.add_argument("--table-format", choices=TABLE_FORMATS, default="csv",
+                   help="output table format (parquet needs pyarrow)")
     p.add_argument("--graphbplus", metavar="FILE", help="also write graphB+ v0.2's output file")
     add_backend_argument(p)
-    p.add_argument("--batch-size", type=int, default=None, help="trees per kernel launch (default: "
+    p.add_argument("--batch-size", type=int_arg, default=None, help="trees per kernel launch (default: "
                    "from free memory)")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
     p.set_defaults(func=_run)
     return p
 
 
+def _check_options(args) -> None:
+    """Every option, before the graph is loaded."""
+    check_count(args.trees, "--trees", "balance", low=1)
+    check_seed(args.seed, "balance", name="--seed")
+    check_count(args.batch_size, "--batch-size", "balance", low=1)
+    if args.sampler != "bfs" and args.roots != "degree":
+        raise ValueError(f"--roots {args.roots} applies to --sampler bfs only "
+                         f"(--sampler {args.sampler} draws its roots from the seed)")
+    if args.table_format == "parquet":
+        require_module("pyarrow", "--table-format parquet")
+    check_backend(args)
+
+
 def _run(args) -> int:
     from ._engine import balance
     from ._trees import graphbplus_roots
 
-    if args.trees < 1:
-        raise ValueError(f"--trees must be positive, got {args.trees}")
-    graph = load_input(args)
-    if args.sampler != "bfs" and args.roots != "degree":
-        raise ValueError(f"--roots {args.roots} applies to --sampler bfs only")
-    roots = graphbplus_roots(graph, args.trees) if args.roots == "graphbplus" else None
-    sampler = args.sampler
-    start = time.perf_counter()
-    res = balance(graph, args.trees, sampler=sampler, roots=roots, seed=args.seed, method=args.method,
-                  majority=args.majority, attributes=args.attributes, backend=args.backend,
-                  progress=not args.quiet, batch_size=args.batch_size)
-    elapsed = time.perf_counter() - start
-    os.makedirs(args.out, exist_ok=True)
-    written = []
-    for name, frame in (("vertices", res.vertices), ("edges", res.edges)):
-        path = os.path.join(args.out, f"{name}.{args.table_format}")
-        write_table(frame, path)
-        written.append(path)
-    if args.graphbplus:
-        res.write_graphbplus(args.graphbplus)
-        written.append(args.graphbplus)
+    _check_options(args)
+    run = Run(args, out_dir=args.out, known=KNOWN_FILES, files={"--graphbplus": args.graphbplus})
+    graph = run.load()
+    with run.compute():
+        roots = graphbplus_roots(graph, args.trees) if args.roots == "graphbplus" else None
+        res = balance(graph, args.trees, sampler=args.sampler, roots=roots, seed=args.seed,
+                      method=args.method, majority=args.majority, attributes=args.attributes,
+                      backend=args.backend, progress=not args.quiet, batch_size=args.batch_size)
+    tables = {f"{name}.{args.table_format}": frame for name, frame in (("vertices", res.vertices),
+                                                                      ("edges", res.edges))}
+    with run.writing(tables):
+        for name, frame in tables.items():
+            write_table(frame, run.path(name))
+        if args.graphbplus:
+            res.write_graphbplus(run.wrote(args.graphbplus))
+    run.finish(seed=args.seed, backend=res.params["backend"])
     if not args.quiet:
-        print(f"{graph!r}: {res.n_trees} trees in {elapsed:.2f} s on {res.params['backend']} "
-              f"({1000 * elapsed / res.n_trees:.3f} ms/tree), mean frustration {res.frustration_mean:.2f}, "
+        seconds = run.manifest.data["timings"]["compute_s"]
+        print(f"{graph!r}: {res.n_trees} trees in {seconds:.2f} s on {res.params['backend']} "
+              f"({1000 * seconds / res.n_trees:.3f} ms/tree), mean frustration {res.frustration_mean:.2f}, "
               f"{res.tied_trees} tied trees")
-        for path in written:
-            print(f"wrote {path}", file=sys.stderr)
+        print(component_summary(graph))
+        run.report_written()
     return 0

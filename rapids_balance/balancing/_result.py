@@ -159,9 +159,22 @@ class BalanceResult:
         one decimal, ``100.0 * count / T`` rounded as C's ``printf("%.1f")``.
         The vertex percentage is the status under this result's ``majority``
         (graphB+ uses ``majority="agreeable"``).
+
+        The file is written atomically (a temporary file in the same
+        directory, renamed onto ``path`` when complete), so an interrupted
+        write never leaves a partial file under ``path``.
+
+        Raises
+        ------
+        OSError
+            The directory is missing or not writable (the message names
+            ``path``); ``path`` is left as it was.
         """
-        with open(path, "w", newline="\n") as fh:
-            fh.write(self.graphbplus_text())
+        from .._files import atomic_open
+
+        text = self.graphbplus_text()  # built first: a failure here writes nothing
+        with atomic_open(path, "w", newline="\n") as fh:
+            fh.write(text)
 
     def __repr__(self) -> str:
         p = self.params

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import sys
+import secrets
 from typing import Any
 
-from ..cli import add_backend_argument, add_input_arguments, load_input, write_table
+from .._validation import check_seed
+from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, check_backend,
+                   check_count, column_arg, component_summary, if_given, int_arg, require_table_writer,
+                   write_table)
 
 __all__ = ["register"]
+
+# the component rule of this command differs from the others: said in its summary
+COMPONENT_DEFAULT = "all"
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -17,13 +23,18 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "betweenness", help="weighted node or edge betweenness centrality of an edge list",
         description="Exact or sampled shortest-path betweenness with edge weights as lengths "
                     "(networkx semantics and normalisation). Writes CSV (or Parquet for a .parquet "
-                    "OUT) with columns vertex,betweenness_centrality or src,dst,betweenness_centrality.")
-    add_input_arguments(p, cleaning=False, component_default="all")
-    p.add_argument("--out", required=True, metavar="FILE", help="output file (.csv or .parquet)")
+                    "OUT) with columns vertex,betweenness_centrality or src,dst,betweenness_centrality, "
+                    "and OUT.run.json beside it (command line, parameters, seed, input checksum, "
+                    "cleaning report, timings).  Every component is kept by default (--component all): "
+                    "vertices in different components are joined by no path.")
+    add_input_arguments(p, cleaning=False, component_default=COMPONENT_DEFAULT, weight=False)
+    add_output_arguments(p, "output file (.csv or .parquet; its directory must exist)", metavar="FILE")
     p.add_argument("--edges", action="store_true", help="edge betweenness instead of vertex betweenness")
-    p.add_argument("--k", type=int, default=None, metavar="K",
+    p.add_argument("--k", type=int_arg, default=None, metavar="K",
                    help="sample K source vertices (default: every vertex, exact)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the source sample")
+    p.add_argument("--seed", type=int_arg, default=None,
+                   help="seed of the source sample (an int in [0, 2**63 - 1]; default: drawn at random "
+                        "and reported)")
     p.add_argument("--weight", default=None, metavar="COL|abs|none",
                    help="edge lengths: a column (name or 0-based position), 'abs' for the absolute "
                         "value of the file's value column (e.g. |rating|), or 'none' for unweighted. "
@@ -33,35 +44,66 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="raw pair counts (undirected graphs count each pair once)")
     p.add_argument("--endpoints", action="store_true", help="count path end vertices (vertex scores)")
     add_backend_argument(p)
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
     p.set_defaults(func=_run)
     return p
 
 
-def _column(spec: str) -> Any:
-    return int(spec) if spec.isdigit() else spec
+def _weights(spec: str | None) -> tuple[Any, str | None]:
+    """(read_edgelist's weight column, betweenness's weight) for --weight COL|abs|none."""
+    if spec is not None and spec.lower() == "none":
+        return None, None
+    if spec is not None and spec.lower() == "abs":
+        return None, "abs"
+    return (None if spec is None else column_arg(spec)), "weight"
+
+
+def _check_options(args) -> None:
+    """Every option, before the graph is loaded."""
+    check_count(args.k, "--k", "betweenness", low=1)
+    if_given(check_seed, args.seed, "betweenness", name="--seed")
+    _weights(args.weight)
+    if args.endpoints and args.edges:
+        raise ValueError("--endpoints applies to vertex scores, not to --edges")
+    require_table_writer(args.out, "--out")
+    check_backend(args)
 
 
 def _run(args) -> int:
     from .betweenness import betweenness_centrality, edge_betweenness_centrality
 
-    spec = args.weight
-    if spec is not None and spec.lower() == "none":
-        read_weight, weight = None, None
-    elif spec is not None and spec.lower() == "abs":
-        read_weight, weight = None, "abs"
-    else:
-        read_weight, weight = (None if spec is None else _column(spec)), "weight"
-    graph = load_input(args, signed=False, directed=args.directed, weight=read_weight)
-    common = dict(k=args.k, normalized=args.normalized, weight=weight, seed=args.seed,
+    _check_options(args)
+    run = Run(args, files={"--out": args.out}, manifest_beside=args.out)
+    read_weight, weight = _weights(args.weight)
+    graph = run.load(signed=False, directed=args.directed, weight=read_weight)
+    # a sample is reproducible from run.json: the CLI draws the seed itself when none is given
+    seed = args.seed if args.seed is not None or args.k is None else secrets.randbits(63)
+    common = dict(k=args.k, normalized=args.normalized, weight=weight, seed=seed,
                   backend=args.backend, progress=not args.quiet)
-    if args.edges:
-        df = edge_betweenness_centrality(graph, **common)
-    else:
-        df = betweenness_centrality(graph, endpoints=args.endpoints, **common)
-    write_table(df, args.out)
+    with run.compute():
+        if args.edges:
+            df = edge_betweenness_centrality(graph, **common)
+        else:
+            df = betweenness_centrality(graph, endpoints=args.endpoints, **common)
+    with run.writing():
+        write_table(df, run.wrote(args.out))
+    run.finish(seed=seed, backend=_backend_used(df, args.backend))
     if not args.quiet:
         what = "edges" if args.edges else "vertices"
+        sources = "every vertex as a source" if args.k is None else f"{args.k} sampled sources, seed {seed}"
         print(f"betweenness of {len(df)} {what} of {graph.name or args.path} "
-              f"({graph.n} vertices, {graph.m} edges) written to {args.out}", file=sys.stderr)
+              f"({graph.n:,} vertices, {graph.m:,} edges; {sources})")
+        note = " (the default for betweenness)" if graph.cleaning.component_rule == COMPONENT_DEFAULT else ""
+        print(component_summary(graph, note))
+        run.report_written()
     return 0
+
+
+def _backend_used(df, requested: str) -> str:
+    """The backend the scores were computed on (the table's attrs, else the resolved request)."""
+    attrs = getattr(df, "attrs", {}) or {}
+    if "backend" in attrs:
+        return attrs["backend"]
+    from ..backend import resolve_backend
+
+    return resolve_backend(requested)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
-from ..cli import add_backend_argument, add_input_arguments, load_input, write_table
+from .._validation import check_number, check_seed, check_time_limit
+from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, check_backend,
+                   check_count, component_summary, float_arg, if_given, int_arg, require_table_writer,
+                   write_table)
 
 __all__ = ["register"]
 
@@ -19,16 +21,19 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "cluster", help="correlation clustering (minimise the imbalance I(P))",
         description="Partition a signed graph into clusters minimising the imbalance: negative "
                     "edges inside clusters plus positive edges between them (Levorato et al.'s "
-                    "VND/GRASP/ILS, or the multilevel solver for large graphs).")
+                    "VND/GRASP/ILS, or the multilevel solver for large graphs).  With --out FILE, "
+                    "also writes FILE.run.json (command line, parameters, input checksum, cleaning "
+                    "report, timings).")
     add_input_arguments(p)
     p.add_argument("--method", choices=METHODS, default="ils", help="search method (default ils)")
-    p.add_argument("--n-clusters", type=int, default=None, help="at most this many clusters")
-    p.add_argument("--alpha", type=float, default=1.0, help="GRASP alpha in [0, 1] (default 1.0)")
-    p.add_argument("--max-iterations", type=int, default=None,
+    p.add_argument("--n-clusters", type=int_arg, default=None, help="at most this many clusters")
+    p.add_argument("--alpha", type=float_arg, default=1.0, help="GRASP alpha in [0, 1] (default 1.0)")
+    p.add_argument("--max-iterations", type=int_arg, default=None,
                    help="restarts (grasp/ils) or stale V-cycles (multilevel)")
-    p.add_argument("--time-limit", type=float, default=None, metavar="S",
+    p.add_argument("--time-limit", type=float_arg, default=None, metavar="S",
                    help="stop starting new iterations after S seconds (results then depend on speed)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=int_arg, default=0,
+                   help="random seed (an int in [0, 2**63 - 1]; default 0)")
     p.add_argument("--local-search", choices=LOCAL_SEARCHES, default="auto",
                    help="VND flavour: best (paper), parallel rounds, or auto")
     p.add_argument("--perturbation", choices=("auto", "mixed", "vertex"), default="auto",
@@ -40,8 +45,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--merge-moves", choices=("auto", "on", "off"), default="auto",
                    help="ILS: VND also merges whole clusters (auto: on dense graphs; off: the paper)")
     add_backend_argument(p)
-    p.add_argument("--out", metavar="FILE",
-                   help="write vertex,cluster as CSV (.parquet: Parquet); default: summary only")
+    add_output_arguments(p, "write vertex,cluster as CSV (.parquet: Parquet; its directory must "
+                         "exist); default: summary only", required=False, metavar="FILE")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
     p.set_defaults(func=_run)
     return p
@@ -51,27 +56,44 @@ def _switch(value: str) -> bool | None:
     return None if value == "auto" else value == "on"
 
 
+def _check_options(args) -> None:
+    """Every option, before the graph is loaded."""
+    check_count(args.n_clusters, "--n-clusters", "cluster", low=1)
+    check_number(args.alpha, "--alpha", "cluster", low=0.0, high=1.0)
+    check_count(args.max_iterations, "--max-iterations", "cluster", low=1)
+    if_given(check_time_limit, args.time_limit, "cluster", name="--time-limit", allow_none=False)
+    check_seed(args.seed, "cluster", name="--seed")
+    if args.out is not None:
+        require_table_writer(args.out, "--out")
+    check_backend(args)
+
+
 def _run(args) -> int:
     from ._solve import correlation_clustering
 
-    graph = load_input(args)
-    res = correlation_clustering(graph, method=args.method, n_clusters=args.n_clusters,
-                                 alpha=args.alpha, max_iterations=args.max_iterations,
-                                 time_limit=args.time_limit, seed=args.seed,
-                                 local_search=args.local_search, perturbation=args.perturbation,
-                                 plateau=_switch(args.plateau),
-                                 merge_moves=_switch(args.merge_moves), backend=args.backend,
-                                 progress=not args.quiet)
+    _check_options(args)
+    run = Run(args, files={"--out": args.out}, manifest_beside=args.out)
+    graph = run.load()
+    with run.compute():
+        res = correlation_clustering(graph, method=args.method, n_clusters=args.n_clusters,
+                                     alpha=args.alpha, max_iterations=args.max_iterations,
+                                     time_limit=args.time_limit, seed=args.seed,
+                                     local_search=args.local_search, perturbation=args.perturbation,
+                                     plateau=_switch(args.plateau),
+                                     merge_moves=_switch(args.merge_moves), backend=args.backend,
+                                     progress=not args.quiet)
     if args.out:
-        write_table(res.labels, args.out)
+        with run.writing():
+            write_table(res.labels, run.wrote(args.out))
+        run.finish(seed=res.seed, backend=res.backend)
     if not args.quiet:
         p = res.parts
         print(f"graph: {graph.n:,} vertices, {graph.m:,} edges")
+        print(component_summary(graph))
         print(f"method {res.method} (backend {res.backend}, seed {res.seed}): "
               f"{res.iterations} iterations in {res.elapsed_s:.2f} s")
         print(f"imbalance I(P) = {p.imbalance:g}  (negative inside {p.negative_inside:g}, "
               f"positive between {p.positive_between:g})")
         print(f"balance   B(P) = {p.balance:g} of {p.total_weight:g};  clusters: {p.n_clusters:,}")
-        if args.out:
-            print(f"written: {args.out}", file=sys.stderr)
+        run.report_written()
     return 0

@@ -5,14 +5,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
-import time
 from typing import Any
 
-from ..cli import add_backend_argument, add_input_arguments, load_input
+from .._validation import check_seed, check_time_limit
+from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, check_backend,
+                   check_count, component_summary, float_arg, if_given, int_arg, require_module,
+                   write_table)
 from ._samplers import SAMPLERS
 
 __all__ = ["register"]
+
+TABLES = ("cloud.csv", "best_state.csv", "switched.csv", "history.csv")
+# every file a run may write in --out (an earlier run's among them needs --overwrite)
+KNOWN_FILES = (*TABLES, "bound_cycles.csv", "summary.json")
+_MATPLOTLIB_FORMATS = ("png", "pdf", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp", "pgf", "svgz")
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -21,44 +27,98 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "frustration", help="frustration index estimate, frustration cloud, nearest balanced state",
         description="Sample spanning trees (graphB++), collect their distinct nearest balanced "
                     "states (the frustration cloud), refine the best by local search, and write "
-                    "cloud.csv, best_state.csv, switched.csv, history.csv and summary.json.  "
-                    "--bound also proves a lower bound on any graph; --exact also proves the index of a small graph by integer programming.")
-    add_input_arguments(p)
-    p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if needed)")
-    p.add_argument("--trees", type=int, default=1000, help="spanning trees to sample (default 1000)")
+                    "cloud.csv, best_state.csv, switched.csv, history.csv, summary.json and run.json "
+                    "(command line, parameters, input checksum, cleaning report, timings) to --out DIR.  "
+                    "--bound also proves a lower bound on any graph; --exact also proves the index of "
+                    "a small graph by integer programming.")
+    add_input_arguments(p, weight="frustration uses the edge signs only (edge weights would be ignored)")
+    add_output_arguments(p, "output folder (created, with its parents, if needed)")
+    p.add_argument("--trees", type=int_arg, default=1000, help="spanning trees to sample (default 1000)")
     p.add_argument("--sampler", choices=SAMPLERS, default="bfs", help="tree sampler (default bfs)")
-    p.add_argument("--seed", type=int, default=0, help="tree i uses seed + i (default 0)")
+    p.add_argument("--seed", type=int_arg, default=0,
+                   help="tree i uses seed + i (an int in [0, 2**63 - 1]; default 0)")
     p.add_argument("--refine", dest="refine", action="store_true", default=True,
                    help="refine the best states by local search (default)")
     p.add_argument("--no-refine", dest="refine", action="store_false",
                    help="tree-only estimate, as graphB++")
-    p.add_argument("--rounds", type=int, default=None, help="refinement recombination rounds")
-    p.add_argument("--max-states", type=int, default=None, help="keep at most this many states "
+    p.add_argument("--rounds", type=int_arg, default=None, help="refinement recombination rounds")
+    p.add_argument("--max-states", type=int_arg, default=None, help="keep at most this many states "
                    "(the states with fewest switches; graphB++ Alg. 3)")
-    p.add_argument("--memory-limit", type=int, default=None, metavar="BYTES",
+    p.add_argument("--memory-limit", type=int_arg, default=None, metavar="BYTES",
                    help="bytes the stored states may take")
+    p.add_argument("--batch-size", type=int_arg, default=None, help="trees per batch (default 64)")
     p.add_argument("--roots", choices=("degree", "graphbplus"), default="degree",
                    help="BFS roots: by descending degree (default) or graphB+ v0.2's order")
-    p.add_argument("--exact", type=float, default=None, metavar="SECONDS",
-                   help="also run the exact integer programme with this time limit")
+    p.add_argument("--exact", type=float_arg, default=None, metavar="SECONDS",
+                   help="also run the exact integer programme with this time limit (needs highspy)")
     p.add_argument("--bound", action="store_true",
                    help="also prove a lower bound: pack edge-disjoint unbalanced cycles around "
                         "the best state (writes bound_cycles.csv)")
-    p.add_argument("--plot", metavar="FILE", help="plot best index vs trees (needs matplotlib)")
+    p.add_argument("--plot", metavar="FILE", help="plot best index vs trees (.svg: no dependency; "
+                   "other formats need matplotlib)")
     add_backend_argument(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
     p.set_defaults(func=_run)
     return p
 
 
+def _check_options(args) -> None:
+    """Every option, before the graph is loaded."""
+    check_count(args.trees, "--trees", "frustration", low=0)
+    check_seed(args.seed, "frustration", name="--seed")
+    check_count(args.rounds, "--rounds", "frustration", low=0)
+    check_count(args.max_states, "--max-states", "frustration", low=1)
+    check_count(args.memory_limit, "--memory-limit", "frustration", low=1)
+    check_count(args.batch_size, "--batch-size", "frustration", low=1)
+    if_given(check_time_limit, args.exact, "frustration", name="--exact", allow_none=False)
+    if args.trees == 0 and not args.refine:
+        raise ValueError("--trees 0 with --no-refine computes nothing; sample trees or refine")
+    if args.exact is not None:
+        require_module("highspy", "--exact")
+    if args.plot:
+        _plot_backend(args.plot)
+    check_backend(args)
+
+
 def _run(args) -> int:
     from ._frustration import frustration
 
-    if args.trees < 0:
-        raise ValueError(f"--trees must be non-negative, got {args.trees}")
-    if args.plot:
-        _plot_backend(args.plot)
-    graph = load_input(args)
+    _check_options(args)
+    run = Run(args, out_dir=args.out, known=KNOWN_FILES, files={"--plot": args.plot})
+    graph = run.load()
+    with run.compute():
+        res, summary = _compute(graph, args, frustration)
+    names = [*TABLES, *(["bound_cycles.csv"] if args.bound else []), "summary.json"]
+    with run.writing(names):
+        for name, frame in zip(TABLES, (res.cloud, res.best_state, res.switched, res.history)):
+            write_table(frame, run.path(name))
+        if args.bound:
+            write_table(summary.pop("_bound_cycles"), run.path("bound_cycles.csv"))
+        _write_json(summary, run.path("summary.json"))
+        if args.plot:
+            _plot(res, run.wrote(args.plot))
+    run.finish(seed=args.seed, backend=res.info.get("backend"))
+    if not args.quiet:
+        ref = "" if res.refined_index is None else f", refined {res.refined_index}"
+        print(f"{graph.name or args.path}: {graph.n} vertices, {graph.m} edges; "
+              f"{res.info['trees']} {args.sampler} trees, {len(res.cloud)} states; "
+              f"tree index {res.tree_index}{ref}; index {res.index} ({summary['seconds']:.2f} s)")
+        print(component_summary(graph))
+        if "lower_bound" in summary:
+            b = summary["lower_bound"]
+            print(f"lower bound: {b['bound']} edge-disjoint unbalanced cycles "
+                  f"(the index is at most {b['gap']} above the optimum)")
+        if "exact" in summary:
+            e = summary["exact"]
+            print(f"exact: {e['index']} (bound {e['bound']}, optimal {e['optimal']})")
+        run.report_written()
+    return 0
+
+
+def _compute(graph, args, frustration) -> tuple[Any, dict]:
+    """The frustration result and summary.json's content (with the bound's cycles, if asked)."""
+    import time
+
     roots = None
     if args.roots == "graphbplus":
         from ..balancing._trees import graphbplus_roots
@@ -68,13 +128,9 @@ def _run(args) -> int:
     start = time.perf_counter()
     res = frustration(graph, args.trees, sampler=args.sampler, seed=args.seed, refine=refine,
                       max_states=args.max_states, memory_limit=args.memory_limit,
-                      backend=args.backend, progress=not args.quiet, roots=roots)
+                      backend=args.backend, progress=not args.quiet, roots=roots,
+                      batch_size=args.batch_size)
     seconds = time.perf_counter() - start
-    os.makedirs(args.out, exist_ok=True)
-    res.cloud.to_csv(os.path.join(args.out, "cloud.csv"), index=False)
-    res.best_state.to_csv(os.path.join(args.out, "best_state.csv"), index=False)
-    res.switched.to_csv(os.path.join(args.out, "switched.csv"), index=False)
-    res.history.to_csv(os.path.join(args.out, "history.csv"), index=False)
     summary = {"graph": graph.name, "vertices": graph.n, "edges": graph.m, "index": res.index,
                "tree_index": res.tree_index, "refined_index": res.refined_index,
                "seconds": round(seconds, 3), **{k: v for k, v in res.info.items()
@@ -91,46 +147,38 @@ def _run(args) -> int:
 
         t0 = time.perf_counter()
         lb = frustration_lower_bound(graph, res.best_state)
-        lb.cycles.to_csv(os.path.join(args.out, "bound_cycles.csv"), index=False)
         summary["lower_bound"] = {"bound": lb.bound, "gap": lb.gap,
                                   "seconds": round(time.perf_counter() - t0, 3)}
-    with open(os.path.join(args.out, "summary.json"), "w") as fh:
-        json.dump(summary, fh, indent=2, default=str)
-    if args.plot:
-        _plot(res, args.plot)
-    if not args.quiet:
-        ref = "" if res.refined_index is None else f", refined {res.refined_index}"
-        print(f"{graph.name or args.path}: {graph.n} vertices, {graph.m} edges; "
-              f"{res.info['trees']} {args.sampler} trees, {len(res.cloud)} states; "
-              f"tree index {res.tree_index}{ref}; index {res.index} ({seconds:.2f} s)")
-        if "lower_bound" in summary:
-            b = summary["lower_bound"]
-            print(f"lower bound: {b['bound']} edge-disjoint unbalanced cycles "
-                  f"(the index is at most {b['gap']} above the optimum)")
-        if "exact" in summary:
-            e = summary["exact"]
-            print(f"exact: {e['index']} (bound {e['bound']}, optimal {e['optimal']})")
-        print(f"written: {args.out}", file=sys.stderr)
-    return 0
+        summary["_bound_cycles"] = lb.cycles
+    return res, summary
+
+
+def _write_json(data: dict, path: str) -> None:
+    from .._files import atomic_open
+
+    with atomic_open(path, "w") as fh:
+        json.dump(data, fh, indent=2, default=str)
 
 
 def _plot_backend(path: str) -> str:
     """"svg" (written here, no dependency) or "matplotlib"; raises early when neither fits."""
     if path.lower().endswith(".svg"):
         return "svg"
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise ImportError(f"--plot {path}: PNG/PDF plots need matplotlib (pip install "
-                          "'rapids-balance[plot]'); a .svg file needs nothing") from None
+    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    if ext and ext not in _MATPLOTLIB_FORMATS:
+        raise ValueError(f"--plot {path}: unknown image format {ext!r}; use .svg or one of "
+                         + ", ".join(f".{f}" for f in _MATPLOTLIB_FORMATS))
+    require_module("matplotlib", f"--plot {path} (a .svg file needs nothing)")
     return "matplotlib"
 
 
 def _plot(res, path: str) -> None:
     h = res.history[res.history["stage"] == "trees"]
     xs, ys = h["trees"].tolist(), h["index"].tolist()
+    from .._files import atomic_open, atomic_path
+
     if _plot_backend(path) == "svg":
-        with open(path, "w") as fh:
+        with atomic_open(path, "w") as fh:
             fh.write(_svg(xs, ys, res.refined_index))
         return
     import matplotlib
@@ -146,8 +194,11 @@ def _plot(res, path: str) -> None:
     ax.set_ylabel("frustration (switched edges)")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    try:
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp)
+    finally:
+        plt.close(fig)
 
 
 def _svg(xs, ys, refined) -> str:

@@ -7,7 +7,7 @@ import json
 import os
 from typing import Any
 
-from ..cli import add_input_arguments, input_options
+from ..cli import add_input_arguments, check_input, input_options
 
 __all__ = ["register", "format_summary"]
 
@@ -67,6 +67,7 @@ def _member_line(member: str, s: dict[str, Any]) -> str:
 def _run(args) -> int:
     from . import _reader, _sources
 
+    check_input(args)
     opts = input_options(args)
     opts["signed"] = not args.unsigned
     if args.example is not None:

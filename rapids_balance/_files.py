@@ -1,0 +1,476 @@
+"""Files the library writes: atomic writes, output-path checks, the run manifest.
+
+Atomic writes
+    :func:`atomic_path` / :func:`atomic_open` write into a temporary file
+    created beside the target with :func:`tempfile.mkstemp` (exclusive
+    creation, mode 0600, so no other account can read a half-written result)
+    and rename it onto the target with :func:`os.replace` only when the
+    writer finished.  An interrupted or failed write removes the temporary
+    file, so a file with the target's name is always complete.  The
+    finished file gets the mode a plain ``open()`` would give it (``0666``
+    less the umask), or the mode of the file it replaces.  The temporary
+    name keeps the target's name as its end (``.rapids-balance-XXXX-edges.csv``)
+    so writers that infer a format or compression from the extension
+    (pandas, matplotlib) behave as on the target.
+
+Output checks
+    :func:`check_output_dir` and :func:`check_output_file` run before any
+    work: they refuse a path of the wrong kind (a file where a directory is
+    expected and the reverse), a missing parent directory (for files), a
+    place where no file can be created (probed with a real temporary file),
+    and results of an earlier run unless ``overwrite`` is given.
+
+Run manifest
+    :class:`RunManifest` collects what a reader of a results directory needs
+    to tell which run made it (command line, versions, parameters, seed,
+    input checksum, cleaning report, timings) and writes it as ``run.json``
+    (or ``<file>.run.json`` beside a single output file).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import hashlib
+import json
+import os
+import platform
+import stat
+import tempfile
+import time
+from collections.abc import Iterable, Iterator
+from typing import IO, Any
+
+__all__ = ["MANIFEST_NAME", "atomic_path", "atomic_open", "check_input_file", "check_output_dir",
+           "check_output_file", "prepare_output_dir", "manifest_path_for_file", "file_sha256",
+           "RunManifest"]
+
+MANIFEST_NAME = "run.json"
+_TEMP_PREFIX = ".rapids-balance-"
+
+
+def _with_path(exc: OSError, what: str) -> OSError:
+    """``exc`` again (same class) with a message that names the path and the action."""
+    reason = exc.strerror or str(exc)
+    try:
+        return type(exc)(f"{what}: {reason}")
+    except Exception:  # an OSError subclass with another constructor signature
+        return OSError(f"{what}: {reason}")
+
+
+def _umask_mode() -> int:
+    """The mode ``open()`` gives a new file: 0666 less the process umask."""
+    try:
+        with open("/proc/self/status") as fh:  # read without changing it (thread-safe)
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return 0o666 & ~int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def _final_mode(path: str) -> int:
+    try:
+        return os.stat(path).st_mode & 0o7777  # keep the mode of the file being replaced
+    except OSError:
+        return _umask_mode()
+
+
+def _temp_file(path: str) -> tuple[int, str]:
+    """An exclusively created 0600 temporary file beside ``path`` (fd, name)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        return tempfile.mkstemp(dir=directory, prefix=_TEMP_PREFIX, suffix="-" + os.path.basename(path))
+    except OSError as exc:
+        raise _with_path(exc, f"cannot write {path}") from exc
+
+
+def _remove_quietly(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
+def _commit(tmp: str, path: str) -> None:
+    try:
+        os.chmod(tmp, _final_mode(path))
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise _with_path(exc, f"cannot write {path}") from exc
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[str]:
+    """A temporary path beside ``path``, renamed onto ``path`` when the block succeeds.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write.  Its directory must exist.
+
+    Yields
+    ------
+    str
+        The temporary file's path (already created, empty, mode 0600) for a
+        writer that takes a file name (``DataFrame.to_parquet``,
+        ``Figure.savefig``).
+
+    Raises
+    ------
+    OSError
+        The temporary file cannot be created or renamed, or the writer
+        failed with an ``OSError`` (disk full, ...): the message names
+        ``path``.  Any exception (``KeyboardInterrupt`` included) removes the
+        temporary file and leaves ``path`` as it was.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> target = os.path.join(tempfile.mkdtemp(), "t.txt")
+    >>> with atomic_path(target) as tmp:
+    ...     _ = open(tmp, "w").write("done")
+    >>> open(target).read()
+    'done'
+    """
+    path = os.fspath(path)
+    fd, tmp = _temp_file(path)
+    os.close(fd)
+    try:
+        yield tmp
+    except OSError as exc:
+        _remove_quietly(tmp)
+        raise _with_path(exc, f"cannot write {path}") from exc
+    except BaseException:
+        _remove_quietly(tmp)
+        raise
+    try:
+        _commit(tmp, path)
+    except BaseException:
+        _remove_quietly(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def atomic_open(path: str | os.PathLike, mode: str = "w", **kwargs: Any) -> Iterator[IO]:
+    """``open(path, mode, **kwargs)`` written atomically (see :func:`atomic_path`).
+
+    ``mode`` is ``"w"`` or ``"wb"``; ``kwargs`` go to :func:`open`
+    (``encoding``, ``newline``).
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_open writes a whole file: mode 'w' or 'wb', got {mode!r}")
+    if "b" not in mode:
+        kwargs.setdefault("encoding", "utf-8")
+    with atomic_path(path) as tmp, open(tmp, mode, **kwargs) as fh:
+        yield fh
+
+
+# ---------------------------------------------------------------------------
+# checks before work
+# ---------------------------------------------------------------------------
+
+def _shown(path: str, limit: int = 200) -> str:
+    """A path for a message, cut when absurdly long."""
+    path = os.fspath(path)
+    return path if len(path) <= limit else f"{path[:limit - 50]}...({len(path)} characters)"
+
+
+def _probe_writable(directory: str, what: str) -> None:
+    """Create and remove a temporary file in ``directory`` (the honest writability test)."""
+    try:
+        fd, probe = tempfile.mkstemp(dir=directory, prefix=_TEMP_PREFIX, suffix=".probe")
+    except OSError as exc:
+        raise _with_path(exc, f"{what}: cannot create files in {_shown(directory)}") from exc
+    os.close(fd)
+    _remove_quietly(probe)
+
+
+def _nearest_existing(path: str) -> str:
+    p = os.path.abspath(path)
+    while not os.path.lexists(p):
+        parent = os.path.dirname(p)
+        if parent == p:
+            break
+        p = parent
+    return p
+
+
+def check_input_file(path: str | os.PathLike, what: str = "input") -> None:
+    """Refuse a missing, unreadable or directory input before any work.
+
+    A regular file is opened and closed (the honest readability test); a
+    pipe or device (``<(zcat x.gz)``) is only looked up, since opening it
+    would consume the stream.
+
+    Raises
+    ------
+    FileNotFoundError, IsADirectoryError, PermissionError, OSError
+        With a message naming ``what`` and the path.
+    """
+    path = os.fspath(path)
+    label = f"{what} {_shown(path)}"
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise _with_path(exc, label) from exc
+    if stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(f"{label}: is a directory, not an edge-list file")
+    if stat.S_ISREG(st.st_mode):
+        try:
+            with open(path, "rb"):
+                pass
+        except OSError as exc:
+            raise _with_path(exc, label) from exc
+
+
+def check_output_dir(path: str | os.PathLike, *, option: str, names: Iterable[str],
+                     overwrite: bool) -> None:
+    """Refuse an unusable results directory before any work.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The directory; it need not exist (it is created, with its parents,
+        when the results are written).
+    option : str
+        The option that named it, for messages (``"--out"``).
+    names : iterable of str
+        Every file name the command may write there (the manifest is added).
+    overwrite : bool
+        Whether results of an earlier run may be replaced.
+
+    Raises
+    ------
+    NotADirectoryError
+        ``path`` (or one of its existing parents) is a file.
+    FileExistsError
+        The directory holds ``run.json`` or one of ``names`` and
+        ``overwrite`` is false.
+    IsADirectoryError
+        One of ``names`` is a directory there.
+    PermissionError, OSError
+        No file can be created there (or in its nearest existing parent).
+    """
+    path = os.fspath(path)
+    label = f"{option} {_shown(path)}"
+    if not path:
+        raise FileNotFoundError(f"{option}: an empty path is not a directory")
+    if os.path.lexists(path) and not os.path.isdir(path):
+        raise NotADirectoryError(f"{label}: exists and is not a directory; give a directory for the results")
+    if os.path.isdir(path):
+        names = [*names, MANIFEST_NAME]
+        blocking = [n for n in names if os.path.isdir(os.path.join(path, n))]
+        if blocking:
+            raise IsADirectoryError(f"{label}: {blocking[0]} there is a directory, where a result file "
+                                    "would be written")
+        present = [n for n in names if os.path.lexists(os.path.join(path, n))]
+        if present and not overwrite:
+            raise FileExistsError(f"{label} already holds results ({', '.join(present)}); pass --overwrite "
+                                  "to replace them, or choose another directory")
+        _probe_writable(path, label)
+        return
+    parent = _nearest_existing(path)
+    if not os.path.isdir(parent):
+        raise NotADirectoryError(f"{label}: {_shown(parent)} is not a directory")
+    _probe_writable(parent, label)
+
+
+def check_output_file(path: str | os.PathLike, *, option: str, overwrite: bool,
+                      manifest: bool = False, created_dir: str | None = None) -> None:
+    """Refuse an unusable output file before any work.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.  Its directory must exist (or be ``created_dir``, a
+        results directory the same command creates).
+    option : str
+        The option that named it, for messages (``"--out"``).
+    overwrite : bool
+        Whether an existing file may be replaced.
+    manifest : bool, default False
+        The command also writes :func:`manifest_path_for_file` beside it.
+    created_dir : str, optional
+        A directory that the command creates before writing this file.
+
+    Raises
+    ------
+    IsADirectoryError
+        ``path`` is a directory (or ends with a separator).
+    FileNotFoundError, NotADirectoryError
+        Its directory does not exist / is not a directory.
+    FileExistsError
+        The file (or its manifest) exists and ``overwrite`` is false.
+    PermissionError, OSError
+        No file can be created in its directory.
+    """
+    path = os.fspath(path)
+    label = f"{option} {_shown(path)}"
+    if not path:
+        raise FileNotFoundError(f"{option}: an empty path is not a file name")
+    if os.path.isdir(path) or path.endswith(("/", os.sep)):
+        raise IsADirectoryError(f"{label}: is a directory; give a file name")
+    parent = os.path.dirname(os.path.abspath(path))
+    if created_dir is not None and os.path.abspath(created_dir) == parent and not os.path.lexists(parent):
+        check_output_dir(parent, option=option, names=(), overwrite=True)
+        return
+    if not os.path.lexists(parent):
+        raise FileNotFoundError(f"{label}: directory {_shown(parent)} does not exist; create it first")
+    if not os.path.isdir(parent):
+        raise NotADirectoryError(f"{label}: {_shown(parent)} is not a directory")
+    present = [p for p in (path, manifest_path_for_file(path) if manifest else None)
+               if p is not None and os.path.lexists(p)]
+    if present and not overwrite:
+        raise FileExistsError(f"{label} already exists"
+                              + (f" ({', '.join(os.path.basename(p) for p in present)})" if manifest else "")
+                              + "; pass --overwrite to replace it, or choose another name")
+    _probe_writable(parent, label)
+
+
+def prepare_output_dir(path: str | os.PathLike, *, written: Iterable[str], known: Iterable[str]) -> None:
+    """Create the results directory; remove results of an earlier run this run does not replace.
+
+    Called when the results are about to be written (after the work), on a
+    directory :func:`check_output_dir` accepted: files in ``known`` (every
+    name the command may write) that this run does not write (``written``)
+    belong to the earlier run and would contradict the new ``run.json``.
+    """
+    path = os.fspath(path)
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as exc:
+        raise _with_path(exc, f"cannot create {_shown(path)}") from exc
+    keep = set(written)
+    for name in (*known, MANIFEST_NAME):
+        if name not in keep and os.path.isfile(os.path.join(path, name)):
+            os.unlink(os.path.join(path, name))
+
+
+def manifest_path_for_file(path: str | os.PathLike) -> str:
+    """The manifest of a single-file output: ``<file>.run.json``."""
+    return os.fspath(path) + "." + MANIFEST_NAME
+
+
+# ---------------------------------------------------------------------------
+# run manifest
+# ---------------------------------------------------------------------------
+
+def file_sha256(source: Any) -> str:
+    """Hex SHA-256 of a file (a path or anything with ``open("rb")``, such as a package resource)."""
+    digest = hashlib.sha256()
+    opener = source.open("rb") if hasattr(source, "open") and not isinstance(source, (str, os.PathLike)) \
+        else open(source, "rb")
+    with opener as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _version(module: str) -> str | None:
+    try:
+        from importlib.metadata import version
+
+        return version(module)
+    except Exception:  # not installed, or no metadata: the manifest just lacks the entry
+        return None
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    item = getattr(value, "item", None)  # numpy scalars
+    return _jsonable(item()) if callable(item) else str(value)
+
+
+class RunManifest:
+    """What made a results directory: written last, as ``run.json``.
+
+    Fields: ``command``, ``argv``, ``version`` (rapids-balance), ``parameters``
+    (every parsed option), ``seed``, ``input`` (``path``, ``bytes`` and
+    ``sha256``, or ``example`` and the bundled file's checksum), ``graph``
+    (name, vertices, edges), ``cleaning`` (the cleaning report),
+    ``timings`` (``load_s``, ``compute_s``, ``write_s``: seconds),
+    ``started_utc`` (ISO 8601), ``python``, ``numpy``, ``numba``, ``platform``,
+    ``backend`` and ``outputs`` (the files written, relative to the
+    manifest).  A results directory without ``run.json`` is from a run that
+    did not finish.
+
+    Parameters
+    ----------
+    command : str
+        The sub-command (``"balance"``).
+    argv : list of str
+        The command line.
+    parameters : dict
+        The parsed options.
+    """
+
+    def __init__(self, command: str, argv: list[str], parameters: dict[str, Any]):
+        from . import __version__
+
+        self.data: dict[str, Any] = {
+            "command": command,
+            "argv": list(argv),
+            "version": __version__,
+            "parameters": _jsonable(parameters),
+            "seed": parameters.get("seed"),
+            "input": None,
+            "graph": None,
+            "cleaning": None,
+            "timings": {},
+            "started_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "python": platform.python_version(),
+            "numpy": _version("numpy"),
+            "numba": _version("numba"),
+            "platform": platform.platform(),
+            "backend": None,
+            "outputs": [],
+        }
+
+    @contextlib.contextmanager
+    def timed(self, step: str) -> Iterator[None]:
+        """Add the seconds the block takes to ``timings[step + "_s"]``."""
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            key = f"{step}_s"
+            self.data["timings"][key] = round(self.data["timings"].get(key, 0.0)
+                                              + time.perf_counter() - t0, 6)
+
+    def record_input(self, *, path: str | None = None, example: str | None = None,
+                     member: str | None = None) -> None:
+        """The input file (path, size, SHA-256; ``member`` of a tar archive) or bundled example."""
+        if example is not None:
+            from .datasets import EXAMPLES, example_path
+
+            self.data["input"] = {"example": example, "file": EXAMPLES[example][0],
+                                  "sha256": file_sha256(example_path(example))}
+        elif path is not None and os.path.isfile(path):
+            self.data["input"] = {"path": os.path.abspath(path), "bytes": os.path.getsize(path),
+                                  "sha256": file_sha256(path)}
+        elif path is not None:  # a pipe: read once, by the reader; no checksum possible
+            self.data["input"] = {"path": path, "sha256": None}
+        if member is not None and self.data["input"] is not None:
+            self.data["input"]["member"] = member
+
+    def record_graph(self, graph: Any) -> None:
+        """The graph's size and cleaning report."""
+        self.data["graph"] = {"name": graph.name, "vertices": int(graph.n), "edges": int(graph.m)}
+        self.data["cleaning"] = _jsonable(graph.cleaning.as_dict())
+
+    def update(self, **fields: Any) -> None:
+        """Set top-level fields (``seed``, ``backend``, ``outputs``, ...)."""
+        self.data.update(_jsonable(fields))
+
+    def write(self, path: str | os.PathLike) -> None:
+        """Write the manifest as JSON, atomically."""
+        with atomic_open(path, "w") as fh:
+            json.dump(self.data, fh, indent=2)
+            fh.write("\n")
