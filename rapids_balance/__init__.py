@@ -20,7 +20,7 @@ Scale-out
     start_cluster (balance, frustration, the two betweenness functions and
     correlation_clustering take ``client=``)
 Backends
-    gpu_status, resolve_backend
+    gpu_status, resolve_backend, warmup (compile and cache every CPU kernel)
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ _LAZY = {
     "correlation_clustering": "rapids_balance.clustering",
     "ClusteringResult": "rapids_balance.clustering",
     "start_cluster": "rapids_balance.distributed",
+    "warmup": "rapids_balance._warmup",
 }
 
 __all__ = [

@@ -55,6 +55,7 @@ _COMMAND_MODULES = (
     "rapids_balance.frustration_index._cli",  # frustration
     "rapids_balance.centrality._cli",         # betweenness
     "rapids_balance.clustering._cli",         # cluster
+    "rapids_balance._warmup",                 # warmup
 )
 
 EXIT_USER_ERROR = 2
