@@ -14,6 +14,11 @@ The seed rule (documented in every function that takes one): an integer in
 ``[0, 2**63 - 1]``; ``bool`` and floats are refused (never truncated).
 Functions that follow networkx (betweenness) also take ``seed=None``: a fresh
 random seed, reported in the result.
+
+Counts of work (trees, restarts, batch sizes, states) are ints in ``[low,
+2**63 - 1]`` (:data:`COUNT_MAX`: ids of the work items are int64 in the
+kernels); work is cut into batches generated lazily, so a large count costs
+time, never memory before the work starts.
 """
 
 from __future__ import annotations
@@ -25,10 +30,16 @@ from typing import Any
 
 from .errors import InvalidParameterError, short_repr
 
-__all__ = ["SEED_MAX", "check_seed", "check_int", "check_number", "check_time_limit", "check_choice",
-           "check_bool", "param_error"]
+__all__ = ["SEED_MAX", "COUNT_MAX", "BACKENDS", "ROLES", "check_seed", "check_int", "check_count",
+           "check_number", "check_time_limit", "check_choice", "check_bool", "check_backend",
+           "check_roles", "param_error"]
 
 SEED_MAX = 2**63 - 1
+#: largest count of work items (tree ids, restart ids are int64 in the kernels)
+COUNT_MAX = 2**63 - 1
+BACKENDS = ("auto", "cpu", "gpu")
+#: the column-role keywords of every function that reads a table or a file
+ROLES = ("source", "target", "sign", "weight")
 
 
 def param_error(name: str, owner: str, must: str, value: Any) -> InvalidParameterError:
@@ -49,8 +60,17 @@ def _range_text(low: float | None, high: float | None, *, integer: bool) -> str:
         return f"{kind} >= {low}"
     if low is None:
         return f"{kind} <= {high}"
-    high_text = "2**63 - 1" if high == SEED_MAX else str(high)
-    return f"{kind} in the range [{low}, {high_text}]"
+    return f"{kind} in the range [{low}, {_bound_text(high)}]"
+
+
+def _bound_text(value: float) -> str:
+    """``2**k`` or ``2**k - 1`` for large powers of two (as the docstrings write them), else the number."""
+    if isinstance(value, int) and value >= 2**16:
+        if value & (value - 1) == 0:
+            return f"2**{value.bit_length() - 1}"
+        if value & (value + 1) == 0:
+            return f"2**{value.bit_length()} - 1"
+    return str(value)
 
 
 def check_int(value: Any, name: str, owner: str, *, low: int | None = None, high: int | None = None,
@@ -67,6 +87,12 @@ def check_int(value: Any, name: str, owner: str, *, low: int | None = None, high
     return value
 
 
+def check_count(value: Any, name: str, owner: str, *, low: int = 1, high: int = COUNT_MAX,
+                allow_none: bool = False) -> int | None:
+    """A count of work items: an int in ``[low, high]`` (``high`` defaults to :data:`COUNT_MAX`)."""
+    return check_int(value, name, owner, low=low, high=high, allow_none=allow_none)
+
+
 def check_number(value: Any, name: str, owner: str, *, low: float | None = None, high: float | None = None,
                  low_open: bool = False, allow_none: bool = False) -> float | None:
     """``value`` as a finite float in ``[low, high]`` (``(low, high]`` with ``low_open``)."""
@@ -78,13 +104,17 @@ def check_number(value: Any, name: str, owner: str, *, low: float | None = None,
     must += " or None" if allow_none else ""
     if not isinstance(value, numbers.Real) or isinstance(value, bool):
         raise param_error(name, owner, must, value)
-    value = float(value)
+    given = value
+    try:
+        value = float(value)
+    except OverflowError:  # an int beyond float's range
+        raise param_error(name, owner, must, given) from None
     if not math.isfinite(value):
-        raise param_error(name, owner, must, value)
+        raise param_error(name, owner, must, given)
     if low is not None and (value < low or (low_open and value == low)):
-        raise param_error(name, owner, must, value)
+        raise param_error(name, owner, must, given)
     if high is not None and value > high:
-        raise param_error(name, owner, must, value)
+        raise param_error(name, owner, must, given)
     return value
 
 
@@ -116,3 +146,40 @@ def check_bool(value: Any, name: str, owner: str) -> bool:
     if isinstance(value, bool) or type(value).__name__ == "bool_":
         return bool(value)
     raise param_error(name, owner, "a bool (True or False)", value)
+
+
+def check_backend(value: Any, owner: str) -> str:
+    """``backend``: one of "auto", "cpu", "gpu" (whether a GPU exists is checked by ``resolve_backend``)."""
+    return check_choice(value, "backend", owner, BACKENDS)
+
+
+def _role_ok(value: Any) -> bool:
+    if isinstance(value, str):
+        return value != ""
+    return _is_int(value) and value >= 0
+
+
+def check_roles(graph: Any, owner: str, roles: dict[str, Any]) -> dict[str, Any]:
+    """Column-role keywords (``source=``, ``target=``, ``sign=``, ``weight=``): names or positions.
+
+    Each role is ``None`` (chosen by the input's format or recognised
+    header), a column name (a non-empty ``str``) or a 0-based position (an
+    int >= 0).  Every role must be ``None`` when ``graph`` is already a
+    built graph: it would be ignored.  Returns the roles that were given
+    (not ``None``), positions as plain ints.
+    """
+    given = {}
+    for name, value in roles.items():
+        if value is None:
+            continue
+        if not _role_ok(value):
+            raise param_error(name, owner, "a column name (str), a 0-based column position (int >= 0) "
+                              "or None", value)
+        given[name] = value if isinstance(value, str) else int(value)
+    from .graph import Graph
+
+    if isinstance(graph, Graph) and given:
+        name, value = next(iter(given.items()))
+        raise param_error(name, owner, "None when the graph is already built (a Graph or SignedGraph "
+                          "has no columns; column roles apply to tables and files)", value)
+    return given

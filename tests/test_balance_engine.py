@@ -16,7 +16,7 @@ from rapids_balance.balancing import BalanceResult, balance
 from rapids_balance.balancing._cycle import cycle_balance_into
 from rapids_balance.balancing._engine import BalanceParams, _balance_finalize, _balance_partial
 from rapids_balance.balancing._trees import bfs_trees, tree_roots
-from rapids_balance.errors import GraphInputError
+from rapids_balance.errors import GraphInputError, InvalidParameterError
 from rapids_balance.graph import build_graph
 
 
@@ -238,7 +238,7 @@ def test_bad_input_is_rejected():
         run(g, majority="smaller")
     with pytest.raises(ValueError, match="attributes"):
         run(g, attributes="other")
-    with pytest.raises(KeyError, match="not in the graph"):
+    with pytest.raises(InvalidParameterError, match="'roots'.*vertex 99 is not in the graph"):
         run(g, roots=[99])
     unsigned = build_graph([0, 1], [1, 2])
     with pytest.raises(GraphInputError, match="signed"):

@@ -46,10 +46,13 @@ def slashdot():
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_bc_driver_bit_identical_to_local_batches(clients, slashdot, workers):
-    from rapids_balance.centrality.betweenness import _bc_partial, _setup
+    from rapids_balance.centrality.betweenness import _bc_partial, _check_params, _setup
     from rapids_balance.distributed._centrality import bc_sums
 
-    _, g, bg, sources, _ = _setup(slashdot, 300, None, 7, None, "cpu", for_edges=True)
+    owner = "edge_betweenness_centrality"
+    p = _check_params(owner, dict(k=300, weight=None, seed=7, directed=None, backend="cpu",
+                                  progress=False, client=None, source=None, target=None, sign=None))
+    _, g, bg, sources, _ = _setup(owner, slashdot, p, for_edges=True)
     params = {"backend": "cpu", "endpoints": False, "edges": True, "chunk": 8}
     batches = [sources[i:i + 40] for i in range(0, sources.size, 40)]
     node = np.zeros(g.n)

@@ -214,5 +214,5 @@ def test_refine_without_trees(graph):
     assert res.tree_index is None and len(res.cloud) == 0
     assert res.index == res.refined_index == recount(graph, res.best_state)
     assert (res.history["stage"] == "refine").all() and res.history["index"].dtype == np.int64
-    with pytest.raises(ValueError, match="n_trees=0"):
+    with pytest.raises(ValueError, match="'n_trees' parameter .* when refine=False"):
         frustration(graph, 0, refine=False, progress=False)

@@ -18,12 +18,15 @@ import numpy as np
 
 from .._output import frames_like_input
 from ..backend import resolve_backend
+from .._validation import check_backend, check_bool, check_choice, check_count, check_roles, check_seed
+from ..distributed._batches import RangeBatches
 from ..errors import GraphInputError
 from ._harary import MAJORITIES, TIE
 from ._result import ATTRIBUTE_DEFINITIONS, BalanceResult, compute_attributes, zero_counters
-from ._trees import SAMPLERS, cpu_chunks, seed_mix, tree_roots
+from ._trees import SAMPLERS, check_root_labels, check_roots_arg, cpu_chunks, seed_mix, tree_roots
 
-__all__ = ["balance", "BalanceParams", "_balance_partial", "_balance_finalize", "batch_size_for"]
+__all__ = ["balance", "BalanceParams", "_balance_partial", "_balance_finalize", "batch_size_for",
+           "tree_batches"]
 
 METHODS = ("path-sign", "cycle")
 MAX_CPU_BATCH = 256
@@ -141,9 +144,11 @@ def _balance_partial(graph, tree_ids, params: BalanceParams) -> dict[str, np.nda
     ----------
     graph : SignedGraph
         Connected signed graph.
-    tree_ids : sequence of int
+    tree_ids : range or sequence of int
         Global tree numbers; tree ``i`` has root ``tree_roots(...)[i]`` and
-        seed ``params.seed + i`` whichever batch it falls in.
+        seed ``params.seed + i`` whichever batch it falls in.  Worked through
+        in chunks of :func:`batch_size_for` trees (roots and seeds made per
+        chunk), so a long range costs one chunk's memory.
     params : BalanceParams
 
     Returns
@@ -152,24 +157,25 @@ def _balance_partial(graph, tree_ids, params: BalanceParams) -> dict[str, np.nda
         int64 counters (see :mod:`rapids_balance.balancing._result`); summing
         the dicts of disjoint batches gives the dict of their union.
     """
-    tree_ids = np.asarray(tree_ids, dtype=np.int64).reshape(-1)
+    if not isinstance(tree_ids, range):
+        tree_ids = np.asarray(tree_ids, dtype=np.int64).reshape(-1)
     counters = zero_counters(graph.n, graph.m)
-    if tree_ids.size == 0:
-        return counters
-    roots, seeds = tree_roots(graph, tree_ids, sampler=params.sampler, roots=params.roots,
-                              seed=params.seed)
-    s2 = seed_mix(seeds)
     step = batch_size_for(graph, params)
-    for a in range(0, tree_ids.size, step):
+    # roots and seeds per kernel launch: a batch of any length costs one launch's memory
+    for a in range(0, len(tree_ids), step):
+        ids = np.asarray(tree_ids[a:a + step], dtype=np.int64)
+        roots, seeds = tree_roots(graph, ids, sampler=params.sampler, roots=params.roots,
+                                  seed=params.seed)
+        s2 = seed_mix(seeds)
         if params.backend == "gpu":
             from ._gpu import batch_counters_gpu
 
-            part, reached = batch_counters_gpu(graph, roots[a:a + step], s2[a:a + step], params)
+            part, reached = batch_counters_gpu(graph, roots, s2, params)
             _check_reached(reached, graph.n)
             for k in counters:
                 counters[k] += part[k]
         else:
-            _batch_cpu(graph, roots[a:a + step], s2[a:a + step], params, counters)
+            _batch_cpu(graph, roots, s2, params, counters)
     return counters
 
 
@@ -186,19 +192,36 @@ def _balance_finalize(graph, counters: dict[str, np.ndarray], params: BalancePar
 # public entry point
 # ---------------------------------------------------------------------------
 
-def _validate(graph, n_trees, sampler, method, majority, attributes) -> None:
+def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
+    """Every parameter of :func:`balance` but the graph, before the graph is touched."""
+    out = dict(p)
+    out["n_trees"] = check_count(p["n_trees"], "n_trees", owner)
+    check_choice(p["sampler"], "sampler", owner, SAMPLERS)
+    out["roots"] = check_roots_arg(p["roots"], owner)
+    out["seed"] = check_seed(p["seed"], owner)
+    check_choice(p["method"], "method", owner, METHODS)
+    check_choice(p["majority"], "majority", owner, MAJORITIES)
+    check_choice(p["attributes"], "attributes", owner, ATTRIBUTE_DEFINITIONS)
+    check_backend(p["backend"], owner)
+    check_bool(p["progress"], "progress", owner)
+    out["batch_size"] = check_count(p["batch_size"], "batch_size", owner, allow_none=True)
+    from ..distributed._map import check_client_arg
+
+    check_client_arg(p["client"], owner)
+    return out
+
+
+def _check_graph(graph) -> None:
     if getattr(graph, "sign", None) is None or getattr(graph, "directed", False):
         raise GraphInputError("balance needs an undirected signed graph (a SignedGraph with a sign "
                               "on every edge)")
-    if isinstance(n_trees, bool) or not isinstance(n_trees, (int, np.integer)) or n_trees < 1:
-        raise ValueError(f"n_trees must be a positive integer, got {n_trees!r}")
-    for name, val, allowed in (("sampler", sampler, SAMPLERS), ("method", method, METHODS),
-                               ("majority", majority, MAJORITIES),
-                               ("attributes", attributes, ATTRIBUTE_DEFINITIONS)):
-        if val not in allowed:
-            raise ValueError(f"{name} must be one of {allowed}, got {val!r}")
     if graph.n < 2 or graph.m < 1:
         raise GraphInputError("balance needs a graph with at least one edge")
+
+
+def tree_batches(n_trees: int, step: int) -> RangeBatches:
+    """Tree ids ``0 .. n_trees-1`` in consecutive batches of ``step``, made one at a time."""
+    return RangeBatches(n_trees, step)
 
 
 @frames_like_input(dask_fields=("edges",))
@@ -206,7 +229,8 @@ def balance(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs",
             roots: Sequence[Any] | None = None, seed: int = 0, method: str = "path-sign",
             majority: str = "larger", attributes: str = "consensus", backend: str = "auto",
             progress: bool = True, batch_size: int | None = None,
-            client: Any = None) -> BalanceResult:
+            client: Any = None, source: Any = None, target: Any = None, sign: Any = None,
+            weight: Any = None) -> BalanceResult:
     """Nearest balanced states of a signed graph over many spanning trees.
 
     For each of ``n_trees`` BFS spanning trees, every fundamental cycle is
@@ -221,7 +245,9 @@ def balance(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs",
         A connected signed graph (a DataFrame, networkx graph, ... is
         coerced, keeping its largest component).
     n_trees : int, default 1000
-        Number of spanning trees T.
+        Number of spanning trees T, in ``[1, 2**63 - 1]`` (tree ids are
+        int64).  Trees run in batches made one at a time, so a large count
+        costs time, not memory up front.
     sampler : {"bfs", "bfs-random-root"}
         Root choice.  ``"bfs"``: with ``roots=None``, vertices by descending
         degree (ties to the smaller internal id), tree ``i`` using the
@@ -229,7 +255,9 @@ def balance(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs",
     roots : sequence of vertex labels, optional
         Original labels of the roots; tree ``i`` uses ``roots[i mod len]``.
     seed : int, default 0
-        Tree ``i`` uses the seed ``seed + i`` in graphB+'s parent rule (see
+        An int in ``[0, 2**63 - 1]`` (the rule of every seeded function;
+        floats, bools and None are refused).  Tree ``i`` uses the seed
+        ``seed + i`` in graphB+'s parent rule (see
         :mod:`rapids_balance.balancing._trees`), in 32-bit wrap-around
         arithmetic as graphB+'s C ``int``.  graphB+ v0.2 uses 17.
     method : {"path-sign", "cycle"}
@@ -252,6 +280,11 @@ def balance(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs",
         the result.
     client : distributed.Client, optional
         Run the batches on a Dask cluster (same result).
+    source, target, sign, weight : str or int, optional
+        Column roles when ``graph`` is a table or a file: a column name or a
+        0-based position (networkx: an edge attribute).  ``None``: taken from
+        the format or a recognised header.  Refused with a built
+        :class:`~rapids_balance.graph.Graph`.
 
     Returns
     -------
@@ -259,6 +292,16 @@ def balance(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs",
         ``.vertices`` (vertex, status, influence, authority) and ``.edges``
         (src, dst, sign, in_tree, negative, switched, agreement), both with
         original labels; ``.write_graphbplus(path)`` writes graphB+'s file.
+
+    Raises
+    ------
+    InvalidParameterError
+        A parameter has a wrong type or value (checked before the graph is
+        read; ``roots`` naming no vertex, right after).
+    GraphInputError
+        The graph is unsigned, directed, disconnected or has no edge.
+    BackendUnavailableError
+        ``backend="gpu"`` without a usable GPU.
 
     Notes
     -----
@@ -307,24 +350,27 @@ def balance(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs",
     from ..graph import graph_from_any
     from .._progress import progress_bar
 
-    graph = graph_from_any(graph)
-    _validate(graph, n_trees, sampler, method, majority, attributes)
-    n_trees = int(n_trees)
-    params = BalanceParams(n_trees=n_trees, sampler=sampler,
-                           roots=None if roots is None else tuple(np.asarray(roots).tolist()),
-                           seed=int(seed), method=method, majority=majority,
-                           attributes=attributes, backend=resolve_backend(backend),
-                           batch_size=batch_size)
+    p = _check_params("balance", dict(
+        n_trees=n_trees, sampler=sampler, roots=roots, seed=seed, method=method, majority=majority,
+        attributes=attributes, backend=backend, progress=progress, batch_size=batch_size,
+        client=client))
+    roles = check_roles(graph, "balance", dict(source=source, target=target, sign=sign, weight=weight))
+    be = resolve_backend(backend)
+    graph = graph_from_any(graph, **roles)
+    _check_graph(graph)
+    n_trees = p["n_trees"]
+    params = BalanceParams(n_trees=n_trees, sampler=sampler, roots=p["roots"], seed=p["seed"],
+                           method=method, majority=majority, attributes=attributes, backend=be,
+                           batch_size=p["batch_size"])
     if params.roots is not None:
-        graph.vertex_ids(list(params.roots))  # unknown labels fail here, before any work
+        check_root_labels(graph, params.roots, "balance")
     if client is not None:
         from ..distributed._map import check_client
         from ..distributed._balance import balance_counters
 
         counters = balance_counters(check_client(client), graph, params, progress=progress)
     else:
-        step = batch_size_for(graph, params)
-        batches = [range(a, min(a + step, n_trees)) for a in range(0, n_trees, step)]
+        batches = tree_batches(n_trees, batch_size_for(graph, params))
         counters = zero_counters(graph.n, graph.m)
         with progress_bar(n_trees, "balance", progress, unit="tree") as bar:
             for b in batches:

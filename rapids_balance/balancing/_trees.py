@@ -39,6 +39,8 @@ __all__ = [
     "seed_mix",
     "parent_key",
     "tree_roots",
+    "check_roots_arg",
+    "check_root_labels",
     "graphbplus_roots",
     "bfs_trees",
     "bfs_tree_into",
@@ -212,6 +214,33 @@ def _random_roots(seed, tree_ids, n):
     return out
 
 
+def check_roots_arg(roots: Any, owner: str) -> tuple | None:
+    """``roots=`` before the graph is read: None or a non-empty sequence of labels (as a tuple)."""
+    if roots is None:
+        return None
+    if isinstance(roots, (str, bytes)) or not hasattr(roots, "__len__") or len(roots) == 0:
+        from .._validation import param_error
+
+        raise param_error("roots", owner, "a non-empty sequence of vertex labels or None", roots)
+    if hasattr(roots, "tolist"):  # an array: plain Python labels
+        return tuple(roots.tolist())
+    return tuple(x.item() if isinstance(x, np.generic) else x for x in roots)
+
+
+def check_root_labels(graph, roots: Sequence[Any], owner: str) -> np.ndarray:
+    """Internal ids of the ``roots=`` labels; an unknown label is an InvalidParameterError.
+
+    Called once the graph is built and before any tree is.
+    """
+    try:
+        return graph.vertex_ids(list(roots))
+    except KeyError as exc:
+        from .._validation import param_error
+
+        raise param_error("roots", owner, f"labels of vertices of the graph ({exc.args[0]})",
+                          roots) from None
+
+
 def tree_roots(graph, tree_ids, *, sampler: str = "bfs", roots: Sequence[Any] | None = None,
                seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Root vertex and seed of each requested tree.
@@ -271,13 +300,17 @@ def graphbplus_roots(graph, n_trees: int) -> list:
     graph : Graph
         A graph numbered as graphB+ numbers it.
     n_trees : int
-        The reference code's iteration count.
+        The reference code's iteration count, in ``[1, 2**63 - 1]``; only
+        the first ``min(n_trees, n)`` roots are made.
 
     Returns
     -------
     list
         ``min(n_trees, n)`` original labels; tree ``i`` uses entry ``i mod n``.
     """
+    from .._validation import check_count
+
+    n_trees = check_count(n_trees, "n_trees", "graphbplus_roots")
     deg = graph.degrees().tolist()
     n = graph.n
     a = list(range(n))

@@ -9,6 +9,7 @@ normalised exactly as networkx does.
 from __future__ import annotations
 
 import math
+import numbers
 import secrets
 from typing import Any, Callable, Sequence
 
@@ -16,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._output import frames_like_input
+from .._validation import check_backend, check_bool, check_int, check_roles, check_seed, param_error
 from ..backend import resolve_backend
 from ..errors import GraphInputError
 from ._input import BCGraph, coerce_input
@@ -122,29 +124,42 @@ def _run(graph: BCGraph, sources: np.ndarray, params: dict, *, progress: bool, c
 # sources and normalisation
 # ---------------------------------------------------------------------------
 
-def _sources(g, k, seed) -> tuple[np.ndarray, bool]:
-    """(sorted internal source ids, sampled?)."""
+def _check_k(k: Any, owner: str) -> Any:
+    """``k`` before the graph is read: None, an int >= 1, or a non-empty collection of labels."""
+    if k is None:
+        return None
+    if isinstance(k, numbers.Integral) and not isinstance(k, bool):
+        return check_int(k, "k", owner, low=1)
+    if isinstance(k, (str, bytes)) or isinstance(k, (bool, numbers.Number)) or not hasattr(k, "__len__"):
+        raise param_error("k", owner, "an int >= 1 (sources to sample), a sequence of vertex labels "
+                          "or None", k)
+    if len(k) == 0:
+        raise param_error("k", owner, "an int >= 1, a non-empty sequence of vertex labels or None", k)
+    return k
+
+
+def _sources(g, k, seed, owner: str = "betweenness_centrality") -> tuple[np.ndarray, bool]:
+    """(sorted internal source ids, sampled?); ``k`` and ``seed`` already checked."""
     n = g.n
     if k is None:
         return np.arange(n, dtype=np.int64), False
-    if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+    if isinstance(k, numbers.Integral):
         k = int(k)
-        if not 1 <= k <= n:
-            raise ValueError(f"k must be between 1 and the number of vertices ({n}), got {k}")
+        if k > n:
+            raise param_error("k", owner, f"an int in the range [1, {n}] (the number of vertices)", k)
         if seed is None:
             seed = secrets.randbits(63)
-        elif not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
-            raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
         from ._cpu import sample_sources
 
-        return sample_sources(n, k, np.uint64(int(seed) % 2**64), _SAMPLE_STREAM), True
+        return sample_sources(n, k, np.uint64(seed), _SAMPLE_STREAM), True
     # an explicit collection of source vertices (as cuGraph accepts)
     labels = list(k.tolist() if hasattr(k, "tolist") else k)
-    if not labels:
-        raise ValueError("k: the list of source vertices is empty")
-    ids = g.vertex_ids(labels)
+    try:
+        ids = g.vertex_ids(labels)
+    except KeyError as exc:
+        raise param_error("k", owner, f"labels of vertices of the graph ({exc.args[0]})", k) from None
     if np.unique(ids).size != ids.size:
-        raise ValueError("k: the list of source vertices has duplicates")
+        raise param_error("k", owner, "a sequence of distinct vertex labels", k)
     return np.sort(ids), True
 
 
@@ -169,12 +184,36 @@ def _rescale(values: np.ndarray, n: int, *, normalized: bool, directed: bool, en
     return values * np.where(is_source, s_src, s_non)
 
 
-def _setup(graph, k, weight, seed, directed, backend, for_edges: bool):
-    be = resolve_backend(backend)
-    g, lengths = coerce_input(graph, weight, directed, for_edges=for_edges)
+def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
+    """Every parameter of the two public functions but the graph, before the graph is read."""
+    out = dict(p)
+    out["k"] = _check_k(p["k"], owner)
+    for name in ("normalized", "endpoints", "progress"):
+        if name in p:
+            check_bool(p[name], name, owner)
+    w = p["weight"]
+    if not (w is None or isinstance(w, str) or callable(w) or hasattr(w, "__len__")
+            or hasattr(w, "__array__")):
+        raise param_error("weight", owner, "a column or attribute name, 'abs', None, an array of "
+                          "lengths or a callable", w)
+    out["seed"] = check_seed(p["seed"], owner, allow_none=True)
+    if p["directed"] is not None and not isinstance(p["directed"], (bool, np.bool_)):
+        raise param_error("directed", owner, "True, False or None", p["directed"])
+    check_backend(p["backend"], owner)
+    from ..distributed._map import check_client_arg
+
+    check_client_arg(p["client"], owner)
+    return out
+
+
+def _setup(owner: str, graph, p: dict[str, Any], for_edges: bool):
+    """Checked parameters -> (backend, Graph, BCGraph, sources, sampled)."""
+    roles = check_roles(graph, owner, {"source": p["source"], "target": p["target"], "sign": p["sign"]})
+    be = resolve_backend(p["backend"])
+    g, lengths = coerce_input(graph, p["weight"], p["directed"], for_edges=for_edges, **roles)
     if g.n == 0:
         raise GraphInputError("the graph has no vertices")
-    sources, sampled = _sources(g, k, seed)
+    sources, sampled = _sources(g, p["k"], p["seed"], owner)
     return be, g, BCGraph.from_graph(g, lengths), sources, sampled
 
 
@@ -187,7 +226,8 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
                            weight: str | None | Callable | np.ndarray = "weight",
                            endpoints: bool = False, seed: int | None = None,
                            directed: bool | None = None, backend: str = "auto",
-                           progress: bool = True, client: Any = None) -> pd.DataFrame:
+                           progress: bool = True, client: Any = None, source: Any = None,
+                           target: Any = None, sign: Any = None) -> pd.DataFrame:
     r"""Shortest-path betweenness centrality of every vertex, weighted or not.
 
     .. math::
@@ -210,10 +250,11 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
         ``directed=True``, keep every component, and keep the first row of a
         repeated pair.  networkx nodes without edges are kept (score 0).
     k : int, sequence of vertices or None, optional
-        ``None``: every vertex is a source (exact).  An int: that many source
-        vertices drawn at random without replacement with ``seed``; the
-        result estimates the exact one and is rescaled as networkx does.  A
-        sequence of vertex labels: exactly those sources (as cuGraph).
+        ``None``: every vertex is a source (exact).  An int in ``[1, n]``:
+        that many source vertices drawn at random without replacement with
+        ``seed``; the result estimates the exact one and is rescaled as
+        networkx does.  A non-empty sequence of distinct vertex labels:
+        exactly those sources (as cuGraph).
     normalized : bool, default True
         Divide by the number of (source, target) pairs; else undirected
         scores are halved (each pair counted once).
@@ -234,8 +275,9 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
     endpoints : bool, default False
         Count the end vertices of each path.
     seed : int or None, optional
-        Seed of the source sampler when ``k`` is an int.  ``None`` (as in
-        networkx) draws a fresh sample on every call; give an int for a
+        Seed of the source sampler when ``k`` is an int: an int in
+        ``[0, 2**63 - 1]`` (the rule of every seeded function), or ``None``
+        (as in networkx: a fresh sample on every call); give an int for a
         reproducible result.
     directed : bool or None, optional
         ``None`` follows the input; for an edge list ``True`` builds a
@@ -247,6 +289,11 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
         Run the source batches on a Dask cluster (each worker runs the
         kernels of ``backend``); the result is bit-identical to a local run
         with the same backend.
+    source, target, sign : str or int, optional
+        Column roles when ``graph`` is a table or a file: a column name or a
+        0-based position; ``None``: recognised names (see ``graph``).  Refused
+        with a built :class:`~rapids_balance.graph.Graph`.  (``weight``
+        above names the length column.)
 
     Returns
     -------
@@ -256,10 +303,12 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
 
     Raises
     ------
+    InvalidParameterError
+        A parameter has a wrong type or value (checked before the graph is
+        read; ``k`` above the number of vertices or naming an unknown
+        vertex, right after).
     GraphInputError
         Unusable input or lengths (zero, negative, NaN, infinite).
-    ValueError
-        ``k`` out of range.
     BackendUnavailableError
         ``backend="gpu"`` without a GPU.
 
@@ -319,7 +368,10 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
     >>> rb.betweenness_centrality(edges, backend="cpu")["betweenness_centrality"].round(4).tolist()
     [0.0, 0.6667, 0.6667, 0.0]
     """
-    be, g, bg, sources, sampled = _setup(graph, k, weight, seed, directed, backend, for_edges=False)
+    p = _check_params("betweenness_centrality", dict(
+        k=k, normalized=normalized, weight=weight, endpoints=endpoints, seed=seed, directed=directed,
+        backend=backend, progress=progress, client=client, source=source, target=target, sign=sign))
+    be, g, bg, sources, sampled = _setup("betweenness_centrality", graph, p, for_edges=False)
     params = {"backend": be, "endpoints": bool(endpoints), "edges": False, "chunk": _CHUNK[be]}
     node, _ = _run(bg, sources, params, progress=progress, client=client, desc="betweenness")
     kk = sources.size if sampled else None
@@ -341,7 +393,8 @@ def edge_betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, 
                                 weight: str | None | Callable | np.ndarray = "weight",
                                 seed: int | None = None, directed: bool | None = None,
                                 backend: str = "auto", progress: bool = True,
-                                client: Any = None) -> pd.DataFrame:
+                                client: Any = None, source: Any = None, target: Any = None,
+                                sign: Any = None) -> pd.DataFrame:
     r"""Shortest-path betweenness centrality of every edge, weighted or not.
 
     .. math::
@@ -358,14 +411,15 @@ def edge_betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, 
         As for :func:`betweenness_centrality` (networkx multigraphs are
         refused here).
     k : int, sequence of vertices or None, optional
-        Sources: all (``None``), that many sampled with ``seed``, or the
-        given vertices.
+        Sources: all (``None``), that many (in ``[1, n]``) sampled with
+        ``seed``, or the given vertices.
     normalized : bool, default True
         Divide by :math:`n(n-1)`; else undirected scores are halved.
     weight : str, None, array or callable, default "weight"
         Edge lengths, as for :func:`betweenness_centrality`.
     seed : int or None, optional
-        Seed of the source sampler (``None``: a fresh sample on every call).
+        Seed of the source sampler: an int in ``[0, 2**63 - 1]``, or
+        ``None`` (a fresh sample on every call).
     directed : bool or None, optional
         As for :func:`betweenness_centrality`.
     backend : {"auto", "cpu", "gpu"}, default "auto"
@@ -373,6 +427,8 @@ def edge_betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, 
         Show a progress bar over sources.
     client : dask.distributed.Client, optional
         Run the source batches on a Dask cluster.
+    source, target, sign : str or int, optional
+        Column roles, as for :func:`betweenness_centrality`.
 
     Returns
     -------
@@ -383,10 +439,12 @@ def edge_betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, 
 
     Raises
     ------
+    InvalidParameterError
+        A parameter has a wrong type or value (checked before the graph is
+        read; ``k`` above the number of vertices or naming an unknown
+        vertex, right after).
     GraphInputError
         Unusable input or lengths (zero, negative, NaN, infinite).
-    ValueError
-        ``k`` out of range.
     BackendUnavailableError
         ``backend="gpu"`` without a GPU.
 
@@ -416,7 +474,10 @@ def edge_betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, 
     0    0    1                0.666667
     1    1    2                0.666667
     """
-    be, g, bg, sources, sampled = _setup(graph, k, weight, seed, directed, backend, for_edges=True)
+    p = _check_params("edge_betweenness_centrality", dict(
+        k=k, normalized=normalized, weight=weight, seed=seed, directed=directed, backend=backend,
+        progress=progress, client=client, source=source, target=target, sign=sign))
+    be, g, bg, sources, sampled = _setup("edge_betweenness_centrality", graph, p, for_edges=True)
     params = {"backend": be, "endpoints": False, "edges": True, "chunk": _CHUNK[be]}
     _, edge = _run(bg, sources, params, progress=progress, client=client, desc="edge betweenness")
     scores = _rescale(edge, g.n, normalized=normalized, directed=g.directed, endpoints=True,

@@ -13,6 +13,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from .._validation import check_roles, param_error
 from ..errors import GraphInputError
 from ..graph import Graph, graph_from_any
 
@@ -160,7 +161,8 @@ def canonical(labels: np.ndarray) -> np.ndarray:
     return _compact(np.asarray(labels), "labels")
 
 
-def imbalance(graph: Any, labels: Any) -> ImbalanceResult:
+def imbalance(graph: Any, labels: Any, *, source: Any = None, target: Any = None, sign: Any = None,
+              weight: Any = None) -> ImbalanceResult:
     """Imbalance I(P) and balance B(P) of a partition of a signed graph.
 
     Parameters
@@ -176,6 +178,11 @@ def imbalance(graph: Any, labels: Any) -> ImbalanceResult:
         ``{vertex label: cluster}``; or an array with one cluster per vertex
         in the graph's internal order (``graph.labels[i]`` is vertex i).
         Cluster values may be any hashable values.
+    source, target, sign, weight : str or int, optional
+        Column roles when ``graph`` is a table or a file: a column name or a
+        0-based position (networkx: an edge attribute).  ``None``: taken from
+        the format or a recognised header.  Refused with a built
+        :class:`~rapids_balance.graph.Graph`.
 
     Returns
     -------
@@ -186,6 +193,8 @@ def imbalance(graph: Any, labels: Any) -> ImbalanceResult:
 
     Raises
     ------
+    InvalidParameterError
+        A column role has a wrong type, or is given with a built graph.
     GraphInputError
         The graph has no signs, or ``labels`` misses, repeats or invents a vertex.
 
@@ -210,7 +219,10 @@ def imbalance(graph: Any, labels: Any) -> ImbalanceResult:
     >>> rb.imbalance(g, {0: "a", 1: "a", 2: "b"}).imbalance
     1.0
     """
-    graph = graph_from_any(graph)
+    roles = check_roles(graph, "imbalance", dict(source=source, target=target, sign=sign, weight=weight))
+    if labels is None:
+        raise param_error("labels", "imbalance", "a DataFrame, Series, dict or array of clusters", labels)
+    graph = graph_from_any(graph, **roles)
     if graph.sign is None or graph.directed:
         raise GraphInputError("imbalance needs an undirected signed graph (a sign on every edge)")
     lab = coerce_labels(graph, labels)

@@ -26,6 +26,8 @@ import pandas as pd
 from .._output import frames_like_input
 from .._progress import progress_bar
 from ..backend import resolve_backend
+from .._validation import (check_backend, check_bool, check_choice, check_count, check_int, check_number,
+                           check_roles, check_seed, check_time_limit, param_error)
 from ..errors import GraphInputError
 from ..graph import Graph, graph_from_any
 from . import _cpu
@@ -44,6 +46,7 @@ __all__ = ["ClusteringResult", "correlation_clustering"]
 METHODS = ("vnd", "grasp", "ils", "multilevel")
 LOCAL_SEARCHES = ("auto", "best", "parallel")
 CONSTRUCTIONS = ("auto", "grasp", "multilevel")
+PERTURBATIONS = ("auto", "mixed", "vertex")
 DEFAULT_ITERATIONS = {"vnd": 1, "grasp": 400, "ils": 10, "multilevel": 3}
 DENSE = 0.05          # density from which "auto" picks the dense-graph ILS flavour
 PAPER_ILS_MAX = 5     # Levorato et al.'s iterMaxILS
@@ -220,6 +223,51 @@ def _ils_loop(st: CPUState, seed: int, stream: int, perturbation_max: int, ils_m
 
 # -- public entry point ----------------------------------------------------------------
 
+MAX_ITERATIONS = 2**50   # restart ids r enter the kernels as 7919 * (r + 1), an int64
+MAX_INT32 = 2**31 - 1    # cluster ids and perturbation levels are int32 in the kernels
+INITS = ("singletons", "one")
+
+
+def _check_optional_bool(value: Any, name: str, owner: str) -> bool | None:
+    if value is None or isinstance(value, (bool, np.bool_)):
+        return None if value is None else bool(value)
+    raise param_error(name, owner, "True, False or None", value)
+
+
+def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
+    """Every parameter of :func:`correlation_clustering` but the graph, before the graph is read."""
+    out = dict(p)
+    check_choice(p["method"], "method", owner, METHODS)
+    out["n_clusters"] = check_int(p["n_clusters"], "n_clusters", owner, low=1, high=MAX_INT32,
+                                  allow_none=True)
+    out["alpha"] = check_number(p["alpha"], "alpha", owner, low=0.0, high=1.0)
+    out["max_iterations"] = check_count(p["max_iterations"], "max_iterations", owner,
+                                        high=MAX_ITERATIONS, allow_none=True)
+    out["time_limit"] = check_time_limit(p["time_limit"], owner)
+    out["seed"] = check_seed(p["seed"], owner)
+    init = p["init"]
+    if init is not None:
+        if p["method"] != "vnd":
+            raise param_error("init", owner, "None unless method='vnd' (only the VND starts from "
+                              "a given partition)", init)
+        if isinstance(init, str):
+            check_choice(init, "init", owner, INITS)
+    check_backend(p["backend"], owner)
+    check_bool(p["progress"], "progress", owner)
+    from ..distributed._map import check_client_arg
+
+    check_client_arg(p["client"], owner)
+    check_choice(p["local_search"], "local_search", owner, LOCAL_SEARCHES)
+    check_choice(p["construction"], "construction", owner, CONSTRUCTIONS)
+    out["perturbation_max"] = check_int(p["perturbation_max"], "perturbation_max", owner, low=1,
+                                        high=MAX_INT32)
+    out["ils_max"] = check_int(p["ils_max"], "ils_max", owner, low=1, high=MAX_INT32, allow_none=True)
+    check_choice(p["perturbation"], "perturbation", owner, PERTURBATIONS)
+    out["plateau"] = _check_optional_bool(p["plateau"], "plateau", owner)
+    out["merge_moves"] = _check_optional_bool(p["merge_moves"], "merge_moves", owner)
+    return out
+
+
 @frames_like_input(dask_fields=())
 def correlation_clustering(graph: Any, *, method: str = "ils", n_clusters: int | None = None,
                            alpha: float = 1.0, max_iterations: int | None = None,
@@ -228,7 +276,8 @@ def correlation_clustering(graph: Any, *, method: str = "ils", n_clusters: int |
                            local_search: str = "auto", construction: str = "auto",
                            perturbation_max: int = 30, ils_max: int | None = None,
                            perturbation: str = "auto", plateau: bool | None = None,
-                           merge_moves: bool | None = None) -> ClusteringResult:
+                           merge_moves: bool | None = None, source: Any = None, target: Any = None,
+                           sign: Any = None, weight: Any = None) -> ClusteringResult:
     """Partition a signed graph to minimise the imbalance I(P) (correlation clustering).
 
     Parameters
@@ -242,22 +291,27 @@ def correlation_clustering(graph: Any, *, method: str = "ils", n_clusters: int |
         propagation, contraction and refinement, iterated V-cycles (scales to
         10^6 vertices; beyond the paper).
     n_clusters : int, optional
-        Upper bound on the number of clusters (None: unbounded; 2 asks for a
-        bipartition, i.e. a balanced state).
+        Upper bound on the number of clusters, in ``[1, 2**31 - 1]`` (None:
+        unbounded; 2 asks for a bipartition, i.e. a balanced state).
     alpha : float
         GRASP restricted-candidate-list parameter in [0, 1] (the paper: 1.0).
     max_iterations : int, optional
         ``"grasp"``: constructions (default 400); ``"ils"``: restarts (default
         10, the paper's ``iter``); ``"multilevel"``: V-cycles in a row
         without improvement before stopping (default 3); ignored by ``"vnd"``.
+        In ``[1, 2**50]`` (restart ids are int64 in the kernels); restarts
+        run one at a time, so a large count costs time, not memory.
     time_limit : float, optional
-        Seconds; no new restart / ILS step starts after it, and no V-cycle
-        that would likely end after it (the first restart / cycle always completes).
+        Seconds, a finite number >= 0; no new restart / ILS step starts after
+        it, and no V-cycle that would likely end after it (the first restart
+        / cycle always completes).
     seed : int
-        Seed of every random choice.
+        Seed of every random choice: an int in ``[0, 2**63 - 1]`` (the rule
+        of every seeded function; floats, bools and None are refused).
     init : DataFrame, Series, dict, array or {"singletons", "one"}, optional
         Start of ``"vnd"`` (default: singletons, or one cluster when
         ``n_clusters`` is set); see :func:`imbalance` for the label formats.
+        Refused with the other methods, which do not use it.
     backend : {"auto", "cpu", "gpu"}
         Where the VND runs (``"gpu"``: move evaluation, best-move reduction and
         sum updates all on the device).
@@ -298,7 +352,12 @@ def correlation_clustering(graph: Any, *, method: str = "ils", n_clusters: int |
         ILS: maximum perturbation level (vertices moved at random, default
         30) and failed tries per level (None: 5 as in the paper, or 20 with
         plateau walks on graphs of density >= 5 %, where a walk needs more
-        tries per level).
+        tries per level); both in ``[1, 2**31 - 1]``.
+    source, target, sign, weight : str or int, optional
+        Column roles when ``graph`` is a table or a file: a column name or a
+        0-based position (networkx: an edge attribute).  ``None``: taken from
+        the format or a recognised header.  Refused with a built
+        :class:`~rapids_balance.graph.Graph`.
 
     Returns
     -------
@@ -307,10 +366,13 @@ def correlation_clustering(graph: Any, *, method: str = "ils", n_clusters: int |
 
     Raises
     ------
+    InvalidParameterError
+        A parameter has a wrong type or value (checked before the graph is
+        read or any work starts).
     GraphInputError
         Unsigned graph, bad ``init``, or an ``init`` with more than ``n_clusters`` clusters.
-    ValueError
-        Unknown ``method``, ``local_search``, ``construction`` or ``backend``.
+    BackendUnavailableError
+        ``backend="gpu"`` without a usable GPU.
 
     Notes
     -----
@@ -348,31 +410,25 @@ def correlation_clustering(graph: Any, *, method: str = "ils", n_clusters: int |
     1.0
     """
     t0 = time.perf_counter()
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    if local_search not in LOCAL_SEARCHES:
-        raise ValueError(f"local_search must be one of {LOCAL_SEARCHES}, got {local_search!r}")
-    if perturbation not in ("auto", "mixed", "vertex"):
-        raise ValueError(f"perturbation must be 'auto', 'mixed' or 'vertex', got {perturbation!r}")
-    if construction not in CONSTRUCTIONS:
-        raise ValueError(f"construction must be one of {CONSTRUCTIONS}, got {construction!r}")
-    if not 0.0 <= float(alpha) <= 1.0:
-        raise ValueError(f"alpha must be in [0, 1], got {alpha!r}")
-    if n_clusters is not None and int(n_clusters) < 1:
-        raise ValueError(f"n_clusters must be at least 1, got {n_clusters!r}")
+    p = _check_params("correlation_clustering", dict(
+        method=method, n_clusters=n_clusters, alpha=alpha, max_iterations=max_iterations,
+        time_limit=time_limit, seed=seed, init=init, backend=backend, progress=progress,
+        client=client, local_search=local_search, construction=construction,
+        perturbation_max=perturbation_max, ils_max=ils_max, perturbation=perturbation,
+        plateau=plateau, merge_moves=merge_moves))
+    roles = check_roles(graph, "correlation_clustering",
+                        dict(source=source, target=target, sign=sign, weight=weight))
     be = resolve_backend(backend)
-    graph = graph_from_any(graph)
+    graph = graph_from_any(graph, **roles)
     if graph.sign is None:
         raise GraphInputError("correlation clustering needs a signed graph (no sign column)")
-    iterations = DEFAULT_ITERATIONS[method] if max_iterations is None else int(max_iterations)
-    if iterations < 1:
-        raise ValueError(f"max_iterations must be at least 1, got {max_iterations!r}")
+    iterations = DEFAULT_ITERATIONS[method] if max_iterations is None else p["max_iterations"]
+    time_limit, seed = p["time_limit"], p["seed"]
     deadline = None if time_limit is None else t0 + float(time_limit)
     level = Level.of_graph(graph)
-    params = dict(method=method, seed=int(seed), max_clusters=int(n_clusters or 0),
-                  alpha=float(alpha), local_search=local_search, construction=construction,
-                  perturbation_max=int(perturbation_max),
-                  ils_max=None if ils_max is None else int(ils_max),
+    params = dict(method=method, seed=seed, max_clusters=p["n_clusters"] or 0,
+                  alpha=p["alpha"], local_search=local_search, construction=construction,
+                  perturbation_max=p["perturbation_max"], ils_max=p["ils_max"],
                   perturbation=perturbation, plateau=plateau, merge_moves=merge_moves, backend=be,
                   deadline=deadline, _level=level)
     history: list[tuple[float, int, float]] = []
@@ -413,7 +469,7 @@ def correlation_clustering(graph: Any, *, method: str = "ils", n_clusters: int |
     public["time_limit"] = time_limit
     public["max_iterations"] = iterations
     return ClusteringResult(labels=frame, imbalance=parts.imbalance, parts=parts, history=hist,
-                            method=method, seed=int(seed), iterations=done,
+                            method=method, seed=seed, iterations=done,
                             elapsed_s=time.perf_counter() - t0, backend=be, params=public)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from .._validation import check_bool, check_int, param_error
 from ..errors import BackendUnavailableError
 
 __all__ = ["start_cluster", "NUMBA_THREADS_ENV", "gpu_cluster_available", "require_distributed"]
@@ -19,7 +20,7 @@ __all__ = ["start_cluster", "NUMBA_THREADS_ENV", "gpu_cluster_available", "requi
 #: the numba thread count each batch task runs with (see ``_tasks.run_batch``).
 NUMBA_THREADS_ENV = "RAPIDS_BALANCE_NUMBA_THREADS"
 
-_GPU_CHOICES = ("auto", True, False)
+MAX_WORKERS = 2**16  # local workers / threads: far above any machine, far below an accident
 
 
 def require_distributed(what: str):
@@ -66,7 +67,7 @@ def start_cluster(n_workers: int | None = None, *, gpu: str | bool = "auto",
     Parameters
     ----------
     n_workers : int, optional
-        Number of workers.  Default: one per visible GPU for a GPU cluster,
+        Number of workers (>= 1).  Default: one per visible GPU for a GPU cluster,
         one per CPU core for a CPU cluster.
     gpu : {"auto", True, False}
         ``"auto"`` picks ``LocalCUDACluster`` when dask-cuda is importable and
@@ -97,6 +98,8 @@ def start_cluster(n_workers: int | None = None, *, gpu: str | bool = "auto",
 
     Raises
     ------
+    InvalidParameterError
+        A parameter has a wrong type or value (checked before anything starts).
     BackendUnavailableError
         ``gpu=True`` without dask-cuda or without a usable GPU.
     ImportError
@@ -127,11 +130,8 @@ def start_cluster(n_workers: int | None = None, *, gpu: str | bool = "auto",
     >>> g = rb.load_example("bitcoin-alpha")              # doctest: +SKIP
     >>> res = rb.balance(g, n_trees=1000, client=client)  # doctest: +SKIP
     """
+    _check_params(n_workers, gpu, threads_per_worker, processes, numba_threads, dashboard_address)
     distributed = require_distributed("start_cluster")
-    if gpu not in _GPU_CHOICES:
-        raise ValueError(f"gpu must be one of {_GPU_CHOICES}, got {gpu!r}")
-    if n_workers is not None and int(n_workers) < 1:
-        raise ValueError(f"n_workers must be at least 1, got {n_workers!r}")
     use_gpu = False
     if gpu is not False:
         use_gpu, reason = gpu_cluster_available()
@@ -153,8 +153,6 @@ def start_cluster(n_workers: int | None = None, *, gpu: str | bool = "auto",
         cores = os.cpu_count() or 1
         nw = cores if n_workers is None else int(n_workers)
         nt = max(1, cores // nw) if numba_threads is None else int(numba_threads)
-        if nt < 1:
-            raise ValueError(f"numba_threads must be at least 1, got {numba_threads!r}")
         if processes:
             env = dict(kw.pop("env", None) or {})
             env.setdefault("NUMBA_NUM_THREADS", str(nt))
@@ -170,6 +168,21 @@ def start_cluster(n_workers: int | None = None, *, gpu: str | bool = "auto",
     except Exception:
         cluster.close()
         raise
+
+
+def _check_params(n_workers, gpu, threads_per_worker, processes, numba_threads,
+                  dashboard_address) -> None:
+    """Every parameter of :func:`start_cluster`, before a process is started."""
+    owner = "start_cluster"
+    if not (gpu == "auto" or isinstance(gpu, bool)):  # 1 == True: check the type, not ``in``
+        raise param_error("gpu", owner, "one of {'auto', True, False}", gpu)
+    check_int(n_workers, "n_workers", owner, low=1, high=MAX_WORKERS, allow_none=True)
+    check_int(threads_per_worker, "threads_per_worker", owner, low=1, high=MAX_WORKERS, allow_none=True)
+    check_bool(processes, "processes", owner)
+    check_int(numba_threads, "numba_threads", owner, low=1, high=MAX_WORKERS, allow_none=True)
+    if dashboard_address is not None and not isinstance(dashboard_address, str):
+        raise param_error("dashboard_address", owner, "an address such as ':8787', or None",
+                          dashboard_address)
 
 
 def _client_owning(cluster):

@@ -28,26 +28,46 @@ import weakref
 from typing import Any, Callable, Iterable, Sequence
 
 from .._progress import progress_bar
+from .._validation import check_bool, check_int, param_error
+from ..errors import InvalidParameterError
+from ._batches import RangeBatches
 from ._cluster import require_distributed
 from ._shared import share_graph, shared_graph_enabled
 from ._tasks import fold, fold_to_host, run_batch, sum_parts, tree_groups
 
 __all__ = ["scatter_graph", "map_batches", "map_reduce", "split_range", "cluster_batches",
-           "n_workers", "check_client"]
+           "n_workers", "check_client", "check_client_arg", "check_task_count", "MAX_TASKS"]
+
+#: most batches one run submits: the scheduler holds state for every task it knows
+MAX_TASKS = 200_000
 
 # graph -> {client id: future of its scattered copy}; entries go with the graph
 _SCATTERED: "weakref.WeakKeyDictionary[Any, dict[str, Any]]" = weakref.WeakKeyDictionary()
 
 
-def check_client(client: Any) -> Any:
-    """Validate a ``client=`` argument: a running ``distributed.Client``."""
-    distributed = require_distributed("client=")
+def check_client(client: Any, owner: str | None = None) -> Any:
+    """Validate a ``client=`` argument: a running ``distributed.Client``.
+
+    ``owner`` (the public function's name) gives the message the style of
+    :mod:`rapids_balance._validation`; every public function calls this
+    before loading its graph.
+    """
+    distributed = require_distributed(f"{owner}(client=...)" if owner else "client=")
     if not isinstance(client, distributed.Client):
+        if owner is not None:
+            raise param_error("client", owner, "a distributed.Client (from rapids_balance.start_cluster() "
+                              "or distributed.Client(address)) or None", client)
         raise TypeError(f"client must be a distributed.Client, got {type(client).__name__}; "
                         "use rapids_balance.start_cluster() or distributed.Client(address)")
     if client.status != "running":
         raise RuntimeError(f"the Dask client is not running (status {client.status!r})")
     return client
+
+
+def check_client_arg(client: Any, owner: str) -> None:
+    """A public function's ``client=``: None, or a running ``distributed.Client`` (checked up front)."""
+    if client is not None:
+        check_client(client, owner)
 
 
 def _is_future(obj: Any) -> bool:
@@ -128,11 +148,16 @@ def scatter_graph(client: Any, graph: Any, *, broadcast: bool = True, cache: boo
     return fut
 
 
-def split_range(n: int, batch_size: int) -> list[range]:
-    """``range(0, n)`` cut into consecutive ranges of ``batch_size`` items."""
+def split_range(n: int, batch_size: int) -> RangeBatches:
+    """``range(0, n)`` cut into consecutive ranges of ``batch_size`` items.
+
+    Returns a lazy sequence (:class:`~._batches.RangeBatches`: ``len``,
+    indexing, iteration; compares equal to the list of its ranges), so a
+    huge ``n`` costs nothing until the batches are used.
+    """
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, got {batch_size}")
-    return [range(i, min(i + batch_size, n)) for i in range(0, n, batch_size)]
+    return RangeBatches(n, batch_size)
 
 
 def n_workers(client: Any) -> int:
@@ -141,19 +166,31 @@ def n_workers(client: Any) -> int:
 
 
 def cluster_batches(client: Any, n_items: int, *, max_size: int | None = None,
-                    tasks_per_worker: int = 4) -> list[range]:
+                    tasks_per_worker: int = 4) -> RangeBatches:
     """``range(n_items)`` cut into about ``tasks_per_worker`` batches per worker.
 
     Several batches per worker keep every worker busy to the end and make a
-    lost worker cheap to redo; ``max_size`` caps a batch (memory).  Use it
-    only where the batching cannot change the result (integer counters,
-    best-of), not for floating-point sums, whose batches must be those of
-    the single-process path.
+    lost worker cheap to redo; ``max_size`` caps a batch (memory) unless
+    that would make more than :data:`MAX_TASKS` batches, when batches grow
+    instead (the per-batch functions work through a large batch in chunks).
+    Use it only where the batching cannot change the result (integer
+    counters, best-of), not for floating-point sums, whose batches must be
+    those of the single-process path.
     """
-    size = -(-int(n_items) // (tasks_per_worker * n_workers(client)))
+    n_items = int(n_items)
+    size = -(-n_items // (tasks_per_worker * n_workers(client)))
     if max_size is not None:
-        size = min(size, int(max_size))
-    return split_range(int(n_items), max(1, size))
+        size = max(min(size, int(max_size)), -(-n_items // MAX_TASKS))
+    return split_range(n_items, max(1, size))
+
+
+def check_task_count(n_batches: int, what: str) -> None:
+    """Refuse, before anything is submitted, a run of more than :data:`MAX_TASKS` batches."""
+    if n_batches > MAX_TASKS:
+        raise InvalidParameterError(
+            f"{what} would submit {n_batches} tasks to the Dask cluster, more than its limit of "
+            f"{MAX_TASKS} (the scheduler keeps state for every task); pass a larger batch_size "
+            "or split the run")
 
 
 def _submit_batches(client, gfut, fn, batches, params, retries, name, token):
@@ -190,6 +227,16 @@ def _wait(futures: Sequence[Any], progress: bool, desc: str,
 _MAX_RESCATTERS = 2
 
 
+def name_of(fn: Callable, desc: str | None) -> str:
+    """Task-name prefix and progress label of a run."""
+    return desc or getattr(fn, "__name__", "batch").lstrip("_")
+
+
+def _check_run(owner: str, retries: Any, progress: Any) -> None:
+    check_int(retries, "retries", owner, low=0, high=1000)
+    check_bool(progress, "progress", owner)
+
+
 def _run_job(client, graph, fn, batches, desc, job):
     """Scatter, run ``job(gfut, batches, name, token, made)``, release its futures.
 
@@ -199,10 +246,12 @@ def _run_job(client, graph, fn, batches, desc, job):
     is safe because every task is pure.
     """
     check_client(client)
-    batches = list(batches)
-    if not batches:
+    if not isinstance(batches, Sequence):
+        batches = list(batches)
+    check_task_count(len(batches), f"{name_of(fn, desc)}")
+    if not len(batches):
         raise ValueError("no batches to run")
-    name = desc or getattr(fn, "__name__", "batch").lstrip("_")
+    name = name_of(fn, desc)
     from concurrent.futures import CancelledError
 
     for attempt in range(_MAX_RESCATTERS + 1):
@@ -275,6 +324,7 @@ def map_batches(client: Any, graph: Any, fn: Callable[[Any, Any, Any], Any],
         got = _wait(futs, progress, name, on_result)
         return got if got is not None else client.gather(futs)
 
+    _check_run("map_batches", retries, progress)
     return _run_job(client, graph, fn, batches, desc, job)
 
 
@@ -325,4 +375,6 @@ def map_reduce(client: Any, graph: Any, fn: Callable[[Any, Any, Any], Any],
         _wait(futs, progress, name)
         return items[0].result()
 
+    _check_run("map_reduce", retries, progress)
+    check_int(split_every, "split_every", "map_reduce", low=2, high=MAX_TASKS, allow_none=True)
     return _run_job(client, graph, fn, batches, desc, job)

@@ -24,10 +24,13 @@ import numpy as np
 import pandas as pd
 
 from .._output import frames_like_input
+from .._validation import check_int, check_roles, check_seed
 from ..errors import GraphInputError
 from ..graph import graph_from_any
 from ._result import FrustrationBound
 from ._states import count_frustrated, side_vector
+
+MAX_LENGTH = 2**31 - 1  # path lengths are int32 in the search
 
 __all__ = ["frustration_lower_bound"]
 
@@ -155,7 +158,8 @@ def _pack_cycles(indptr, idx, slot_edge, J, x, m, max_length):
 
 @frames_like_input(dask_fields=("cycles",))
 def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 8,
-                            seed: int = 0) -> FrustrationBound:
+                            seed: int = 0, source: Any = None, target: Any = None, sign: Any = None,
+                            weight: Any = None) -> FrustrationBound:
     """Lower bound on the frustration index from edge-disjoint unbalanced cycles.
 
     Parameters
@@ -169,16 +173,28 @@ def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 
         bound.  Default: the state of ``frustration(graph, 16, seed=seed)``
         (trees plus refinement).
     max_length : int, default 8
-        Longest path (in edges) that closes a cycle; longer cycles rarely
-        add to the packing and cost more to search for.
+        Longest path (in edges) that closes a cycle, in ``[1, 2**31 - 1]``;
+        longer cycles rarely add to the packing and cost more to search for.
     seed : int, default 0
-        Seed of the default state's search.
+        Seed of the default state's search: an int in ``[0, 2**63 - 1]``
+        (the rule of every seeded function).
+    source, target, sign, weight : str or int, optional
+        Column roles when ``graph`` is a table or a file (names or 0-based
+        positions), as for :func:`~rapids_balance.frustration`.  Refused
+        with a built :class:`~rapids_balance.graph.Graph`.
 
     Returns
     -------
     FrustrationBound
         ``bound`` (cycles packed), ``index`` (frustration of ``state``),
         ``gap`` and the ``cycles`` themselves.
+
+    Raises
+    ------
+    InvalidParameterError
+        A parameter has a wrong type or value (checked before the graph is read).
+    GraphInputError
+        The graph is unsigned or directed, or ``state`` does not fit it.
 
     Notes
     -----
@@ -208,14 +224,15 @@ def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 
     >>> lb.bound, lb.index, lb.gap
     (1, 1, 0)
     """
-    graph = graph_from_any(graph)
+    owner = "frustration_lower_bound"
+    max_length = check_int(max_length, "max_length", owner, low=1, high=MAX_LENGTH)
+    seed = check_seed(seed, owner)
+    roles = check_roles(graph, owner, dict(source=source, target=target, sign=sign, weight=weight))
+    graph = graph_from_any(graph, **roles)
     if graph.sign is None:
         raise GraphInputError("frustration_lower_bound needs a signed graph")
     if graph.directed:
         raise GraphInputError("frustration_lower_bound needs an undirected signed graph")
-    if isinstance(max_length, bool) or not isinstance(max_length, (int, np.integer)) \
-            or max_length < 1:
-        raise ValueError(f"max_length must be a positive integer, got {max_length!r}")
     if state is None:
         from ._frustration import frustration
 

@@ -189,7 +189,9 @@ def states_for_cap(n_vertices: int, max_states: int | None, memory_limit: int | 
         per_state = 8 * ((int(n_vertices) + 63) // 64) + 100
         k = int(memory_limit) // per_state
         if k < 1:
-            raise ValueError(f"memory_limit={memory_limit!r} bytes holds no state of "
-                             f"{per_state} bytes")
+            from .._validation import param_error
+
+            raise param_error("memory_limit", "frustration", f"at least {per_state} bytes (one state "
+                              f"of this graph of {int(n_vertices)} vertices)", memory_limit)
         caps.append(k)
     return min(caps) if caps else None

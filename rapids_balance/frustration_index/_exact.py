@@ -29,14 +29,16 @@ from typing import Any
 
 import numpy as np
 
-from ..graph import graph_from_any
+from .._validation import check_bool, check_choice, check_int, check_roles, check_time_limit
 from ..errors import GraphInputError
+from ..graph import graph_from_any
 from ._result import ExactResult, state_frame, switched_frame
 from ._states import count_frustrated, side_vector
 
 __all__ = ["frustration_index_exact"]
 
 SOLVERS = ("highs",)
+MAX_THREADS = 2**15
 
 
 def _model(graph):
@@ -154,7 +156,8 @@ def _strengthen(h, graph, deadline: float, max_rounds: int = 200) -> int:
 
 def frustration_index_exact(graph: Any, *, time_limit: float = 60.0, solver: str = "highs",
                             start: Any = None, threads: int | None = None, cuts: bool = True,
-                            verbose: bool = False) -> ExactResult:
+                            verbose: bool = False, source: Any = None, target: Any = None,
+                            sign: Any = None, weight: Any = None) -> ExactResult:
     """Frustration index by integer programming, with a certificate.
 
     Parameters
@@ -162,27 +165,41 @@ def frustration_index_exact(graph: Any, *, time_limit: float = 60.0, solver: str
     graph : SignedGraph or anything :func:`rapids_balance.graph.graph_from_any` accepts
         A connected signed graph; practical up to a few thousand edges.
     time_limit : float, default 60
-        Seconds for the solver; on time-out the best bipartition found, the
-        proven lower bound and the gap are returned.
+        Seconds for the solver, a finite number >= 0 (HiGHS stops at it);
+        on time-out the best bipartition found, the proven lower bound and
+        the gap are returned.
     solver : {"highs"}
         The MIP solver (HiGHS through ``highspy``, the ``exact`` extra).
     start : DataFrame or array, optional
         A known bipartition (``best_state`` of :func:`frustration`, or a 0/1
         array by internal id) given to the solver as an incumbent.
     threads : int, optional
-        Solver threads (default: HiGHS's choice).
+        Solver threads (None or 0: HiGHS's choice).
     cuts : bool, default True
         Strengthen the root LP with separated unbalanced-cycle inequalities
         (see the module notes) before branching, within half the time limit.
         Without them the solver rarely proves more than toy graphs.
     verbose : bool
         Show the solver log.
+    source, target, sign, weight : str or int, optional
+        Column roles when ``graph`` is a table or a file (names or 0-based
+        positions), as for :func:`~rapids_balance.frustration`.  Refused
+        with a built :class:`~rapids_balance.graph.Graph`.
 
     Returns
     -------
     ExactResult
         ``index`` (optimum when ``optimal``), ``bound``, ``gap``,
         ``best_state`` and ``switched`` as in :class:`FrustrationResult`.
+
+    Raises
+    ------
+    InvalidParameterError
+        A parameter has a wrong type or value (checked before the graph is read).
+    ImportError
+        highspy is not installed (checked before the graph is read).
+    GraphInputError
+        The graph is unsigned, or ``start`` does not fit it.
 
     Notes
     -----
@@ -205,18 +222,21 @@ def frustration_index_exact(graph: Any, *, time_limit: float = 60.0, solver: str
     >>> frustration_index_exact(g).index
     1
     """
-    if solver not in SOLVERS:
-        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+    owner = "frustration_index_exact"
+    time_limit = check_time_limit(time_limit, owner, allow_none=False)
+    check_choice(solver, "solver", owner, SOLVERS)
+    threads = check_int(threads, "threads", owner, low=0, high=MAX_THREADS, allow_none=True)
+    check_bool(cuts, "cuts", owner)
+    check_bool(verbose, "verbose", owner)
+    roles = check_roles(graph, owner, dict(source=source, target=target, sign=sign, weight=weight))
     try:
         import highspy
     except ImportError as exc:  # pragma: no cover - highspy is in the dev extra
         raise ImportError("frustration_index_exact needs highspy: pip install "
                           "'rapids-balance[exact]'") from exc
-    graph = graph_from_any(graph)
+    graph = graph_from_any(graph, **roles)
     if graph.sign is None:
         raise GraphInputError("frustration_index_exact needs a signed graph")
-    if time_limit is None or not float(time_limit) > 0:
-        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     h = highspy.Highs()
     h.setOptionValue("output_flag", bool(verbose))
     h.setOptionValue("time_limit", float(time_limit))

@@ -9,6 +9,7 @@ the same fold, so they return the same cloud, bit for bit.
 
 from __future__ import annotations
 
+import numbers
 import time
 from dataclasses import asdict, dataclass
 from typing import Any, Sequence
@@ -19,8 +20,12 @@ import pandas as pd
 from .._output import frames_like_input
 from .._progress import progress_bar
 from ..backend import resolve_backend
+from .._validation import (check_backend, check_bool, check_choice, check_count, check_roles, check_seed,
+                           param_error)
+from ..distributed._batches import RangeBatches
 from ..errors import GraphInputError
 from ..graph import graph_from_any
+from ..balancing._trees import check_root_labels, check_roots_arg
 from ._cloud import Cloud, CloudPart, build_part, merge_part, states_for_cap
 from ._refine import RefineParams, parallel_descent, refine as refine_states
 from ._result import FrustrationResult, state_frame, switched_frame
@@ -30,6 +35,8 @@ from ._states import count_frustrated, tree_states, words_to_sides
 __all__ = ["frustration", "FrustrationParams", "_cloud_partial", "_merge_clouds"]
 
 DEFAULT_BATCH = 64
+_REFINE_MAX = 2**31 - 1  # refinement effort counts stay within the kernels' int32 loop bounds
+_POPULATION_MAX = 1024  # the refinement holds population states of n vertices at once
 _ALL_BITS = (1 << 64) - 1
 
 
@@ -47,9 +54,9 @@ class FrustrationParams:
     hash_mask: int = _ALL_BITS  # tests force hash collisions with a narrow mask
 
 
-def _batches(params: FrustrationParams) -> list[range]:
-    b = params.batch_size
-    return [range(a, min(a + b, params.n_trees)) for a in range(0, params.n_trees, b)]
+def _batches(params: FrustrationParams) -> RangeBatches:
+    """The tree batches, as a lazy sequence (one range made at a time)."""
+    return RangeBatches(params.n_trees, params.batch_size)
 
 
 def _cloud_partial(graph, tree_ids, params: FrustrationParams) -> CloudPart:
@@ -58,7 +65,7 @@ def _cloud_partial(graph, tree_ids, params: FrustrationParams) -> CloudPart:
     Tree ``i`` is built from the seed ``params.seed + i`` whichever batch
     holds it.
     """
-    tree_ids = np.asarray(list(tree_ids), dtype=np.int64)
+    tree_ids = np.asarray(tree_ids, dtype=np.int64).reshape(-1)
     from ..balancing._trees import path_signs
 
     parent, parent_edge, order, codes = sample_trees(
@@ -87,19 +94,62 @@ def _merge_clouds(parts: Sequence[CloudPart], params: FrustrationParams,
     return cloud
 
 
-def _parse_refine(refine) -> RefineParams | None:
+_REFINE_MUST = "True, False, an int >= 0 (rounds), a dict of RefineParams fields or a RefineParams"
+# RefineParams field -> smallest allowed value (threads: 0 means numba's count)
+_REFINE_LOW = {"population": 1, "rounds": 0, "patience": 0, "tabu_factor": 0, "tenure_divisor": 1,
+               "coarsest": 1, "cluster_divisor": 1, "threads": 0}
+
+
+def _parse_refine(refine, owner: str = "frustration") -> RefineParams | None:
+    """``refine=`` as RefineParams (None: no refinement), every field checked."""
     if refine is False or refine is None:
         return None
     if refine is True:
         return RefineParams()
+    if isinstance(refine, bool) or type(refine).__name__ == "bool_":
+        return RefineParams() if refine else None
+    if isinstance(refine, numbers.Integral):
+        rounds = check_count(refine, "refine", owner, low=0, high=_REFINE_MAX)
+        return RefineParams(rounds=rounds)
     if isinstance(refine, RefineParams):
-        return refine
-    if isinstance(refine, dict):
-        return RefineParams(**refine)
-    if isinstance(refine, (int, np.integer)) and not isinstance(refine, bool) and refine >= 0:
-        return RefineParams(rounds=int(refine))
-    raise ValueError("refine must be True/False, a number of rounds, a dict of "
-                     f"RefineParams fields or a RefineParams, got {refine!r}")
+        fields = asdict(refine)
+    elif isinstance(refine, dict):
+        unknown = sorted(set(refine) - set(_REFINE_LOW), key=str)
+        if unknown:
+            raise param_error("refine", owner, "a dict whose keys are RefineParams fields ("
+                              + ", ".join(_REFINE_LOW) + ")", refine)
+        fields = {**asdict(RefineParams()), **refine}
+    else:
+        raise param_error("refine", owner, _REFINE_MUST, refine)
+    checked = {k: check_count(v, f"refine[{k}]", owner, low=_REFINE_LOW[k],
+                              high=_POPULATION_MAX if k == "population" else _REFINE_MAX)
+               for k, v in fields.items()}
+    return RefineParams(**checked)
+
+
+def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
+    """Every parameter of :func:`frustration` but the graph, before the graph is touched."""
+    out = dict(p)
+    out["n_trees"] = check_count(p["n_trees"], "n_trees", owner, low=0)
+    check_choice(p["sampler"], "sampler", owner, SAMPLERS)
+    out["seed"] = check_seed(p["seed"], owner)
+    out["refine"] = _parse_refine(p["refine"], owner)
+    if out["n_trees"] == 0 and out["refine"] is None:
+        raise param_error("n_trees", owner, "at least 1 when refine=False (nothing would be "
+                          "computed)", 0)
+    out["max_states"] = check_count(p["max_states"], "max_states", owner, allow_none=True)
+    out["memory_limit"] = check_count(p["memory_limit"], "memory_limit", owner, allow_none=True)
+    check_backend(p["backend"], owner)
+    check_bool(p["progress"], "progress", owner)
+    out["roots"] = check_roots_arg(p["roots"], owner)
+    out["batch_size"] = check_count(p["batch_size"], "batch_size", owner, allow_none=True)
+    if p["client"] is not None:
+        from ..distributed._map import check_client, check_task_count
+
+        check_client(p["client"], owner)
+        check_task_count(len(RangeBatches(out["n_trees"], out["batch_size"] or DEFAULT_BATCH)),
+                         f"{owner}(n_trees={out['n_trees']})")
+    return out
 
 
 @frames_like_input(dask_fields=("switched",))
@@ -107,7 +157,8 @@ def frustration(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs", seed: 
                 refine: Any = True, max_states: int | None = None,
                 memory_limit: int | None = None, backend: str = "auto", progress: bool = True,
                 client: Any = None, roots: Sequence[Any] | None = None,
-                batch_size: int | None = None) -> FrustrationResult:
+                batch_size: int | None = None, source: Any = None, target: Any = None,
+                sign: Any = None, weight: Any = None) -> FrustrationResult:
     """Frustration index estimate, frustration cloud and nearest balanced state.
 
     Every spanning tree of a signed graph gives a nearest balanced state (the
@@ -122,37 +173,62 @@ def frustration(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs", seed: 
     graph : SignedGraph or anything :func:`rapids_balance.graph.graph_from_any` accepts
         A connected signed graph.
     n_trees : int, default 1000
-        Spanning trees to sample (0 with ``refine`` searches bipartitions only).
+        Spanning trees to sample, in ``[0, 2**63 - 1]`` (0 with ``refine``
+        searches bipartitions only).  Batches are made one at a time, so a
+        large count costs time, not memory up front.
     sampler : {"bfs", "bfs-random-root", "dfs", "rdfs", "hybrid", "kruskal", "uniform"}
         Tree sampler (see :mod:`rapids_balance.frustration_index._samplers`).
     seed : int, default 0
-        Tree ``i`` uses ``seed + i``; the refinement derives its draws from ``seed``.
+        An int in ``[0, 2**63 - 1]`` (the rule of every seeded function;
+        floats, bools and None are refused).  Tree ``i`` uses ``seed + i``
+        (modulo ``2**63``); the refinement derives its draws from ``seed``.
     refine : bool, int, dict or RefineParams, default True
         Local-search refinement of the best states: True for the default
-        effort, an int for that many recombination rounds, False for the
-        tree-only estimate of graphB++.
+        effort, an int >= 0 for that many recombination rounds, False for the
+        tree-only estimate of graphB++.  Every field is an int >= 0
+        (``population``, ``tenure_divisor``, ``coarsest``,
+        ``cluster_divisor`` >= 1; ``population`` <= 1024, the others
+        < 2**31).
     max_states : int, optional
-        Keep at most this many states in the cloud (graphB++ Alg. 3).
+        Keep at most this many states in the cloud (graphB++ Alg. 3); >= 1.
     memory_limit : int, optional
-        Bytes the stored states may take; converted into a state cap.
+        Bytes the stored states may take; converted into a state cap (at
+        least one state's bytes).
     backend : {"auto", "cpu", "gpu"}
         Where BFS trees, path signs, state words and move gains are computed.
     progress : bool, default True
         Progress bar over tree batches (and refinement rounds).
     client : distributed.Client, optional
-        Run the tree batches on a Dask cluster (same result as locally).
+        Run the tree batches on a Dask cluster (same result as locally); at
+        most 200,000 batches (``n_trees / batch_size``) per run.
     roots : sequence of labels, optional
         Root of tree ``i`` is ``roots[i mod len(roots)]`` (e.g.
         :func:`rapids_balance.balancing.graphbplus_roots` to replay graphB+).
     batch_size : int, optional
-        Trees per batch (default 64).  The memory cap is applied at batch
+        Trees per batch (default 64), >= 1.  The memory cap is applied at batch
         boundaries, so it is part of the result's definition.
+    source, target, sign, weight : str or int, optional
+        Column roles when ``graph`` is a table or a file: a column name or a
+        0-based position (networkx: an edge attribute).  ``None``: taken from
+        the format or a recognised header.  Refused with a built
+        :class:`~rapids_balance.graph.Graph`.
 
     Returns
     -------
     FrustrationResult
         ``index``, ``tree_index``, ``refined_index``, ``best_state``,
         ``switched``, ``cloud``, ``history``.
+
+    Raises
+    ------
+    InvalidParameterError
+        A parameter has a wrong type or value (checked before the graph is
+        read or any work starts; ``memory_limit`` below one state and
+        unknown ``roots`` right after the graph is built).
+    GraphInputError
+        The graph is unsigned, directed or disconnected.
+    BackendUnavailableError
+        ``backend="gpu"`` without a usable GPU.
 
     Notes
     -----
@@ -190,33 +266,33 @@ def frustration(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs", seed: 
     >>> res.index, len(res.switched)
     (1, 1)
     """
-    graph = graph_from_any(graph)
-    _validate(graph, n_trees, sampler)
+    p = _check_params("frustration", dict(
+        n_trees=n_trees, sampler=sampler, seed=seed, refine=refine, max_states=max_states,
+        memory_limit=memory_limit, backend=backend, progress=progress, client=client, roots=roots,
+        batch_size=batch_size))
+    roles = check_roles(graph, "frustration", dict(source=source, target=target, sign=sign,
+                                                   weight=weight))
     be = resolve_backend(backend)
-    cap = states_for_cap(graph.n, max_states, memory_limit)
-    rp = _parse_refine(refine)
-    if n_trees == 0 and rp is None:
-        raise ValueError("n_trees=0 with refine=False computes nothing; sample trees or refine")
-    if batch_size is not None and int(batch_size) < 1:
-        raise ValueError(f"batch_size must be at least 1, got {batch_size!r}")
-    params = FrustrationParams(n_trees=int(n_trees), sampler=sampler, seed=int(seed),
-                               roots=None if roots is None else tuple(roots), backend=be,
-                               max_states=cap, batch_size=int(batch_size or DEFAULT_BATCH))
+    graph = graph_from_any(graph, **roles)
+    _check_graph(graph)
+    cap = states_for_cap(graph.n, p["max_states"], p["memory_limit"])
+    rp = p["refine"]
+    params = FrustrationParams(n_trees=p["n_trees"], sampler=sampler, seed=p["seed"],
+                               roots=p["roots"], backend=be, max_states=cap,
+                               batch_size=p["batch_size"] or DEFAULT_BATCH)
+    if params.roots is not None:
+        check_root_labels(graph, params.roots, "frustration")
     t0 = time.perf_counter()
     cloud = _run_cloud(graph, params, progress, client)
     t_cloud = time.perf_counter() - t0
     return _finalize(graph, cloud, params, rp, progress, t_cloud)
 
 
-def _validate(graph, n_trees, sampler) -> None:
+def _check_graph(graph) -> None:
     if graph.sign is None:
         raise GraphInputError("frustration needs a signed graph (a sign for every edge)")
     if graph.directed:
         raise GraphInputError("frustration needs an undirected signed graph")
-    if sampler not in SAMPLERS:
-        raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
-    if isinstance(n_trees, bool) or not isinstance(n_trees, (int, np.integer)) or n_trees < 0:
-        raise ValueError(f"n_trees must be a non-negative integer, got {n_trees!r}")
     from scipy.sparse.csgraph import connected_components
 
     if graph.n > 1 and connected_components(graph._scipy_matrix(), directed=False)[0] != 1:

@@ -322,6 +322,11 @@ def _coarsen(indptr, idx, J, cmap, orient, nc):
     return _csr(nc, uk // nc, uk % nc, ws)
 
 
+def _u64(seed: int) -> np.uint64:
+    """A derived seed (``seed * 7919 + k`` may pass 2**64) as the kernels' uint64, modulo 2**64."""
+    return np.uint64(int(seed) & 0xFFFFFFFFFFFFFFFF)
+
+
 def _vcycle(level0, x, seed, respect, x2=None, p: RefineParams = RefineParams()):
     """One V-cycle; returns the refined copy of ``x``."""
     indptr, idx, J = level0
@@ -332,7 +337,7 @@ def _vcycle(level0, x, seed, respect, x2=None, p: RefineParams = RefineParams())
     limit = max(2, (indptr.size - 1) // p.cluster_divisor)
     lev = 0
     while indptr.size - 1 > p.coarsest:
-        cmap, orient, nc, cw = _match(indptr, idx, J, x, x2, vw, limit, np.uint64(seed), lev, respect)
+        cmap, orient, nc, cw = _match(indptr, idx, J, x, x2, vw, limit, _u64(seed), lev, respect)
         if nc > 0.95 * (indptr.size - 1):
             break
         levels.append((indptr, idx, J, cmap, orient))
@@ -398,7 +403,7 @@ def refine(graph, starts, *, seed: int = 0, params: RefineParams = RefineParams(
             pairs = []
             for k in range(P // 2):
                 a = ranked[k]
-                b = ranked[(k + 1 + int(hash64(np.uint64(seed), PAIR_STREAM, r * P + k)
+                b = ranked[(k + 1 + int(hash64(_u64(seed), PAIR_STREAM, r * P + k)
                                         % np.uint64(P - 1))) % P]
                 if pop[b][0] < pop[a][0]:
                     a, b = b, a
@@ -494,7 +499,7 @@ def parallel_descent(graph, x, *, seed: int = 0, backend: str = "cpu", max_round
     rounds = 0
     while rounds < max_rounds:
         _gains_cpu(graph.indptr, graph.indices, J, x, d)
-        if _descent_round_cpu(graph.indptr, graph.indices, J, x, d, np.uint64(seed), flip) == 0:
+        if _descent_round_cpu(graph.indptr, graph.indices, J, x, d, _u64(seed), flip) == 0:
             break
         rounds += 1
     return x, rounds

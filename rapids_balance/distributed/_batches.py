@@ -1,0 +1,75 @@
+"""Batches of consecutive work ids, generated on demand.
+
+Every capability cuts its work (tree ids, restart ids) into consecutive
+ranges.  :class:`RangeBatches` is that cut as a lazy sequence: it knows its
+length and computes the ``i``-th range when asked, so a run of ``10**12``
+trees holds one range at a time, never a list of ``10**12 / batch_size``
+ranges (which would need tens of GB before the first tree is built).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Iterator
+
+__all__ = ["RangeBatches"]
+
+
+class RangeBatches(Sequence):
+    """``range(0, n)`` cut into consecutive ranges of ``size`` ids (the last may be shorter).
+
+    Parameters
+    ----------
+    n : int
+        Number of ids (``>= 0``).
+    size : int
+        Ids per batch (``>= 1``).
+
+    Examples
+    --------
+    >>> list(RangeBatches(10, 4))
+    [range(0, 4), range(4, 8), range(8, 10)]
+    >>> len(RangeBatches(10**12, 64))
+    15625000000
+    """
+
+    __slots__ = ("n", "size")
+
+    def __init__(self, n: int, size: int):
+        n, size = int(n), int(size)
+        if size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {size}")
+        if n < 0:
+            raise ValueError(f"the number of ids must be >= 0, got {n}")
+        self.n, self.size = n, size
+
+    def __len__(self) -> int:
+        return -(-self.n // self.size)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        k = len(self)
+        i = int(i)
+        if i < 0:
+            i += k
+        if not 0 <= i < k:
+            raise IndexError("batch index out of range")
+        a = i * self.size
+        return range(a, min(a + self.size, self.n))
+
+    def __iter__(self) -> Iterator[range]:
+        for a in range(0, self.n, self.size):
+            yield range(a, min(a + self.size, self.n))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RangeBatches):
+            return (self.n, self.size) == (other.n, other.size) or (len(self) == len(other) == 0)
+        if isinstance(other, Sequence) and not isinstance(other, (str, bytes)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # compares like a list
+
+    def __repr__(self) -> str:
+        return f"RangeBatches(n={self.n}, size={self.size})"
