@@ -98,33 +98,44 @@ def _with_as_dask_doc(doc: str, fields: str) -> str:
     return doc + "\n" + entry
 
 
-def frames_like_input(dask_fields: tuple[str, ...] = ()) -> Callable:
+def frames_like_input(dask_fields: tuple[str, ...] | None = None) -> Callable:
     """Decorator for public algorithms: tables come back in the input's flavour.
 
-    The wrapped function's first argument is the graph input.  Its result (a
-    DataFrame or a result dataclass holding DataFrames) is converted with
-    :func:`convert_result_frames`; the wrapper adds the keyword ``as_dask``
-    (to the signature and to the Parameters section of the docstring).  A
-    result dataclass with no ``dask_fields`` refuses ``as_dask=True`` rather
-    than ignoring it.
+    The wrapped function's first argument is the graph input.  Its result is
+    converted with :func:`convert_result_frames`; the wrapper adds the
+    keyword ``as_dask`` (to the signature and to the Parameters section of
+    the docstring) and checks it before the function runs.
+
+    Parameters
+    ----------
+    dask_fields : tuple of str, optional
+        ``None``: the function returns one table, which ``as_dask=True``
+        turns into a dask DataFrame.  A tuple: the function returns a result
+        dataclass whose named fields are per-edge tables; an empty tuple
+        means it has none, and ``as_dask=True`` is refused before any work
+        rather than ignored.
     """
+    from ._validation import check_bool, param_error
 
     def deco(fn: Callable) -> Callable:
-        is_table = not dask_fields
+        owner = fn.__name__
 
         @functools.wraps(fn)
         def wrapper(graph, *args, as_dask: bool = False, **kwargs):
+            if check_bool(as_dask, "as_dask", owner) and dask_fields == ():
+                raise param_error("as_dask", owner, "False (this result has no per-edge table)", as_dask)
             result = fn(graph, *args, **kwargs)
-            if type(result).__module__.split(".", 1)[0] == "pandas":
+            if dask_fields is None:
                 out = as_frame_like(result, graph)
                 return to_dask_frame(out) if as_dask else out
-            if as_dask and not dask_fields:
-                raise ValueError(f"{fn.__name__} returns no per-edge table: as_dask=True does "
-                                 "not apply")
             return convert_result_frames(result, like=graph, as_dask=as_dask, dask_fields=dask_fields)
 
-        fields = ("the table" if is_table else
-                  " and ".join(f"``{f}``" for f in dask_fields))
+        if dask_fields is None:
+            fields = "the table"
+        elif dask_fields:
+            fields = " and ".join(f"``{f}``" for f in dask_fields)
+        else:
+            fields = "nothing: this result has no per-edge table, and True is refused;"
         wrapper.__doc__ = _with_as_dask_doc(fn.__doc__ or "", fields)
         sig = inspect.signature(fn)
         wrapper.__signature__ = sig.replace(parameters=[

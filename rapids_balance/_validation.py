@@ -13,7 +13,8 @@ function, before loading data or starting work.  Failures raise
 The seed rule (documented in every function that takes one): an integer in
 ``[0, 2**63 - 1]``; ``bool`` and floats are refused (never truncated).
 Functions that follow networkx (betweenness) also take ``seed=None``: a fresh
-random seed, reported in the result.
+random seed for each call, so a sampled result cannot be repeated (the CLI
+draws the seed itself and records it in its manifest).
 
 Counts of work (trees, restarts, batch sizes, states) are ints in ``[low,
 2**63 - 1]`` (:data:`COUNT_MAX`: ids of the work items are int64 in the

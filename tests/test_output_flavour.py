@@ -52,7 +52,23 @@ def test_as_dask_is_in_every_public_signature_and_docstring():
         assert -1 < doc.index("as_dask : bool") < doc.index("Returns\n")
 
 
+class _Untouchable:
+    """A graph input that fails the test if any work reads it."""
+
+    def __getattr__(self, name):
+        raise AssertionError(f"work started: graph.{name} was read")
+
+
 def test_as_dask_is_refused_where_there_is_no_edge_table():
     g = rb.load_example("highland")
     with pytest.raises(ValueError, match="as_dask"):
         rb.correlation_clustering(g, method="vnd", progress=False, as_dask=True)
+    # before any work: the graph is never looked at
+    with pytest.raises(rb.InvalidParameterError, match="'as_dask' parameter of correlation_clustering"):
+        rb.correlation_clustering(_Untouchable(), as_dask=True)
+
+
+@pytest.mark.parametrize("fn", ["balance", "betweenness_centrality", "frustration"])
+def test_as_dask_must_be_a_bool_before_any_work(fn):
+    with pytest.raises(rb.InvalidParameterError, match=f"'as_dask' parameter of {fn}"):
+        getattr(rb, fn)(_Untouchable(), as_dask="yes")

@@ -221,7 +221,7 @@ def _setup(owner: str, graph, p: dict[str, Any], for_edges: bool):
 # public API
 # ---------------------------------------------------------------------------
 
-@frames_like_input(dask_fields=())
+@frames_like_input()
 def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, normalized: bool = True,
                            weight: str | None | Callable | np.ndarray = "weight",
                            endpoints: bool = False, seed: int | None = None,
@@ -388,7 +388,7 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
     return pd.DataFrame({"vertex": g.labels, "betweenness_centrality": np.asarray(scores, np.float64)})
 
 
-@frames_like_input(dask_fields=())
+@frames_like_input()
 def edge_betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, normalized: bool = True,
                                 weight: str | None | Callable | np.ndarray = "weight",
                                 seed: int | None = None, directed: bool | None = None,
