@@ -270,11 +270,13 @@ def if_given(check: Any, value: Any, *args: Any, **kwargs: Any) -> Any:
     return None if value is None else check(value, *args, **kwargs)
 
 
-def check_count(value: int | None, option: str, command: str, *, low: int = 1) -> int | None:
-    """An integer option in ``[low, 2**63 - 1]`` (so it fits the kernels' int64), unless not given."""
-    from ._validation import SEED_MAX, check_int
+def check_count(value: int | None, option: str, command: str, *, low: int = 1, high: int | None = None
+                ) -> int | None:
+    """An integer option in ``[low, high]`` (default: the library's count limit), unless not given."""
+    from . import _validation
 
-    return if_given(check_int, value, option, command, low=low, high=SEED_MAX)
+    return if_given(_validation.check_count, value, option, command, low=low,
+                    high=_validation.COUNT_MAX if high is None else high)
 
 
 def column_arg(text: str) -> int | str:

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from .._validation import check_number, check_seed, check_time_limit
+from ._solve import MAX_INT32, MAX_ITERATIONS
 from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, check_backend,
                    check_count, component_summary, float_arg, if_given, int_arg, require_table_writer,
                    write_table)
@@ -58,9 +59,9 @@ def _switch(value: str) -> bool | None:
 
 def _check_options(args) -> None:
     """Every option, before the graph is loaded."""
-    check_count(args.n_clusters, "--n-clusters", "cluster", low=1)
+    check_count(args.n_clusters, "--n-clusters", "cluster", low=1, high=MAX_INT32)
     check_number(args.alpha, "--alpha", "cluster", low=0.0, high=1.0)
-    check_count(args.max_iterations, "--max-iterations", "cluster", low=1)
+    check_count(args.max_iterations, "--max-iterations", "cluster", low=1, high=MAX_ITERATIONS)
     if_given(check_time_limit, args.time_limit, "cluster", name="--time-limit", allow_none=False)
     check_seed(args.seed, "cluster", name="--seed")
     if args.out is not None:

@@ -8,6 +8,7 @@ import os
 from typing import Any
 
 from .._validation import check_seed, check_time_limit
+from ._frustration import _REFINE_MAX
 from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, check_backend,
                    check_count, component_summary, float_arg, if_given, int_arg, require_module,
                    write_table)
@@ -66,7 +67,7 @@ def _check_options(args) -> None:
     """Every option, before the graph is loaded."""
     check_count(args.trees, "--trees", "frustration", low=0)
     check_seed(args.seed, "frustration", name="--seed")
-    check_count(args.rounds, "--rounds", "frustration", low=0)
+    check_count(args.rounds, "--rounds", "frustration", low=0, high=_REFINE_MAX)
     check_count(args.max_states, "--max-states", "frustration", low=1)
     check_count(args.memory_limit, "--memory-limit", "frustration", low=1)
     check_count(args.batch_size, "--batch-size", "frustration", low=1)
