@@ -85,7 +85,7 @@ CASES = [
     ("weight-on-a-signs-only-command", "balance --example highland --weight 2 --out {tmp}/o",
      2, "--weight: balance uses the edge signs only"),
     ("huge-count", "cluster --example highland --n-clusters " + BIG,
-     2, "The '--n-clusters' parameter of cluster must be an int in the range [1, 2**63 - 1]"),
+     2, "The '--n-clusters' parameter of cluster must be an int in the range [1, 2**31 - 1]"),
     ("input-in-out-dir", "balance {tmp}/done/vertices.csv --out {tmp}/done --overwrite",
      2, "would replace the input file"),
     ("same-file-twice", "balance --example highland --out {tmp}/o --graphbplus {tmp}/o/vertices.csv",
