@@ -206,3 +206,25 @@ def test_zero_time_limit_completes_one_restart():
                                     progress=False)
     assert res.iterations == 1
     assert res.imbalance == pytest.approx(_python_cost(g, _internal(g, res)))
+
+
+def test_auto_method_by_size_and_the_result_names_it():
+    from rapids_balance.clustering._solve import AUTO_ILS_MAX_EDGES, auto_method
+
+    small = rb.load_example("highland")
+    res = rb.correlation_clustering(small, seed=1, progress=False, max_iterations=2)
+    assert res.method == "ils" == auto_method(small)
+    # same partition as asking for ILS by name
+    named = rb.correlation_clustering(small, method="ils", seed=1, progress=False, max_iterations=2)
+    assert res.imbalance == named.imbalance
+    assert res.labels["cluster"].tolist() == named.labels["cluster"].tolist()
+
+    # a large sparse graph (a long signed cycle with chords) goes to multilevel
+    n = AUTO_ILS_MAX_EDGES + 10
+    u = np.arange(n)
+    big = rb.SignedGraph.from_edgelist((u, (u + 1) % n, np.where(u % 7 == 0, -1, 1)))
+    assert big.m > AUTO_ILS_MAX_EDGES and big.n > 2000
+    assert auto_method(big) == "multilevel"
+    res = rb.correlation_clustering(big, seed=0, progress=False, max_iterations=1)
+    assert res.method == "multilevel"
+    assert res.imbalance == rb.imbalance(big, res.labels).imbalance

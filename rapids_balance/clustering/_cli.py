@@ -26,7 +26,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                     "also writes FILE.run.json (command line, parameters, input checksum, cleaning "
                     "report, timings).")
     add_input_arguments(p)
-    p.add_argument("--method", choices=METHODS, default="ils", help="search method (default ils)")
+    p.add_argument("--method", choices=("auto", *METHODS), default="auto",
+                   help="search method: auto (default: ils up to 50,000 edges or 2,000 vertices, "
+                        "multilevel above), ils, grasp, vnd or multilevel")
     p.add_argument("--n-clusters", type=int_arg, default=None, help="at most this many clusters")
     p.add_argument("--alpha", type=float_arg, default=1.0, help="GRASP alpha in [0, 1] (default 1.0)")
     p.add_argument("--max-iterations", type=int_arg, default=None,
