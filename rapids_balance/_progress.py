@@ -30,8 +30,14 @@ def progress_bar(total: int, desc: str, enabled: bool = True, unit: str = "it") 
     except ImportError:  # pragma: no cover - tqdm is a core dependency
         yield _NoBar()
         return
-    bar = tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, leave=False,
-               dynamic_ncols=True)
+    # On a terminal (or in a notebook) the bar redraws in place and vanishes when
+    # done.  In a log file or pipe a vanished bar leaves its last '\r' state
+    # glued to the next line, so there it ends with a newline and redraws rarely.
+    stream = sys.stderr
+    notebook = "notebook" in getattr(tqdm, "__module__", "")
+    plain_file = not notebook and not (hasattr(stream, "isatty") and stream.isatty())
+    bar = tqdm(total=total, desc=desc, unit=unit, file=stream, leave=plain_file,
+               dynamic_ncols=True, mininterval=10.0 if plain_file else 0.1)
     try:
         yield bar
     finally:

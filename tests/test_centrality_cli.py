@@ -73,14 +73,29 @@ def test_cli_edge_scores_unweighted_sampled(rating_file, tmp_path):
                                [ref[(s, d)] for s, d in zip(got["src"], got["dst"])], rtol=1e-9)
 
 
-def test_cli_refuses_signed_values_as_lengths(rating_file, tmp_path, capsys):
+def test_cli_default_weight_on_signed_values_is_unweighted_and_said(rating_file, tmp_path, capsys):
+    path, rows = rating_file
+    out = tmp_path / "x.csv"
+    assert _main(["betweenness", str(path), "--out", str(out)]) == 0
+    summary = capsys.readouterr().out
+    assert "unweighted (--weight auto" in summary and "--weight abs" in summary
+    got = pd.read_csv(out).set_index("vertex")["betweenness_centrality"]
+    ref = nx.betweenness_centrality(_reference(rows, False, lambda r: 1.0), weight=None)
+    for v, val in ref.items():
+        assert got[v] == pytest.approx(val, abs=1e-12)
+
+
+def test_cli_refuses_signed_values_as_named_lengths(rating_file, tmp_path, capsys):
     path, _ = rating_file
     from rapids_balance import GraphInputError
 
     try:
-        rc = _main(["betweenness", str(path), "--out", str(tmp_path / "x.csv"), "--quiet"])
+        rc = _main(["betweenness", str(path), "--weight", "rating", "--out", str(tmp_path / "x.csv"),
+                    "--quiet"])
     except GraphInputError as exc:  # only the standalone parser lets it through
         assert "--weight abs" in str(exc)
         return
     assert rc == 2
     assert "--weight abs" in capsys.readouterr().err
+
+

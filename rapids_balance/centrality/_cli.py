@@ -35,10 +35,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int_arg, default=None,
                    help="seed of the source sample (an int in [0, 2**63 - 1]; default: drawn at random "
                         "and reported)")
-    p.add_argument("--weight", default=None, metavar="COL|abs|none",
-                   help="edge lengths: a column (name or 0-based position), 'abs' for the absolute "
-                        "value of the file's value column (e.g. |rating|), or 'none' for unweighted. "
-                        "Default: the value column, which must then be positive")
+    p.add_argument("--weight", default="auto", metavar="auto|COL|abs|none",
+                   help="edge lengths: auto (default: the file's value column when all its values "
+                        "are positive, else unweighted, as for signs or ratings; the summary says "
+                        "which), a column (name or 0-based position), 'abs' for the absolute value "
+                        "of the value column (e.g. |rating|), or 'none' for unweighted")
     p.add_argument("--directed", action="store_true", help="treat (u, v) and (v, u) as different arcs")
     p.add_argument("--no-normalize", dest="normalized", action="store_false",
                    help="raw pair counts (undirected graphs count each pair once)")
@@ -49,13 +50,32 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
-def _weights(spec: str | None) -> tuple[Any, str | None]:
-    """(read_edgelist's weight column, betweenness's weight) for --weight COL|abs|none."""
-    if spec is not None and spec.lower() == "none":
+def _weights(spec: str) -> tuple[Any, str | None]:
+    """(read_edgelist's weight column, betweenness's weight) for --weight auto|COL|abs|none."""
+    low = spec.lower()
+    if low == "none":
         return None, None
-    if spec is not None and spec.lower() == "abs":
+    if low == "abs":
         return None, "abs"
-    return (None if spec is None else column_arg(spec)), "weight"
+    return (None if low == "auto" else column_arg(spec)), "weight"
+
+
+def _auto_lengths(graph, spec: str) -> tuple[str | None, str]:
+    """betweenness's ``weight`` for the loaded graph, and the summary's words for it.
+
+    ``--weight auto`` takes the value column as lengths only when every value
+    is positive: a signed file's -1/+1 or a rating from -10 to 10 is no length,
+    and refusing the default on every signed graph helps nobody.  The choice
+    is printed and recorded, never silent.
+    """
+    if spec.lower() == "none" or graph.weight is None:
+        return None, "unweighted"
+    if spec.lower() == "abs":
+        return "abs", "lengths |value| of the value column"
+    if spec.lower() == "auto" and not (graph.weight > 0).all():
+        return None, ("unweighted (--weight auto: the value column has values <= 0, signs or ratings "
+                      "rather than lengths; --weight abs uses their absolute values)")
+    return "weight", "lengths from the value column" if spec.lower() == "auto" else f"lengths from column {spec}"
 
 
 def _check_options(args) -> None:
@@ -74,8 +94,9 @@ def _run(args) -> int:
 
     _check_options(args)
     run = Run(args, files={"--out": args.out}, manifest_beside=args.out)
-    read_weight, weight = _weights(args.weight)
+    read_weight, _ = _weights(args.weight)
     graph = run.load(signed=False, directed=args.directed, weight=read_weight)
+    weight, lengths = _auto_lengths(graph, args.weight)
     # a sample is reproducible from run.json: the CLI draws the seed itself when none is given
     seed = args.seed if args.seed is not None or args.k is None else secrets.randbits(63)
     common = dict(k=args.k, normalized=args.normalized, weight=weight, seed=seed,
@@ -91,8 +112,9 @@ def _run(args) -> int:
     if not args.quiet:
         what = "edges" if args.edges else "vertices"
         sources = "every vertex as a source" if args.k is None else f"{args.k} sampled sources, seed {seed}"
+        estimate = "" if args.k is None else "estimated from a sample: "
         print(f"betweenness of {len(df)} {what} of {graph.name or args.path} "
-              f"({graph.n:,} vertices, {graph.m:,} edges; {sources})")
+              f"({graph.n:,} vertices, {graph.m:,} edges; {estimate}{sources}; {lengths})")
         note = " (the default for betweenness)" if graph.cleaning.component_rule == COMPONENT_DEFAULT else ""
         print(component_summary(graph, note))
         run.report_written()
