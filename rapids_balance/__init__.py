@@ -16,6 +16,9 @@ Weighted betweenness centrality
     betweenness_centrality, edge_betweenness_centrality
 Correlation clustering
     imbalance, correlation_clustering -> ClusteringResult
+Synthetic graphs and pictures
+    powerlaw_signed_graph, planted_partition_graph -> PlantedPartition,
+    weighted_graph; the ``plot`` module (matplotlib)
 Scale-out
     start_cluster (balance, frustration, the two betweenness functions and
     correlation_clustering take ``client=``)
@@ -56,16 +59,24 @@ _LAZY = {
     "ClusteringResult": "rapids_balance.clustering",
     "start_cluster": "rapids_balance.distributed",
     "warmup": "rapids_balance._warmup",
+    "powerlaw_signed_graph": "rapids_balance.generators",
+    "planted_partition_graph": "rapids_balance.generators",
+    "weighted_graph": "rapids_balance.generators",
+    "PlantedPartition": "rapids_balance.generators",
 }
+# submodules reachable as attributes (rb.plot.status_histogram(...))
+_SUBMODULES = ("plot", "generators")
 
 __all__ = [
     "BackendUnavailableError", "GraphFormatError", "GraphInputError", "InvalidParameterError",
     "CleaningReport", "Graph", "SignedGraph", "gpu_status", "resolve_backend",
-    *_LAZY,
+    *_LAZY, *_SUBMODULES,
 ]
 
 
 def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return import_module(f"rapids_balance.{name}")
     try:
         module = _LAZY[name]
     except KeyError:
@@ -76,4 +87,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | set(_SUBMODULES))

@@ -55,6 +55,7 @@ _COMMAND_MODULES = (
     "rapids_balance.frustration_index._cli",  # frustration
     "rapids_balance.centrality._cli",         # betweenness
     "rapids_balance.clustering._cli",         # cluster
+    "rapids_balance.generators._cli",         # generate
     "rapids_balance._warmup",                 # warmup
 )
 
@@ -424,6 +425,38 @@ def write_table(df, path: str) -> None:
             df.to_parquet(tmp, index=False)
         else:
             df.to_csv(tmp, index=False)
+
+
+def add_plot_argument(p: argparse.ArgumentParser, what: str) -> None:
+    """``--plot FILE``: the command's main picture (:func:`rapids_balance.plot.main_picture`)."""
+    p.add_argument("--plot", metavar="FILE",
+                   help=f"also draw {what} into FILE (PNG, SVG or PDF by suffix; needs matplotlib)")
+
+
+def check_plot(args: argparse.Namespace) -> None:
+    """Before work: ``--plot``'s suffix and matplotlib (with the install hint)."""
+    if getattr(args, "plot", None) is None:
+        return
+    from .plot import check_picture_path
+
+    check_picture_path(args.plot, args.command, name="--plot")
+    require_module("matplotlib", f"--plot {args.plot}")
+
+
+def draw_plot(run: "Run", args: argparse.Namespace, result: Any, picture: Any = None, **kwargs: Any) -> None:
+    """After work: draw ``result`` into ``--plot`` (atomically), if asked.
+
+    ``picture`` is a function of :mod:`rapids_balance.plot`; default: the
+    result's main picture (:func:`rapids_balance.plot.main_picture`).
+    """
+    if getattr(args, "plot", None) is None:
+        return
+    from . import plot
+
+    if picture is None:
+        plot.main_picture(result, run.wrote(args.plot), **kwargs)
+    else:
+        plot.save(picture(result, **kwargs), run.wrote(args.plot))
 
 
 def add_backend_argument(p: argparse.ArgumentParser) -> None:

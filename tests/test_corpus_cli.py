@@ -79,7 +79,7 @@ CASES = [
     ("graphbplus-missing-dir", "balance --example highland --trees 5 --out {tmp}/o --graphbplus "
      "{tmp}/missing/gb.txt", 2, "--graphbplus"),
     ("plot-unknown-format", "frustration --example highland --out {tmp}/o --plot {tmp}/p.foo",
-     2, "unknown image format 'foo'"),
+     2, "'--plot' parameter of frustration must be a file path ending in .png, .svg or .pdf"),
     ("output-is-input", "betweenness {tmp}/g.csv --out {tmp}/g.csv --overwrite",
      2, "would replace the input file"),
     ("weight-on-a-signs-only-command", "balance --example highland --weight 2 --out {tmp}/o",
@@ -424,3 +424,20 @@ def test_closed_stdout_ends_quietly():
         os.close(write_end)
     assert proc.returncode == cli.EXIT_BROKEN_PIPE == 141
     assert err == ""
+
+
+@pytest.mark.parametrize("argv", [
+    "balance --example highland --trees 5 --out {tmp}/b --plot {tmp}/p.png",
+    "frustration --example highland --trees 5 --bound --out {tmp}/f --plot {tmp}/p.svg",
+    "betweenness --example highland --out {tmp}/bc.csv --plot {tmp}/p.pdf",
+    "cluster --example highland --max-iterations 2 --out {tmp}/c.csv --plot {tmp}/p.png",
+    "generate planted --edges 500 --out {tmp}/g.csv --plot {tmp}/p.png",
+])
+def test_every_command_draws_its_picture(tmp_path, capsys, argv):
+    pytest.importorskip("matplotlib")
+    code, _, err = run_main(capsys, argv.format(tmp=tmp_path).split())
+    assert code == 0, err
+    picture = next(tmp_path.glob("p.*"))
+    head = picture.read_bytes()[:8]
+    assert head.startswith({".png": b"\x89PNG", ".svg": b"<?xml", ".pdf": b"%PDF"}[picture.suffix])
+    assert not list(tmp_path.glob(".rapids-balance-*"))  # no temporary file left

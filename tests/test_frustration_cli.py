@@ -20,7 +20,7 @@ def test_cli_example_writes_cloud_state_and_exact(tmp_path):
     state = pd.read_csv(out / "best_state.csv")
     switched = pd.read_csv(out / "switched.csv")
     assert len(state) == 16 and len(switched) == 7
-    assert (tmp_path / "p.svg").read_text().startswith("<svg")
+    assert "<svg" in (tmp_path / "p.svg").read_text()[:400]
     assert summary["lower_bound"]["bound"] == 7 and summary["lower_bound"]["gap"] == 0
     assert pd.read_csv(out / "bound_cycles.csv")["cycle"].nunique() == 7
 

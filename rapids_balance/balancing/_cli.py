@@ -7,7 +7,8 @@ from typing import Any
 
 from .._validation import check_seed
 from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, check_backend,
-                   check_count, component_summary, int_arg, require_module, write_table)
+                   check_count, check_plot, component_summary, draw_plot, int_arg, require_module,
+                   write_table, add_plot_argument)
 from ._engine import METHODS
 from ._harary import MAJORITIES
 from ._result import ATTRIBUTE_DEFINITIONS
@@ -52,6 +53,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     add_backend_argument(p)
     p.add_argument("--batch-size", type=int_arg, default=None, help="trees per kernel launch (default: "
                    "from free memory)")
+    add_plot_argument(p, "vertex status against influence")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
     p.set_defaults(func=_run)
     return p
@@ -67,6 +69,7 @@ def _check_options(args) -> None:
                          f"(--sampler {args.sampler} draws its roots from the seed)")
     if args.table_format == "parquet":
         require_module("pyarrow", "--table-format parquet")
+    check_plot(args)
     check_backend(args)
 
 
@@ -75,7 +78,8 @@ def _run(args) -> int:
     from ._trees import graphbplus_roots
 
     _check_options(args)
-    run = Run(args, out_dir=args.out, known=KNOWN_FILES, files={"--graphbplus": args.graphbplus})
+    run = Run(args, out_dir=args.out, known=KNOWN_FILES, files={"--graphbplus": args.graphbplus,
+                                                                  "--plot": args.plot})
     graph = run.load()
     with run.compute():
         roots = graphbplus_roots(graph, args.trees) if args.roots == "graphbplus" else None
@@ -89,6 +93,7 @@ def _run(args) -> int:
             write_table(frame, run.path(name))
         if args.graphbplus:
             res.write_graphbplus(run.wrote(args.graphbplus))
+        draw_plot(run, args, res)
     run.finish(seed=args.seed, backend=res.params["backend"])
     if not args.quiet:
         seconds = run.manifest.data["timings"]["compute_s"]

@@ -8,8 +8,8 @@ from typing import Any
 
 from .._validation import check_seed
 from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, check_backend,
-                   check_count, column_arg, component_summary, if_given, int_arg, require_table_writer,
-                   write_table)
+                   check_count, check_plot, column_arg, component_summary, draw_plot, if_given, int_arg,
+                   require_table_writer, write_table, add_plot_argument)
 
 __all__ = ["register"]
 
@@ -45,6 +45,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="raw pair counts (undirected graphs count each pair once)")
     p.add_argument("--endpoints", action="store_true", help="count path end vertices (vertex scores)")
     add_backend_argument(p)
+    add_plot_argument(p, "the distribution of the scores (CCDF, log-log)")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
     p.set_defaults(func=_run)
     return p
@@ -86,6 +87,7 @@ def _check_options(args) -> None:
     if args.endpoints and args.edges:
         raise ValueError("--endpoints applies to vertex scores, not to --edges")
     require_table_writer(args.out, "--out")
+    check_plot(args)
     check_backend(args)
 
 
@@ -93,7 +95,7 @@ def _run(args) -> int:
     from .betweenness import betweenness_centrality, edge_betweenness_centrality
 
     _check_options(args)
-    run = Run(args, files={"--out": args.out}, manifest_beside=args.out)
+    run = Run(args, files={"--out": args.out, "--plot": args.plot}, manifest_beside=args.out)
     read_weight, _ = _weights(args.weight)
     graph = run.load(signed=False, directed=args.directed, weight=read_weight)
     weight, lengths = _auto_lengths(graph, args.weight)
@@ -108,6 +110,7 @@ def _run(args) -> int:
             df = betweenness_centrality(graph, endpoints=args.endpoints, **common)
     with run.writing():
         write_table(df, run.wrote(args.out))
+        draw_plot(run, args, df)
     run.finish(seed=seed, backend=_backend_used(df, args.backend))
     if not args.quiet:
         what = "edges" if args.edges else "vertices"

@@ -8,8 +8,8 @@ from typing import Any
 from .._validation import check_number, check_seed, check_time_limit
 from ._solve import MAX_INT32, MAX_ITERATIONS
 from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, check_backend,
-                   check_count, component_summary, float_arg, if_given, int_arg, require_table_writer,
-                   write_table)
+                   check_count, check_plot, component_summary, draw_plot, float_arg, if_given, int_arg,
+                   require_table_writer, write_table, add_plot_argument)
 
 __all__ = ["register"]
 
@@ -50,6 +50,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     add_backend_argument(p)
     add_output_arguments(p, "write vertex,cluster as CSV (.parquet: Parquet; its directory must "
                          "exist); default: summary only", required=False, metavar="FILE")
+    add_plot_argument(p, "the imbalance against time")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
     p.set_defaults(func=_run)
     return p
@@ -68,6 +69,7 @@ def _check_options(args) -> None:
     check_seed(args.seed, "cluster", name="--seed")
     if args.out is not None:
         require_table_writer(args.out, "--out")
+    check_plot(args)
     check_backend(args)
 
 
@@ -75,7 +77,7 @@ def _run(args) -> int:
     from ._solve import correlation_clustering
 
     _check_options(args)
-    run = Run(args, files={"--out": args.out}, manifest_beside=args.out)
+    run = Run(args, files={"--out": args.out, "--plot": args.plot}, manifest_beside=args.out)
     graph = run.load()
     with run.compute():
         res = correlation_clustering(graph, method=args.method, n_clusters=args.n_clusters,
@@ -85,16 +87,19 @@ def _run(args) -> int:
                                      plateau=_switch(args.plateau),
                                      merge_moves=_switch(args.merge_moves), backend=args.backend,
                                      progress=not args.quiet)
-    if args.out:
+    if args.out or args.plot:
         with run.writing():
-            write_table(res.labels, run.wrote(args.out))
+            if args.out:
+                write_table(res.labels, run.wrote(args.out))
+            draw_plot(run, args, res)
+    if args.out:
         run.finish(seed=res.seed, backend=res.backend)
     if not args.quiet:
         p = res.parts
         print(f"graph: {graph.n:,} vertices, {graph.m:,} edges")
         print(component_summary(graph))
         print(f"method {res.method} (backend {res.backend}, seed {res.seed}): "
-              f"{res.iterations} iterations in {res.elapsed_s:.2f} s")
+              f"{res.iterations} iteration{'' if res.iterations == 1 else 's'} in {res.elapsed_s:.2f} s")
         print(f"imbalance I(P) = {p.imbalance:g}  (negative inside {p.negative_inside:g}, "
               f"positive between {p.positive_between:g})")
         print(f"balance   B(P) = {p.balance:g} of {p.total_weight:g};  clusters: {p.n_clusters:,}")

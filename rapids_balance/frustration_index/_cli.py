@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from typing import Any
 
 from .._validation import check_seed, check_time_limit
 from ._frustration import _REFINE_MAX
 from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, check_backend,
-                   check_count, component_summary, float_arg, if_given, int_arg, require_module,
-                   write_table)
+                   check_count, check_plot, component_summary, draw_plot, float_arg, if_given, int_arg,
+                   require_module, write_table, add_plot_argument)
 from ._samplers import SAMPLERS
 
 __all__ = ["register"]
@@ -19,7 +18,6 @@ __all__ = ["register"]
 TABLES = ("cloud.csv", "best_state.csv", "switched.csv", "history.csv")
 # every file a run may write in --out (an earlier run's among them needs --overwrite)
 KNOWN_FILES = (*TABLES, "bound_cycles.csv", "summary.json")
-_MATPLOTLIB_FORMATS = ("png", "pdf", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp", "pgf", "svgz")
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -55,8 +53,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--bound", action="store_true",
                    help="also prove a lower bound: pack edge-disjoint unbalanced cycles around "
                         "the best state (writes bound_cycles.csv)")
-    p.add_argument("--plot", metavar="FILE", help="plot best index vs trees (.svg: no dependency; "
-                   "other formats need matplotlib)")
+    add_plot_argument(p, "the best index against the number of trees (with the lower bound when "
+                         "--bound is given)")
     add_backend_argument(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
     p.set_defaults(func=_run)
@@ -76,8 +74,7 @@ def _check_options(args) -> None:
         raise ValueError("--trees 0 with --no-refine computes nothing; sample trees or refine")
     if args.exact is not None:
         require_module("highspy", "--exact")
-    if args.plot:
-        _plot_backend(args.plot)
+    check_plot(args)
     check_backend(args)
 
 
@@ -96,8 +93,8 @@ def _run(args) -> int:
         if args.bound:
             write_table(summary.pop("_bound_cycles"), run.path("bound_cycles.csv"))
         _write_json(summary, run.path("summary.json"))
-        if args.plot:
-            _plot(res, run.wrote(args.plot))
+        bound = summary.get("lower_bound", {}).get("bound")
+        draw_plot(run, args, res, **({} if bound is None else {"bound": bound}))
     run.finish(seed=args.seed, backend=res.info.get("backend"))
     if not args.quiet:
         ref = "" if res.refined_index is None else f", refined {res.refined_index}"
@@ -159,70 +156,3 @@ def _write_json(data: dict, path: str) -> None:
 
     with atomic_open(path, "w") as fh:
         json.dump(data, fh, indent=2, default=str)
-
-
-def _plot_backend(path: str) -> str:
-    """"svg" (written here, no dependency) or "matplotlib"; raises early when neither fits."""
-    if path.lower().endswith(".svg"):
-        return "svg"
-    ext = os.path.splitext(path)[1].lower().lstrip(".")
-    if ext and ext not in _MATPLOTLIB_FORMATS:
-        raise ValueError(f"--plot {path}: unknown image format {ext!r}; use .svg or one of "
-                         + ", ".join(f".{f}" for f in _MATPLOTLIB_FORMATS))
-    require_module("matplotlib", f"--plot {path} (a .svg file needs nothing)")
-    return "matplotlib"
-
-
-def _plot(res, path: str) -> None:
-    h = res.history[res.history["stage"] == "trees"]
-    xs, ys = h["trees"].tolist(), h["index"].tolist()
-    from .._files import atomic_open, atomic_path
-
-    if _plot_backend(path) == "svg":
-        with atomic_open(path, "w") as fh:
-            fh.write(_svg(xs, ys, res.refined_index))
-        return
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 4))
-    ax.plot(xs, ys, marker="o", label="best tree state")
-    if res.refined_index is not None:
-        ax.axhline(res.refined_index, color="C1", ls="--", label="refined")
-    ax.set_xlabel("trees")
-    ax.set_ylabel("frustration (switched edges)")
-    ax.legend()
-    fig.tight_layout()
-    try:
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp)
-    finally:
-        plt.close(fig)
-
-
-def _svg(xs, ys, refined) -> str:
-    """A minimal line chart of best index vs trees as SVG text."""
-    W, H, L, B = 480, 320, 60, 40
-    vals = ys + ([refined] if refined is not None else [])
-    lo, hi = min(vals), max(vals)
-    hi = hi if hi > lo else lo + 1
-    x0, x1 = min(xs), max(xs) if max(xs) > min(xs) else min(xs) + 1
-
-    def px(x):
-        return L + (x - x0) / (x1 - x0) * (W - L - 10)
-
-    def py(y):
-        return H - B - (y - lo) / (hi - lo) * (H - B - 10)
-
-    pts = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(xs, ys))
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}">',
-           f'<polyline fill="none" stroke="steelblue" stroke-width="2" points="{pts}"/>',
-           f'<text x="{L}" y="{H - 8}">trees ({x0}..{x1})</text>',
-           f'<text x="4" y="14">index {lo}..{hi}</text>']
-    if refined is not None:
-        out.append(f'<line x1="{L}" x2="{W - 10}" y1="{py(refined):.1f}" y2="{py(refined):.1f}" '
-                   'stroke="darkorange" stroke-dasharray="6,4"/>')
-    out.append("</svg>")
-    return "\n".join(out)

@@ -8,7 +8,7 @@ from importlib.util import find_spec
 from typing import Any
 
 from .._validation import check_int, check_number, check_seed, param_error
-from ..cli import Run, add_output_arguments, float_arg, int_arg, require_module, require_table_writer
+from ..cli import Run, add_output_arguments, check_plot, draw_plot, float_arg, int_arg, require_table_writer
 
 __all__ = ["register", "write_edges"]
 
@@ -145,11 +145,7 @@ def _check_options(args) -> dict[str, Any]:
     check_output_suffix(args.out)
     if args.partition is not None:
         check_output_suffix(args.partition, "--partition")
-    if args.plot is not None:
-        from ..plot import check_picture_path
-
-        check_picture_path(args.plot, COMMAND, name="--plot")
-        require_module("matplotlib", f"--plot {args.plot}")
+    check_plot(args)
     return kw
 
 
@@ -182,10 +178,9 @@ def _run(args) -> int:
         write_edges(table, run.wrote(args.out))
         if planted is not None and args.partition is not None:
             write_edges(planted.partition, run.wrote(args.partition))
-        if args.plot is not None:
-            from ..plot import degree_ccdf, save
+        from ..plot import degree_ccdf
 
-            save(degree_ccdf(table), run.wrote(args.plot))
+        draw_plot(run, args, table, picture=degree_ccdf)
     run.finish(seed=args.seed)
     if not args.quiet:
         print(f"{args.kind}: {len(table):,} edges{extra}")
