@@ -315,8 +315,8 @@ def add_input_arguments(p: argparse.ArgumentParser, *, example: bool = True, cle
         what = p.add_mutually_exclusive_group(required=True)
         what.add_argument("path", nargs="?", help="edge-list file (any format `rapids-balance info` "
                           "reads: CSV, SNAP, KONECT, Levorato, Parquet; .gz; tar with --member)")
-        what.add_argument("--example", metavar="NAME", help="a bundled example graph instead of PATH "
-                          "(see rapids_balance.list_examples())")
+        what.add_argument("--example", metavar="NAME", nargs="?", const="",
+                          help="a bundled example graph instead of PATH (without NAME: list them)")
     else:
         p.add_argument("path", help="edge-list file (any format `rapids-balance info` reads)")
     from .io._formats import ALIASES, FORMATS
@@ -384,6 +384,11 @@ def load_input(args: argparse.Namespace, **read_options):
 
 def check_input(args: argparse.Namespace) -> None:
     """Refuse an unknown example or a missing / unreadable / directory input before any work."""
+    if getattr(args, "example", None) == "":
+        from .datasets import EXAMPLES
+
+        names = "; ".join(f"{name} ({what})" for name, (_, what) in EXAMPLES.items())
+        raise ValueError(f"--example needs a NAME, one of: {names}")
     if getattr(args, "example", None) is not None:
         from .datasets import example_path
 
