@@ -55,8 +55,12 @@ def _jobs() -> list[tuple[str, Callable[[], object]]]:
                                             backend="cpu", progress=False)
         rb.imbalance(signed, res.labels)
 
+    def generators():
+        rb.powerlaw_signed_graph(2000, weights="uniform", seed=0)
+        rb.planted_partition_graph(2000, n_groups=3, seed=0)
+
     return [("balance", balance), ("frustration", frustration), ("betweenness", betweenness),
-            ("clustering", clustering)]
+            ("clustering", clustering), ("generators", generators)]
 
 
 def warmup(*, verbose: bool = False) -> dict[str, float]:
@@ -77,8 +81,8 @@ def warmup(*, verbose: bool = False) -> dict[str, float]:
     -------
     dict
         Seconds spent per capability (``balance``, ``frustration``,
-        ``betweenness``, ``clustering``); near zero when the cache was
-        already warm.
+        ``betweenness``, ``clustering``, ``generators``); near zero when the
+        cache was already warm.
 
     Notes
     -----
@@ -89,7 +93,7 @@ def warmup(*, verbose: bool = False) -> dict[str, float]:
     --------
     >>> import rapids_balance as rb
     >>> sorted(rb.warmup())                                   # doctest: +SKIP
-    ['balance', 'betweenness', 'clustering', 'frustration']
+    ['balance', 'betweenness', 'clustering', 'frustration', 'generators']
     """
     from ._validation import check_bool
 
