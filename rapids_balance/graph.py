@@ -27,12 +27,13 @@ copy on the GPU for kernels that need one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, asdict
 from typing import Any
 
 import numpy as np
 
-from .errors import GraphInputError
+from .errors import GraphFormatError, GraphInputError, short_repr
 
 __all__ = ["Graph", "SignedGraph", "CleaningReport", "build_graph"]
 
@@ -40,6 +41,7 @@ CONFLICT_RULES = ("first", "drop", "error")
 ZERO_SIGN_RULES = ("positive", "drop", "error")
 COMPONENT_RULES = ("largest", "all")
 NUMBERING_RULES = ("sorted", "graphbplus")
+ID_RULES = ("auto", "text")
 
 
 @dataclass
@@ -55,11 +57,24 @@ class CleaningReport:
     ``duplicate_rows`` repeat a pair with the sign it already has;
     ``conflict_rows_ignored`` are later rows of a pair seen with both signs
     whose first sign was kept (``conflicts="first"``).
+
+    ``columns`` says which input column played which role and why, e.g.
+    ``{"sign": {"column": "rating", "why": "fixed by the bitcoin format"}}``
+    (why: "named by the user", "fixed by the <format> format", "recognised
+    header name", "the only columns left for the endpoints").
+    ``header_lines`` counts lines read as column names, not edges.
+    ``id_spellings_merged`` counts vertex-id spellings that name the same
+    vertex under the ``ids`` rule (``ids="auto"``: ``007`` and ``7`` are the
+    integer 7); a note gives an example.
     """
 
     source: str = "<arrays>"
     input_rows: int = 0
     comment_lines: int = 0
+    header_lines: int = 0
+    columns: dict[str, dict[str, Any]] = field(default_factory=dict)
+    ids: str = "auto"
+    id_spellings_merged: int = 0
     self_loops: int = 0
     duplicate_rows: int = 0
     conflicting_pairs: int = 0
@@ -83,8 +98,10 @@ class CleaningReport:
     def __str__(self) -> str:
         lines = [f"cleaning report for {self.source}:"]
         for k, v in self.as_dict().items():
-            if k not in ("source", "notes"):
+            if k not in ("source", "notes", "columns"):
                 lines.append(f"  {k}: {v}")
+        for role, info in self.columns.items():
+            lines.append(f"  {role} column: {short_repr(info['column'], 40)} ({info['why']})")
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
 
@@ -146,29 +163,60 @@ class Graph:
             self.edge_slots = _readonly(np.stack([slot_of[:m], slot_of[m:]], axis=1))
 
     @classmethod
-    def from_edgelist(cls, data: Any = None, *, source: str = "source", target: str = "target",
-                      sign: str | None = None, weight: str | None = None, **options) -> "Graph":
+    def from_edgelist(cls, data: Any = None, *, source: Any = None, target: Any = None,
+                      sign: Any = None, weight: Any = None, **options) -> "Graph":
         """Build a graph from an edge-list DataFrame or a mapping of arrays.
 
-        ``data`` may be a pandas, polars, pyarrow or cuDF table, a dict of
-        arrays, or a tuple ``(sources, targets[, values])``.  ``options`` are
-        those of :func:`build_graph` (``directed``, ``conflicts``,
-        ``zero_sign``, ``component``, ``numbering``, ``name``).
-        """
-        from .io import edgelist_columns
-        from .io._frames import guess_columns, _columns, table_kind
+        Parameters
+        ----------
+        data : DataFrame, table, mapping or tuple
+            A pandas, polars, pyarrow, cuDF or Dask table, a dict of arrays,
+            or a tuple ``(sources, targets[, values])`` (``SignedGraph``
+            reads the third array as the sign, ``Graph`` as the weight).
+        source, target, sign, weight : str or int, optional
+            The column playing each role, by name or 0-based position.
+            Unnamed roles are taken only from recognised column names
+            (``source``/``src``/``from``..., ``sign``/``vote``/``rating``...,
+            ``weight``/``w``...); a column with any other name is never
+            taken as the sign.  Endpoints may also be the only two columns
+            left once the other roles are assigned.
+        **options
+            Those of :func:`build_graph` (``directed``, ``conflicts``,
+            ``zero_sign``, ``component``, ``numbering``, ``name``).
 
-        kind = table_kind(data)
-        if sign is None and weight is None and kind not in ("sequence", "unknown"):
-            guess = guess_columns(_columns(data, kind))
-            sign, weight = guess["sign"], guess["weight"]
-            if source == "source" and guess["source"] is not None:
-                source, target = guess["source"], guess["target"]
-        src, dst, sgn, wgt = edgelist_columns(data, source=source, target=target,
-                                              sign=sign, weight=weight)
-        if cls is SignedGraph and sgn is None and wgt is not None:
-            sgn, wgt = wgt, None  # a signed graph reads its sign from the value column
-        return build_graph(src, dst, sign=sgn, weight=wgt, graph_class=cls, **options)
+        Returns
+        -------
+        Graph or SignedGraph
+            ``graph.cleaning.columns`` says which column played which role and why.
+
+        Raises
+        ------
+        GraphInputError
+            No sign column for a ``SignedGraph`` (the message lists the
+            columns and the keyword to pass), unknown or ambiguous columns,
+            missing values, or anything :func:`build_graph` refuses.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"src": [1, 2, 3], "dst": [2, 3, 1], "trust": [5, -2, 1]})
+        >>> g = SignedGraph.from_edgelist(df, sign="trust")
+        >>> g.m, g.cleaning.columns["sign"]
+        (3, {'column': 'trust', 'why': 'named by the user'})
+        """
+        from .io._frames import edgelist_columns, table_kind, table_to_graph
+
+        roles = {"source": source, "target": target, "sign": sign, "weight": weight}
+        if table_kind(data) == "sequence":
+            if any(v is not None for v in roles.values()):
+                raise GraphInputError("a tuple of arrays has no columns to name: pass "
+                                      "(sources, targets[, values]) without source=/target=/sign=/weight=")
+            src, dst, sgn, wgt = edgelist_columns(data)
+            if cls is SignedGraph and sgn is None and wgt is not None:
+                sgn, wgt = wgt, None  # a signed graph reads its sign from the value array
+            return build_graph(src, dst, sign=sgn, weight=wgt, graph_class=cls, **options)
+        return table_to_graph(data, roles=roles, want_sign=True if cls is SignedGraph else None,
+                              graph_class=cls, options=options, owner=f"{cls.__name__}.from_edgelist")
 
     # -- accessors ----------------------------------------------------
     @property
@@ -277,7 +325,10 @@ class SignedGraph(Graph):
     Input signs are ``numpy.sign`` of the value column: any positive value is
     +1, any negative value -1.  A value of 0 is kept as a positive edge by
     default (graphB+'s rule) and flagged in ``zero_sign``; ``zero_sign="drop"``
-    removes such edges instead.
+    removes such edges instead.  Boolean sign columns (``True``/``False``,
+    ``true``/``false`` text) are refused rather than guessed (is ``False`` a
+    negative edge or a zero?): map them to +1/-1 explicitly.  NaN and
+    infinite signs are refused with their row (and line, for files).
     """
 
     def __init__(self, **kw):
@@ -297,34 +348,122 @@ class SignedGraph(Graph):
 # building from raw columns: cleaning, component, numbering, CSR
 # ---------------------------------------------------------------------------
 
-def _factorize_labels(src, dst, source_name: str):
-    """Map arbitrary labels (ints, huge ints, strings) to dense codes.
+RowWhere = Callable[[int], int]
+"""Maps a 0-based data row to its 1-based line in the input file (file input only)."""
 
-    Returns (uniques, codes_src, codes_dst); uniques are sorted.
+
+def _at_row(row: int, locate: RowWhere | None) -> str:
+    return f"data row {row} (0-based)" if locate is None else f"data row {row} (line {locate(row)})"
+
+
+def _row_error(source_name: str, message: str, row: int, locate: RowWhere | None,
+               suffix: str = "") -> GraphInputError:
+    """``message`` about one data row: a GraphFormatError with the line for file input."""
+    if locate is None:
+        return GraphInputError(f"{source_name}: {message} in {_at_row(row, None)}{suffix}")
+    return GraphFormatError(f"{message} in data row {row} (0-based){suffix}", path=source_name,
+                            line=locate(row))
+
+
+def _integral_floats(a: np.ndarray, source_name: str, locate: RowWhere | None) -> np.ndarray:
+    """Float ids that are whole numbers within int64, as int64 (exact: no rounding anywhere)."""
+    bad = ~np.isfinite(a)
+    if bad.any():
+        raise _row_error(source_name, "vertex id is NaN or infinite", int(np.flatnonzero(bad)[0]), locate)
+    bad = (a != np.round(a)) | (np.abs(a) >= 2.0**63)
+    if bad.any():
+        r = int(np.flatnonzero(bad)[0])
+        raise _row_error(source_name, f"vertex id {short_repr(float(a[r]))} is not an integer within "
+                         "int64 (pass ids as integers or strings)", r, locate)
+    return a.astype(np.int64)
+
+
+def exact_int_array(values: list) -> np.ndarray:
+    """Python ints as int64, else uint64, else exact Python ints (object)."""
+    lo, hi = (min(values), max(values)) if values else (0, 0)
+    if lo >= -(2**63) and hi < 2**63:
+        return np.asarray(values, dtype=np.int64)
+    if lo >= 0 and hi < 2**64:
+        return np.asarray(values, dtype=np.uint64)
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+def _common_ints(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two integer columns in one dtype that holds every value exactly (never float)."""
+    if a.dtype == b.dtype:
+        return a, b
+    lo = min(int(a.min()) if a.size else 0, int(b.min()) if b.size else 0)
+    hi = max(int(a.max()) if a.size else 0, int(b.max()) if b.size else 0)
+    if lo >= -(2**63) and hi < 2**63:
+        return a.astype(np.int64), b.astype(np.int64)
+    if lo >= 0:
+        return a.astype(np.uint64), b.astype(np.uint64)
+    return np.array(a.tolist(), dtype=object), np.array(b.tolist(), dtype=object)
+
+
+def _is_int_value(x: Any) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _object_labels(both: np.ndarray, source_name: str, locate: RowWhere | None, n_src: int) -> np.ndarray:
+    """Object labels checked for gaps; all-int columns become exact integer arrays.
+
+    Typed labels keep their identity: the int ``1`` and the string ``"1"``
+    are different vertices (as in networkx).  Only text files have the
+    ``007`` / ``7`` question, settled by :func:`rapids_balance.read_edgelist`'s ``ids`` rule.
     """
+    import pandas as pd
+
+    miss = pd.isna(both)
+    if miss.any():
+        r = int(np.flatnonzero(miss)[0])
+        raise _row_error(source_name, "missing vertex id (None/NaN)", r % n_src if n_src else r, locate)
+    if all(_is_int_value(x) for x in both.tolist()):
+        return exact_int_array(both.tolist())
+    return both
+
+
+def _factorize_labels(src, dst, source_name: str, *, locate: RowWhere | None = None):
+    """Map labels (ints of any size, strings) to dense codes, exactly (no float round trip).
+
+    Returns (uniques, codes_src, codes_dst); uniques are sorted (ints before
+    strings when both occur), so internal ids follow label order.  Integer
+    columns of different dtypes (int64 and uint64) are joined in a dtype
+    that holds both exactly.
+    """
+    import pandas as pd
+
     src = np.asarray(src)
     dst = np.asarray(dst)
-    both = np.concatenate([src, dst])
-    if both.dtype.kind == "f":
-        if not np.isfinite(both).all():
-            bad = int(np.flatnonzero(~np.isfinite(both))[0] % max(src.size, 1))
-            raise GraphInputError(f"{source_name}: vertex id is NaN or infinite in row {bad}")
-        if not (both == np.round(both)).all():
-            bad = int(np.flatnonzero(both != np.round(both))[0] % max(src.size, 1))
-            raise GraphInputError(f"{source_name}: vertex id {both[bad]!r} in row {bad} is not an integer")
-        both = both.astype(np.int64)
-    elif both.dtype.kind == "O":
-        types = {type(x) for x in both[: min(both.size, 1_000_000)]}
-        if any(x is None for x in both) or float in types and any(x != x for x in both if isinstance(x, float)):
-            raise GraphInputError(f"{source_name}: missing vertex id (None/NaN)")
-        if len(types) > 1 and not types <= {int, np.int64, np.int32}:
-            both = both.astype(str)
+    n_src = src.size
+    cols = []
+    for a in (src, dst):
+        if a.dtype.kind == "b":
+            raise GraphInputError(f"{source_name}: vertex ids are booleans; use integers or strings")
+        if a.dtype.kind == "f":
+            a = _integral_floats(a, source_name, locate)
+        elif a.dtype.kind not in "iu":
+            a = a.astype(object)
+        cols.append(a)
+    src, dst = cols
+    if src.dtype.kind in "iu" and dst.dtype.kind in "iu":
+        src, dst = _common_ints(src, dst)
+        both = np.concatenate([src, dst])
+    else:
+        both = _object_labels(np.concatenate([src.astype(object), dst.astype(object)]), source_name, locate,
+                              n_src)
     try:
-        uniques, codes = np.unique(both, return_inverse=True)
+        codes, uniques = pd.factorize(both, sort=True)
     except TypeError as exc:
-        raise GraphInputError(f"{source_name}: vertex ids of mixed, unorderable types ({exc})") from None
-    codes = codes.reshape(-1).astype(np.int64)
-    return uniques, codes[: src.size], codes[src.size:]
+        raise GraphInputError(f"{source_name}: vertex ids of mixed, unorderable types ({exc}); convert them "
+                              "to one type") from None
+    uniques = np.asarray(uniques)
+    if uniques.dtype.kind not in "iuO":
+        uniques = uniques.astype(object)
+    codes = codes.astype(np.int64, copy=False)
+    return uniques, codes[:n_src], codes[n_src:]
 
 
 def _py(x):
@@ -332,39 +471,75 @@ def _py(x):
     return x.item() if isinstance(x, np.generic) else x
 
 
-def numeric_values(values, what: str, source_name: str, *, finite: bool = True) -> np.ndarray:
+def numeric_values(values, what: str, source_name: str, *, finite: bool = True,
+                   locate: RowWhere | None = None) -> np.ndarray:
     """``values`` as a numeric array, or a :class:`GraphInputError` naming ``what``.
 
-    Strings that parse as numbers are accepted.  With ``finite`` a NaN or
-    infinite value is an error naming its (0-based) data row.
+    Strings that parse as numbers are accepted.  Booleans are refused (is
+    ``False`` a negative edge or a zero?): map them to numbers explicitly.
+    With ``finite`` a NaN or infinite value is an error naming its data row
+    (and its line, for file input).
     """
     v = np.asarray(values)
-    if v.dtype.kind not in "biuf":
+    if v.dtype.kind in "mM":
+        raise GraphInputError(f"{source_name}: {what} holds dates or durations ({v.dtype}), not signs or "
+                              "weights; name the right column, or convert it to numbers explicitly")
+    if v.dtype.kind == "b" or (v.dtype.kind == "O" and v.size and isinstance(v.flat[0], (bool, np.bool_))):
+        raise GraphInputError(
+            f"{source_name}: {what} holds booleans (True/False); a sign or weight must be a number. "
+            "Map them explicitly, e.g. signs = np.where(column, 1, -1) (True -> +1, False -> -1)")
+    if v.dtype.kind not in "iuf":
         try:
             v = v.astype(np.float64)
-        except (TypeError, ValueError):
-            raise GraphInputError(f"{source_name}: {what} is not numeric (dtype {v.dtype})") from None
+        except (TypeError, ValueError, OverflowError):
+            bad = _first_non_numeric(v)
+            if bad is None:
+                raise GraphInputError(f"{source_name}: {what} is not numeric (dtype {v.dtype})") from None
+            raise _row_error(source_name, f"{what} is not numeric: {short_repr(v[bad])}", bad,
+                             locate) from None
     if finite and v.dtype.kind == "f" and not np.isfinite(v).all():
         bad = int(np.flatnonzero(~np.isfinite(v))[0])
-        raise GraphInputError(f"{source_name}: {what} is NaN or infinite in data row {bad} (0-based)")
+        raise _row_error(source_name, f"{what} is NaN or infinite ({float(v[bad])!r})", bad, locate)
     return v
 
 
-def _signs_from_values(values, source_name: str) -> np.ndarray:
-    return np.sign(numeric_values(values, "sign column", source_name)).astype(np.int8)
+def _first_non_numeric(v: np.ndarray) -> int | None:
+    import pandas as pd
+
+    num = pd.to_numeric(pd.Series(v, dtype=object), errors="coerce")
+    bad = np.flatnonzero(num.isna().to_numpy())
+    return int(bad[0]) if bad.size else None
+
+
+def _signs_from_values(values, source_name: str, locate: RowWhere | None = None) -> np.ndarray:
+    return np.sign(numeric_values(values, "sign column", source_name, locate=locate)).astype(np.int8)
+
+
+def check_build_options(owner: str, *, directed: Any = False, conflicts: Any = "first",
+                        zero_sign: Any = "positive", component: Any = "largest", numbering: Any = "sorted") -> None:
+    """The cleaning keywords, checked before any work (one message style, see ``_validation``)."""
+    from ._validation import check_bool, check_choice
+
+    check_bool(directed, "directed", owner)
+    for arg, val, allowed in (("conflicts", conflicts, CONFLICT_RULES), ("zero_sign", zero_sign, ZERO_SIGN_RULES),
+                              ("component", component, COMPONENT_RULES),
+                              ("numbering", numbering, NUMBERING_RULES)):
+        check_choice(val, arg, owner, allowed)
 
 
 def build_graph(src, dst, sign=None, weight=None, *, directed: bool = False,
                 conflicts: str = "first", zero_sign: str = "positive",
                 component: str = "largest", numbering: str = "sorted",
                 name: str = "", graph_class: type | None = None,
-                report: CleaningReport | None = None) -> Graph:
+                report: CleaningReport | None = None, locate: RowWhere | None = None) -> Graph:
     """Clean raw edge columns and build a :class:`Graph` / :class:`SignedGraph`.
 
     Parameters
     ----------
     src, dst : array-like
-        Edge endpoints as original labels (integers of any size, or strings).
+        Edge endpoints as original labels (integers of any size, or strings),
+        kept exactly: int64 and uint64 columns are joined without floats,
+        and the int ``1`` and the string ``"1"`` are different vertices.
     sign : array-like, optional
         Numeric values whose sign is the edge sign (ratings work: sign(rating)).
     weight : array-like, optional
@@ -384,18 +559,32 @@ def build_graph(src, dst, sign=None, weight=None, *, directed: bool = False,
         Internal ids by sorted label, or graphB+'s first-appearance order over
         the unique edges sorted by (min label, max label, sign), redone within
         the largest component.
+    locate : callable, optional
+        0-based data row -> 1-based file line, so errors name the line.
 
     Returns
     -------
     Graph or SignedGraph
         With ``.cleaning`` holding the counted :class:`CleaningReport`.
+
+    Raises
+    ------
+    InvalidParameterError
+        A cleaning keyword is not one of its documented values.
+    GraphInputError
+        Empty input, missing or non-integral ids, non-numeric / NaN /
+        infinite / boolean signs or weights, nothing left after cleaning,
+        ``conflicts="error"`` / ``zero_sign="error"`` violations (naming the
+        data row, and the line for file input).
+
+    Examples
+    --------
+    >>> g = build_graph([1, 2, 3], [2, 3, 1], sign=[1, -1, 1])
+    >>> g.n, g.m, g.cleaning.self_loops
+    (3, 3, 0)
     """
-    for arg, val, allowed in (("conflicts", conflicts, CONFLICT_RULES),
-                              ("zero_sign", zero_sign, ZERO_SIGN_RULES),
-                              ("component", component, COMPONENT_RULES),
-                              ("numbering", numbering, NUMBERING_RULES)):
-        if val not in allowed:
-            raise ValueError(f"{arg} must be one of {allowed}, got {val!r}")
+    check_build_options("build_graph", directed=directed, conflicts=conflicts, zero_sign=zero_sign,
+                        component=component, numbering=numbering)
     if graph_class is None:
         graph_class = SignedGraph if sign is not None else Graph
     rep = report if report is not None else CleaningReport(source=name or "<arrays>")
@@ -414,12 +603,15 @@ def build_graph(src, dst, sign=None, weight=None, *, directed: bool = False,
     if directed and graph_class is SignedGraph:
         raise GraphInputError("signed graphs are undirected; pass directed=False")
 
-    sgn = None if sign is None else _signs_from_values(sign, src_name)
+    sgn = None if sign is None else _signs_from_values(sign, src_name, locate)
     if sgn is not None and sgn.size != k:
         raise GraphInputError(f"{src_name}: sign column length {sgn.size} != {k} edges")
-    wgt = None if weight is None else numeric_values(weight, "weight column", src_name).astype(np.float64)
+    wgt = None if weight is None else numeric_values(weight, "weight column", src_name,
+                                                     locate=locate).astype(np.float64)
+    if wgt is not None and wgt.size != k:
+        raise GraphInputError(f"{src_name}: weight column length {wgt.size} != {k} edges")
 
-    uniques, cu, cv = _factorize_labels(src, dst, src_name)
+    uniques, cu, cv = _factorize_labels(src, dst, src_name, locate=locate)
     rep.vertices_in_input = int(uniques.size)
     row = np.arange(k, dtype=np.int64)
 
@@ -433,7 +625,7 @@ def build_graph(src, dst, sign=None, weight=None, *, directed: bool = False,
         if zmask.any():
             if zero_sign == "error":
                 r = int(np.flatnonzero(zmask)[0])
-                raise GraphInputError(f"{src_name}: sign 0 in data row {r} (0-based; zero_sign='error')")
+                raise _row_error(src_name, "sign 0", r, locate, " (zero_sign='error'; use 'positive' or 'drop')")
             if zero_sign == "drop":
                 rep.zero_sign_dropped = int(zmask.sum())
                 keep &= ~zmask
@@ -474,11 +666,12 @@ def build_graph(src, dst, sign=None, weight=None, *, directed: bool = False,
         if n_conf:
             if conflicts == "error":
                 gi = int(np.flatnonzero(conflict)[0])
-                rows_g = row[group == gi]
+                rows_g = row[group == gi].tolist()[:5]
+                lines = "" if locate is None else f", lines {[locate(r) for r in rows_g]}"
                 raise GraphInputError(
                     f"{src_name}: {n_conf} vertex pairs appear with both signs, e.g. "
-                    f"({_py(uniques[a[first][gi]])!r}, {_py(uniques[b[first][gi]])!r}) in data rows "
-                    f"{rows_g.tolist()[:5]} (0-based; conflicts='error'; use 'first' or 'drop')")
+                    f"({short_repr(_py(uniques[a[first][gi]]), 40)}, {short_repr(_py(uniques[b[first][gi]]), 40)}) "
+                    f"in data rows {rows_g} (0-based{lines}; conflicts='error'; use 'first' or 'drop')")
             in_conf = conflict[group]
             if conflicts == "drop":
                 rep.conflict_rows_dropped = int(in_conf.sum())
@@ -596,10 +789,36 @@ def graph_from_any(obj: Any, *, source: Any = None, target: Any = None, sign: An
                    weight: Any = None, **options) -> Graph:
     """Coerce user input (our graphs, files, DataFrames, networkx, cuGraph) to a Graph.
 
-    ``source``, ``target``, ``sign`` and ``weight`` name the columns (or
-    positions, or networkx edge attributes) that play each role, as in
-    :func:`rapids_balance.read_edgelist`; ``None`` leaves the choice to the
-    input's format or recognised names.
+    Parameters
+    ----------
+    obj : Graph, str or path-like, DataFrame / table / mapping, tuple, networkx or cuGraph graph
+        A built graph is returned as it is; a path is read with
+        :func:`rapids_balance.read_edgelist`.
+    source, target, sign, weight : str or int, optional
+        The columns (names or 0-based positions; networkx: edge attributes)
+        that play each role, as in :func:`rapids_balance.read_edgelist`;
+        ``None`` leaves the choice to the input's format or recognised
+        names.  A column is never taken as the sign by position alone.
+    **options
+        ``signed`` (True: a sign column is required, and its absence is an
+        error listing the columns and the keyword to pass), and the cleaning
+        options of :func:`rapids_balance.read_edgelist`.
+
+    Returns
+    -------
+    Graph or SignedGraph
+
+    Raises
+    ------
+    GraphInputError
+        See :func:`rapids_balance.io.coerce_graph`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> g = graph_from_any(pd.DataFrame({"src": [1, 2], "dst": [2, 3], "sign": [1, -1]}))
+    >>> type(g).__name__, g.m
+    ('SignedGraph', 2)
     """
     if isinstance(obj, Graph):
         return obj

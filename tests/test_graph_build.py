@@ -397,13 +397,17 @@ def test_coerce_graph_inputs():
     assert isinstance(g3, rb.SignedGraph) and g3.m == g.m
     w = coerce_graph(pd.DataFrame({"from": [1, 2], "to": [2, 3], "weight": [0.5, 2.0]}))
     assert type(w) is rb.Graph and w.weight.tolist() == [0.5, 2.0]
-    ws = coerce_graph(pd.DataFrame({"from": [1, 2], "to": [2, 3], "weight": [0.5, -2.0]}), signed=True)
+    # a weight column is never silently the sign: it must be named
+    with pytest.raises(GraphInputError, match=r"no sign column.*'from', 'to', 'weight'.*sign=<column>"):
+        coerce_graph(pd.DataFrame({"from": [1, 2], "to": [2, 3], "weight": [0.5, -2.0]}), signed=True)
+    ws = coerce_graph(pd.DataFrame({"from": [1, 2], "to": [2, 3], "weight": [0.5, -2.0]}), sign="weight")
     assert isinstance(ws, rb.SignedGraph) and ws.sign.tolist() == [1, -1]
+    assert ws.cleaning.columns["sign"] == {"column": "weight", "why": "named by the user"}
     u = coerce_graph(pd.DataFrame({"u": [1, 2], "v": [2, 3], "sign": [1, -1]}), signed=False)
     assert type(u) is rb.Graph and u.weight.tolist() == [1.0, -1.0]
     with pytest.raises(GraphInputError, match="cannot make a graph"):
         coerce_graph(42)
-    with pytest.raises(GraphInputError, match="cannot tell the endpoint columns"):
+    with pytest.raises(GraphInputError, match="cannot tell the source and target columns"):
         coerce_graph(pd.DataFrame({"only": [1]}))
 
 

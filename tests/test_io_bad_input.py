@@ -115,9 +115,9 @@ def test_signed_and_directed_is_refused():
 
 
 def test_unknown_format_and_rules_are_refused():
-    with pytest.raises(ValueError, match="format must be"):
+    with pytest.raises(ValueError, match="The 'format' parameter of read_edgelist must be one of"):
         rb.read_edgelist(b"1,2,1\n", format="xml")
-    with pytest.raises(ValueError, match="conflicts must be"):
+    with pytest.raises(ValueError, match="The 'conflicts' parameter of read_edgelist must be one of"):
         rb.read_edgelist(b"1,2,1\n", conflicts="last")
 
 

@@ -11,14 +11,15 @@ out-edge.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..errors import GraphInputError
-from ..graph import Graph, SignedGraph, _py, build_graph, numeric_values
-from ..io._frames import guess_columns
+from ..graph import CleaningReport, Graph, SignedGraph, _py, build_graph, numeric_values
+from ..io._roles import resolve_roles
 
 _WEIGHT_HELP = ("weight must be None (unweighted), 'weight', 'abs', the name of a column / "
                 "edge attribute, an array of one length per edge, or a callable")
@@ -97,8 +98,16 @@ def _module_of(obj) -> str:
     return type(obj).__module__.split(".")[0]
 
 
-def coerce_input(obj: Any, weight, directed: bool | None, *, for_edges: bool) -> tuple[Graph, np.ndarray | None]:
-    """(graph, validated lengths or None) from any supported input."""
+def coerce_input(obj: Any, weight, directed: bool | None, *, for_edges: bool, source: Any = None,
+                 target: Any = None, sign: Any = None) -> tuple[Graph, np.ndarray | None]:
+    """(graph, validated lengths or None) from any supported input.
+
+    ``source``, ``target`` and ``sign`` name columns (names or 0-based
+    positions) of a table or file; ``sign`` is the value column whose
+    magnitude ``weight="abs"`` takes.  A file path is read with
+    :func:`~rapids_balance.read_edgelist` (unsigned unless ``sign`` is given).
+    """
+    roles = {"source": source, "target": target, "sign": sign}
     if isinstance(obj, Graph):
         g = obj
         if directed is not None and bool(directed) != g.directed:
@@ -106,17 +115,24 @@ def coerce_input(obj: Any, weight, directed: bool | None, *, for_edges: bool) ->
                 f"directed={directed} but the graph is {'directed' if g.directed else 'undirected'}; "
                 "build the graph with the direction you want")
         raw = _lengths_for_graph(g, weight)
+    elif isinstance(obj, (str, os.PathLike)):
+        return coerce_input(_read_file(obj, weight, directed, roles), _file_weight(weight), directed,
+                            for_edges=for_edges)
     elif _module_of(obj) == "networkx":
+        for role, val in roles.items():
+            if val is not None:
+                raise GraphInputError(f"{role}= names a table column; a networkx graph has none (its nodes "
+                                      "are the vertices; weight= names the edge attribute holding lengths)")
         g, raw = _from_networkx(obj, weight, directed, for_edges)
     elif _module_of(obj) == "cugraph":
         g, raw = _from_cugraph(obj, weight, directed)
     elif hasattr(obj, "columns") or hasattr(obj, "to_pandas") or hasattr(obj, "column_names"):
-        g, raw = _from_frame(obj, weight, directed)
+        g, raw = _from_frame(obj, weight, directed, roles)
     else:
         from ..graph import graph_from_any
 
         try:
-            g = graph_from_any(obj)
+            g = graph_from_any(obj, **{k: v for k, v in roles.items() if v is not None})
         except ImportError:
             raise GraphInputError(f"cannot compute betweenness of a {type(obj).__name__}: pass a Graph, "
                                   "an edge-list DataFrame, a networkx or a cuGraph graph") from None
@@ -125,6 +141,25 @@ def coerce_input(obj: Any, weight, directed: bool | None, *, for_edges: bool) ->
         return g, None
     lab = g.labels
     return g, validate_lengths(raw, lab[g.edge_src], lab[g.edge_dst], g.name or type(obj).__name__)
+
+
+def _file_weight(weight):
+    """The ``weight`` argument once a file was read with its length column as the graph's weight."""
+    if isinstance(weight, (str, int)) and not isinstance(weight, bool) and weight != "abs":
+        return "weight"
+    return weight
+
+
+def _read_file(path, weight, directed, roles: dict[str, Any]) -> Graph:
+    """A file for betweenness: unsigned (signed when ``sign=`` is given), lengths from ``weight``."""
+    from ..io import read_edgelist
+
+    given = {k: v for k, v in roles.items() if v is not None}
+    column = weight if isinstance(weight, (str, int)) and not isinstance(weight, bool) and \
+        weight not in ("weight", "abs") else None
+    if "sign" in given:
+        return read_edgelist(path, signed=True, weight="abs" if weight == "abs" else column, **given)
+    return read_edgelist(path, signed=False, directed=bool(directed), weight=column, **given)
 
 
 def _from_networkx(G, weight, directed, for_edges) -> tuple[Graph, np.ndarray | None]:
@@ -193,17 +228,18 @@ def _from_networkx(G, weight, directed, for_edges) -> tuple[Graph, np.ndarray | 
     return g, raw
 
 
-def _from_frame(df, weight, directed) -> tuple[Graph, np.ndarray | None]:
+def _from_frame(df, weight, directed, roles: dict[str, Any] | None = None) -> tuple[Graph, np.ndarray | None]:
     if not hasattr(df, "columns") or not hasattr(df, "iloc"):
         df = df.to_pandas()
     elif type(df).__module__.startswith("cudf"):
         df = df.to_pandas()
     cols = list(df.columns)
-    # the same column names as read_edgelist / graph_from_any recognise
-    guess = guess_columns(cols)
-    scol, tcol = guess["source"], guess["target"]
-    if scol is None or tcol is None:
-        raise GraphInputError(f"edge list has no source and target columns (columns: {cols})")
+    roles = dict(roles or {})
+    if isinstance(weight, str) and weight not in ("abs", "weight") and weight not in cols:
+        raise GraphInputError(f"edge list has no column {weight!r} (columns: {cols})")
+    named_weight = weight if isinstance(weight, str) and weight != "abs" and weight in cols else None
+    # the same column rules as read_edgelist / graph_from_any
+    res = resolve_roles(cols, {**roles, "weight": named_weight}, where="edge list", want_sign=None)
     raw = None
     if weight is None:
         pass
@@ -211,26 +247,27 @@ def _from_frame(df, weight, directed) -> tuple[Graph, np.ndarray | None]:
         raw = np.asarray(weight(df))
     elif isinstance(weight, str):
         if weight == "abs":
-            wcol = guess["weight"] if guess["weight"] is not None else guess["sign"]
+            wcol = res.weight if res.weight is not None else res.sign
             if wcol is None:
-                raise GraphInputError("weight='abs' but the edge list has no value column")
-            raw = np.abs(np.asarray(df[wcol], dtype=np.float64))
-        elif weight in cols:
-            raw = np.asarray(df[weight])
-        elif weight != "weight":
-            raise GraphInputError(f"edge list has no column {weight!r} (columns: {cols})")
+                raise GraphInputError(f"weight='abs' but the edge list has no value column among {cols}; "
+                                      "name it with sign=<column>")
+            raw = np.abs(numeric_values(np.asarray(df[wcol]), f"column {wcol!r}", "edge list",
+                                        finite=False).astype(np.float64))
+        elif res.weight is not None:
+            raw = np.asarray(df[res.weight])
         # weight="weight" without such a column: unweighted, as networkx
     else:
         raw = np.asarray(weight)
         if raw.ndim != 1 or raw.size != len(df):
             raise GraphInputError(f"weight array must have one length per row ({len(df)}), got shape {raw.shape}")
-    src = np.asarray(df[scol])
-    dst = np.asarray(df[tcol])
+    src = np.asarray(df[res.source])
+    dst = np.asarray(df[res.target])
     if raw is not None:
         # rows are checked before cleaning so the error names an input row
         validate_lengths(raw, src, dst, "edge list")
+    report = CleaningReport(source="edge list", columns=res.report())
     g = build_graph(src, dst, weight=raw, directed=bool(directed), component="all",
-                    name="edge list", graph_class=Graph)
+                    name="edge list", graph_class=Graph, report=report)
     return g, g.weight
 
 

@@ -14,6 +14,13 @@ coerce_graph
     Any supported input to a Graph (used by ``graph_from_any``).
 from_networkx, to_networkx, from_cugraph
     Converters.
+
+Column roles follow one rule everywhere (:mod:`rapids_balance.io._roles`):
+a column is the source, target, sign or weight when the user names it
+(``source=``, ``target=``, ``sign=``, ``weight=``: a name or a 0-based
+position), when the file format fixes it, or when its name is a recognised
+one; never by position alone.  ``graph.cleaning.columns`` records each role
+and why.
 """
 
 from __future__ import annotations

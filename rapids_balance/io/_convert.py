@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
 
-from ..errors import GraphInputError
-from ..graph import Graph, SignedGraph, build_graph
-from ._frames import edgelist_columns, guess_columns, table_kind
+from ..errors import GraphInputError, short_repr
+from ..graph import CleaningReport, Graph, SignedGraph, build_graph, check_build_options, exact_int_array
+from ._frames import edgelist_columns, table_kind, table_to_graph
+from ._roles import WHY_USER, resolve_roles
 
 __all__ = ["from_networkx", "to_networkx", "from_cugraph", "coerce_graph", "relabel_from_table"]
 
 _BUILD_OPTIONS = ("directed", "conflicts", "zero_sign", "component", "numbering", "name")
 
 
-def _build_options(options: dict[str, Any]) -> dict[str, Any]:
+def _build_options(options: dict[str, Any], owner: str = "coerce_graph") -> dict[str, Any]:
+    """The cleaning keywords of :func:`build_graph`, checked before any work."""
     unknown = set(options) - set(_BUILD_OPTIONS)
     if unknown:
-        raise TypeError(f"unexpected option(s) {sorted(unknown)}; allowed: {_BUILD_OPTIONS}")
+        raise TypeError(f"{owner}() got unexpected keyword(s) {sorted(unknown)}; allowed: {_BUILD_OPTIONS}")
+    check_build_options(owner, **{k: v for k, v in options.items() if k != "name"})
     return options
 
 
@@ -31,9 +35,7 @@ def _object_array(items: list) -> np.ndarray:
 
 def _labels_array(items: list) -> np.ndarray:
     if items and all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in items):
-        lo, hi = min(items), max(items)
-        if -(2**63) <= lo and hi < 2**63:
-            return np.asarray(items, dtype=np.int64)
+        return exact_int_array(items)
     return _object_array(items)
 
 
@@ -76,9 +78,9 @@ def from_networkx(G: Any, sign: str | None = "sign", weight: str | None = None, 
     >>> from_networkx(G).m
     2
     """
-    opts = _build_options(dict(options))
+    opts = _build_options(dict(options), "from_networkx")
     src, dst, sgn, wgt = [], [], [], []
-    for k, (u, v, data) in enumerate(G.edges(data=True)):
+    for u, v, data in G.edges(data=True):
         src.append(u)
         dst.append(v)
         for attr, store in ((sign, sgn), (weight, wgt)):
@@ -87,21 +89,52 @@ def from_networkx(G: Any, sign: str | None = "sign", weight: str | None = None, 
             try:
                 store.append(data[attr])
             except KeyError:
-                raise GraphInputError(f"networkx edge ({u!r}, {v!r}) has no {attr!r} attribute "
-                                      f"(its attributes: {sorted(data)}); pass sign=/weight= naming the "
-                                      "attribute, or sign=None for an unsigned graph") from None
+                raise _missing_attribute(G, u, v, data, attr, "sign" if store is sgn else "weight") from None
     if not src:
         raise GraphInputError("the networkx graph has no edges")
     opts.setdefault("name", str(G.name) if getattr(G, "name", "") else "networkx")
     isolated = sum(1 for n in G.nodes if G.degree(n) == 0)
+    report = CleaningReport(source=f"networkx.{type(G).__name__}")
+    for role, attr in (("sign", sign), ("weight", weight)):
+        if attr is not None:
+            report.columns[role] = {"column": attr, "why": "edge attribute"}
     g = build_graph(_labels_array(src), _labels_array(dst),
-                    sign=np.asarray(sgn, dtype=np.float64) if sign is not None else None,
-                    weight=np.asarray(wgt, dtype=np.float64) if weight is not None else None,
-                    graph_class=SignedGraph if sign is not None else Graph, **opts)
-    g.cleaning.source = f"networkx.{type(G).__name__}"
+                    sign=_attribute_values(sgn) if sign is not None else None,
+                    weight=_attribute_values(wgt) if weight is not None else None,
+                    graph_class=SignedGraph if sign is not None else Graph, report=report, **opts)
     if isolated:
         g.cleaning.notes.append(f"{isolated} node(s) without edges are not stored")
     return g
+
+
+def _attribute_values(values: list) -> np.ndarray:
+    # no dtype forced: booleans and text must reach build_graph's checks as they are
+    out = np.asarray(values)
+    return out if out.dtype.kind in "biuf" else np.asarray(values, dtype=object)
+
+
+def _pm1_attributes(G: Any) -> list[str]:
+    """Edge attributes whose every value is -1 or +1 (a sign stored under another name)."""
+    seen: dict[str, bool] = {}
+    for _, _, d in G.edges(data=True):
+        for k, val in d.items():
+            ok = isinstance(val, (int, float, np.integer, np.floating)) and not isinstance(val, bool) \
+                and val in (-1, 1)
+            seen[k] = seen.get(k, True) and ok
+    return [k for k, ok in seen.items() if ok]
+
+
+def _missing_attribute(G: Any, u: Any, v: Any, data: dict, attr: str, role: str) -> GraphInputError:
+    hint = ""
+    if role == "sign":
+        pm1 = [k for k in _pm1_attributes(G) if k != attr]
+        if pm1:
+            hint = (f"; edge attribute {pm1[0]!r} holds only -1/+1 values: pass sign={pm1[0]!r} to use it "
+                    "as the sign")
+    return GraphInputError(
+        f"networkx edge ({short_repr(u, 40)}, {short_repr(v, 40)}) has no {attr!r} attribute (its attributes: "
+        f"{sorted(map(str, data))}){hint}; pass {role}=<attribute> naming the edge attribute"
+        + (", or sign=None for an unsigned graph" if role == "sign" else ""))
 
 
 def to_networkx(graph: Graph) -> Any:
@@ -206,86 +239,138 @@ def from_cugraph(G: Any, sign: str | None = None, weight: str | None = None, **o
     2
     """
     _require_cugraph()
-    opts = _build_options(dict(options))
+    opts = _build_options(dict(options), "from_cugraph")
     edges = G.view_edge_list()  # original vertex ids, also for renumbered graphs
     cols = list(edges.columns)
-    guess = guess_columns(cols)
-    src_col = getattr(G, "source_columns", None) or guess["source"]
-    dst_col = getattr(G, "destination_columns", None) or guess["target"]
+    src_col = getattr(G, "source_columns", None)
+    dst_col = getattr(G, "destination_columns", None)
     src_col = src_col[0] if isinstance(src_col, list) else src_col
     dst_col = dst_col[0] if isinstance(dst_col, list) else dst_col
-    value = next((c for c in cols if c not in (src_col, dst_col)), None)
-    if sign is None and weight is None:
-        sign = value
-    u, v, s, w = edgelist_columns(edges, source=src_col, target=dst_col, sign=sign, weight=weight)
+    res = resolve_roles(cols, {"source": src_col, "target": dst_col, "sign": sign, "weight": weight},
+                        where="cugraph edge list", want_sign=None)
+    for role, key in (("source", src_col), ("target", dst_col)):
+        if key is not None:
+            res.why[role] = "fixed by the cuGraph graph"
+    if res.sign is None and res.weight is None and len(res.unused) == 1:
+        # a cuGraph graph carries one value per edge: its edge attribute, fixed by cuGraph
+        res.sign, res.why["sign"] = res.unused[0], "fixed by the cuGraph edge list (its one edge value)"
+    u, v, s, w = edgelist_columns(edges, source=res.source, target=res.target, sign=res.sign, weight=res.weight)
     opts.setdefault("name", "cugraph")
-    return build_graph(u, v, sign=s, weight=w, graph_class=SignedGraph if s is not None else Graph, **opts)
+    report = CleaningReport(source="cugraph", columns=res.report())
+    return build_graph(u, v, sign=s, weight=w, graph_class=SignedGraph if s is not None else Graph,
+                       report=report, **opts)
 
 
-def coerce_graph(obj: Any, *, signed: bool | None = None, **options) -> Graph:
+def coerce_graph(obj: Any, *, signed: bool | None = None, source: Any = None, target: Any = None,
+                 sign: Any = None, weight: Any = None, **options) -> Graph:
     """Turn user input into a :class:`Graph` (used by every public algorithm).
 
-    Accepts our graphs (returned as they are), DataFrames / tables / dicts of
-    arrays (columns recognised by name: ``src``/``dst`` or ``source``/``target``
-    or ``from``/``to`` ...; ``sign`` and/or ``weight``), networkx graphs
-    (signed when edges have a ``sign`` attribute) and cuGraph graphs.
+    Accepts our graphs (returned as they are), a file (a path: read with
+    :func:`read_edgelist`), DataFrames / tables / dicts of arrays, tuples of
+    arrays, networkx graphs and cuGraph graphs.
 
     Parameters
     ----------
-    obj : Graph, DataFrame, mapping, networkx or cuGraph graph
+    obj : Graph, str or path-like, DataFrame, mapping, tuple, networkx or cuGraph graph
     signed : bool, optional
-        Force a signed (True) or unsigned (False) graph; default: signed when a
-        sign column/attribute exists.
+        Require a signed graph (True) or build an unsigned one (False);
+        default: signed when a sign column / attribute is named or recognised.
+    source, target, sign, weight : str or int, optional
+        The column (name or 0-based position; for networkx: the edge
+        attribute) playing each role.  Unnamed roles come from the file
+        format or from recognised names only (see :func:`read_edgelist`).
     **options
-        Cleaning options, as in :func:`read_edgelist`.
+        Cleaning options, as in :func:`read_edgelist` (``conflicts``,
+        ``zero_sign``, ``component``, ``numbering``, ``directed``, ``name``;
+        for files also ``format``, ``member``, ``ids``).  Typed inputs keep
+        their ids as stored (the int ``1`` and the string ``"1"`` differ).
+
+    Returns
+    -------
+    Graph or SignedGraph
 
     Raises
     ------
     GraphInputError
-        The input type is not supported, or endpoint columns cannot be found.
+        The input type is not supported, the columns cannot be told apart,
+        or ``signed=True`` and no sign column / attribute exists (the
+        message lists what exists and the keyword to pass).
+    InvalidParameterError
+        A cleaning option has a wrong value.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"source": [1, 2], "target": [2, 3], "time": [10, 20], "trust": [1, -1]})
+    >>> coerce_graph(df, sign="trust").sign.tolist()
+    [1, -1]
     """
     if isinstance(obj, Graph):
         return obj
+    roles = {"source": source, "target": target, "sign": sign, "weight": weight}
+    if isinstance(obj, (str, os.PathLike)):
+        from ._reader import read_edgelist
+
+        return read_edgelist(obj, signed=signed, **{k: v for k, v in roles.items() if v is not None}, **options)
     mod = type(obj).__module__.split(".")[0]
     if mod == "networkx":
-        has_sign = any("sign" in d for _, _, d in obj.edges(data=True))
-        has_weight = any("weight" in d for _, _, d in obj.edges(data=True))
-        use_sign = has_sign if signed is None else signed
-        if use_sign:
-            return from_networkx(obj, sign="sign" if has_sign else "weight",
-                                 weight="weight" if has_sign and has_weight else None, **options)
-        return from_networkx(obj, sign=None, weight="weight" if has_weight else None, **options)
+        return _coerce_networkx(obj, signed, roles, options)
     if mod == "cugraph":
-        return from_cugraph(obj, **options)
+        return from_cugraph(obj, sign=sign, weight=weight, **options)
+    opts = _build_options(dict(options))
     kind = table_kind(obj)
     if kind in ("pandas", "polars", "pyarrow", "cudf", "dask", "mapping"):
-        if kind == "dask":
-            obj = obj.compute()
-        if kind == "polars" and not hasattr(obj, "get_column"):
-            obj = obj.collect()
-        cols = list(obj.column_names) if kind == "pyarrow" else list(obj.keys() if kind == "mapping"
-                                                                      else obj.columns)
-        guess = guess_columns(cols)
-        if guess["source"] is None:
-            raise GraphInputError(f"cannot tell the endpoint columns of this table (columns {cols}); "
-                                  "name them src/dst or source/target, or use Graph.from_edgelist(...)")
-        sgn_col, wgt_col = guess["sign"], guess["weight"]
-        if signed is False:
-            sgn_col, wgt_col = None, wgt_col if wgt_col is not None else sgn_col
-        elif signed and sgn_col is None:
-            sgn_col, wgt_col = wgt_col, None
-        u, v, s, w = edgelist_columns(obj, source=guess["source"], target=guess["target"],
-                                      sign=sgn_col, weight=wgt_col)
-        return build_graph(u, v, sign=s, weight=w, graph_class=SignedGraph if s is not None else Graph,
-                           **_build_options(dict(options)))
+        return table_to_graph(obj, roles=roles, want_sign=signed,
+                              graph_class=Graph if signed is False else (SignedGraph if signed else None),
+                              options=opts, owner="coerce_graph")
     if kind == "sequence":
+        if any(val is not None for val in roles.values()):
+            raise GraphInputError("a tuple of arrays has no columns to name: pass (sources, targets[, values]) "
+                                  "without source=/target=/sign=/weight=, or a DataFrame")
         u, v, s, w = edgelist_columns(obj, sign=True if signed is not False else None)
         if signed is False:
             s, w = None, w if w is not None else s
-        return build_graph(u, v, sign=s, weight=w, graph_class=SignedGraph if s is not None else Graph,
-                           **_build_options(dict(options)))
+        return build_graph(u, v, sign=s, weight=w, graph_class=SignedGraph if s is not None else Graph, **opts)
     raise GraphInputError(f"cannot make a graph from {type(obj).__module__}.{type(obj).__name__}; pass a "
-                          "SignedGraph/Graph, a DataFrame with src/dst/sign columns, a networkx or cuGraph graph")
+                          "SignedGraph/Graph, a file path, a DataFrame with src/dst/sign columns, a networkx "
+                          "or cuGraph graph")
+
+
+def _coerce_networkx(G: Any, signed: bool | None, roles: dict[str, Any], options: dict[str, Any]) -> Graph:
+    """networkx: ``sign=`` / ``weight=`` name edge attributes; 'sign' and 'weight' are recognised."""
+    for role in ("source", "target"):
+        if roles[role] is not None:
+            raise GraphInputError(f"a networkx graph has no columns: {role}= does not apply (its nodes "
+                                  "are the vertices; sign= and weight= name edge attributes)")
+    attrs = set()
+    for _, _, d in G.edges(data=True):
+        attrs.update(d)
+    sign, weight = roles["sign"], roles["weight"]
+    if sign is None and signed is not False and "sign" in attrs:
+        sign = "sign"
+    if weight is None and "weight" in attrs and sign != "weight":
+        weight = "weight"
+    if signed is False:
+        if roles["sign"] is not None:
+            raise GraphInputError("sign= names a sign attribute, but signed=False asks for an unsigned graph")
+        sign = None
+    elif signed and sign is None:
+        pm1 = [k for k in _pm1_attributes(G) if k != "sign"]
+        hint = (f"; edge attribute {pm1[0]!r} holds only -1/+1 values: pass sign={pm1[0]!r} to use it as "
+                "the sign") if pm1 else ""
+        raise GraphInputError(f"the networkx graph has no 'sign' edge attribute (its edge attributes: "
+                              f"{sorted(map(str, attrs))}){hint}; name the sign attribute with sign=<attribute>")
+    g = from_networkx(G, sign=sign, weight=weight, **options)
+    if roles["sign"] is not None:
+        g.cleaning.columns["sign"]["why"] = WHY_USER
+    if roles["weight"] is not None:
+        g.cleaning.columns["weight"]["why"] = WHY_USER
+    if sign is None and signed is None:
+        pm1 = _pm1_attributes(G)
+        if pm1:
+            g.cleaning.notes.append(f"edge attribute {pm1[0]!r} holds only -1/+1 values and there is no "
+                                    f"'sign' attribute: pass sign={pm1[0]!r} to read it as the sign")
+    return g
 
 
 def relabel_from_table(graph: Graph, table: Any) -> Graph:

@@ -38,17 +38,20 @@ Formats (``format=`` names; aliases in :data:`ALIASES`):
 
 from __future__ import annotations
 
+import csv
 import io
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from ..errors import GraphFormatError
+from ..errors import GraphFormatError, short_repr
+from ._roles import SIGN_NAMES, SOURCE_NAMES, TARGET_NAMES, WEIGHT_NAMES
 
 __all__ = ["FORMATS", "ALIASES", "Parsed", "detect_format", "parse", "check_text",
-           "locate_problem", "canonical_format"]
+           "locate_problem", "canonical_format", "noncanonical_ints"]
 
 FORMATS = ("graphb", "csv", "snap", "bitcoin", "konect", "levorato", "mrel", "parquet")
 ALIASES = {
@@ -68,6 +71,9 @@ _MREL_ENTRY = re.compile(
 _VERTEX_TABLE_HEADERS = ({"node id", "user id"}, {"node id", "label"}, {"id", "name"})
 
 
+_RECOGNISED = set(SOURCE_NAMES) | set(TARGET_NAMES) | set(SIGN_NAMES) | set(WEIGHT_NAMES)
+
+
 @dataclass
 class Parsed:
     """A parsed file: columns plus what the file said about itself."""
@@ -79,26 +85,59 @@ class Parsed:
     header: bool = False           # columns are named by the file
     first_data_line: int = 1       # 1-based line of the first data row
     declared_vertices: int | None = None
+    header_line: int | None = None  # 1-based line read as column names
+    #: 0-based data row -> 1-based line (slow: only called on the error path)
+    locate: Callable[[int], int] | None = None
+    data: bytes = field(default=b"", repr=False)  # the text parsed (UTF-8), for the exact-id path
 
 
 # ---------------------------------------------------------------------------
 # text checks and detection
 # ---------------------------------------------------------------------------
 
-def canonical_format(fmt: str) -> str:
-    f = fmt.lower()
-    f = ALIASES.get(f, f)
-    if f not in FORMATS and f != "auto":
-        raise ValueError(f"format must be 'auto' or one of {FORMATS} (aliases {sorted(ALIASES)}), got {fmt!r}")
+def canonical_format(fmt: str, owner: str = "read_edgelist") -> str:
+    """The format's canonical name; aliases accepted, case-insensitive."""
+    from .._validation import check_choice
+
+    f = ALIASES.get(fmt.lower(), fmt.lower()) if isinstance(fmt, str) else fmt
+    check_choice(f, "format", owner, ("auto", *FORMATS, *sorted(ALIASES)))
     return f
 
 
-def check_text(data: bytes, name: str) -> bytes:
-    """Strip a UTF-8 BOM; reject empty and binary content with a clear error."""
+def _utf16(data: bytes) -> str | None:
+    """'utf-32' / 'utf-16' (BOM), 'utf-16-le' / 'utf-16-be' (NUL every other byte), or None."""
+    if data[:4] in (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff"):
+        return "utf-32"
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return "utf-16"
+    head = data[:4096]
+    if len(head) >= 4:
+        even, odd = head[0::2], head[1::2]
+        if odd.count(0) >= 0.9 * len(odd) and even.count(0) <= 0.1 * len(even):
+            return "utf-16-le"
+        if even.count(0) >= 0.9 * len(even) and odd.count(0) <= 0.1 * len(odd):
+            return "utf-16-be"
+    return None
+
+
+def check_text(data: bytes, name: str, notes: list[str] | None = None) -> bytes:
+    """Strip a UTF-8 BOM, decode UTF-16 (noted); reject empty and binary content with a clear error."""
+    encoding = _utf16(data)
+    if encoding is not None:
+        try:
+            data = data.decode(encoding).encode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise GraphFormatError(f"looks like UTF-16 text but does not decode as {encoding} "
+                                   f"(offset {exc.start}); re-save it as UTF-8", path=name) from None
+        if notes is not None:
+            notes.append(f"read as {encoding.upper()} text (decoded to UTF-8)")
     if data.startswith(_BOM):
         data = data[len(_BOM):]
     if not data.strip():
         raise GraphFormatError("empty file: no edge lines", path=name)
+    if data[:4] == b"PK\x03\x04":
+        raise GraphFormatError("a zip archive (or an Excel workbook), not a text edge list: unzip it, or "
+                               "export the sheet as CSV", path=name)
     head = data[:65536]
     if b"\x00" in head:
         raise GraphFormatError(
@@ -127,7 +166,61 @@ def _head_lines(data: bytes, k: int = 40) -> list[tuple[int, str]]:
 
 
 def _split(line: str, sep: str | None) -> list[str]:
-    return [f.strip() for f in line.split(sep)] if sep == "," else line.split()
+    if sep != ",":
+        return line.split()
+    if '"' in line:  # quoted fields: the csv module knows the quoting rules pandas applies
+        return [f.strip() for f in next(csv.reader([line]))]
+    return [f.strip() for f in line.split(sep)]
+
+
+def looks_like_header(fields: list[str], following: list[str] | None) -> bool:
+    """Is a first line of ``fields`` column names rather than an edge?
+
+    Yes when a field is text where the next line has a number in that
+    column, or (no such evidence either way) when every field is text and
+    one is a recognised column name.  A data row is never taken: ``alice,bob,1``
+    followed by ``bob,carol,-1`` is data; ``"1","2","-1"`` is data.
+    """
+    if following is not None and any(not _is_number(f) and _is_number(g) for f, g in zip(fields, following)):
+        return True
+    return all(not _is_number(f) for f in fields) and any(f.strip().lower() in _RECOGNISED for f in fields)
+
+
+_SEP = np.zeros(256, bool)
+_SEP[[9, 10, 13, 32, 44, 34, 39, 59]] = True  # \t \n \r space , " ' ;
+
+
+def _token_start(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Whether each position starts a field (after a separator, or a +/- that does)."""
+    prev = np.where(idx > 0, a[np.maximum(idx - 1, 0)], 10)
+    prev2 = np.where(idx > 1, a[np.maximum(idx - 2, 0)], 10)
+    return _SEP[prev] | (((prev == 43) | (prev == 45)) & _SEP[prev2])
+
+
+def noncanonical_ints(data: bytes) -> bool:
+    """Does any integer in ``data`` have a second spelling (leading zero, '+', '-0')?
+
+    Such spellings (``007``, ``+7``) name the same integer as ``7``; when
+    they sit in the endpoint columns the reader counts the merge.  A
+    vectorised byte scan (a few percent of a load); a hit only sends the
+    reader down the exact text path, which decides from the ids themselves.
+    """
+    a = np.frombuffer(data, dtype=np.uint8)
+    if a.size < 2:
+        return False
+    zero = a == 48
+    digit_next = (a[1:] - 48) < 10  # uint8 wraps: only '0'..'9' are below 10
+    lead = np.flatnonzero(zero[:-1] & digit_next)  # a '0' followed by a digit, e.g. inside 1005
+    if lead.size and _token_start(a, lead).any():
+        return True
+    plus = np.flatnonzero((a[:-1] == 43) & digit_next)
+    if plus.size and _token_start(a, plus + 1).any():
+        return True
+    minus0 = np.flatnonzero((a[:-1] == 45) & zero[1:])
+    if minus0.size:
+        after = np.where(minus0 + 2 < a.size, a[np.minimum(minus0 + 2, a.size - 1)], 10)
+        return bool((_token_start(a, minus0 + 1) & ((after - 48 >= 10) & (after != 46))).any())
+    return False
 
 
 def _is_number(s: str) -> bool:
@@ -160,12 +253,11 @@ def detect_format(data: bytes, name: str) -> str:
         return "mrel"
     if "," in first:
         fields = _split(first, ",")
-        if not all(_is_number(f) for f in fields):
-            if any(_is_number(f) for f in fields[2:3]):
-                return "csv"  # string vertex ids, numeric sign: data, not a header
+        following = _split(lines[1][1], ",") if len(lines) > 1 else None
+        if looks_like_header(fields, following):
             vertex_table_error(fields, name, lineno)
             return "graphb"
-        return "bitcoin" if len(fields) == 4 else "csv"
+        return "bitcoin" if len(fields) == 4 and all(_is_number(f) for f in fields) else "csv"
     if _INT_PAIR.match(first) and len(lines) > 1 and len(lines[1][1].split()) >= 3:
         return "levorato"
     return "snap"
@@ -218,25 +310,46 @@ def _count_lines_starting(data: bytes, char: bytes) -> int:
     return data.count(b"\n" + char) + data.startswith(char)
 
 
-def _read_table(data: bytes, name: str, *, sep: str, header: bool, comment: str | None,
-                skip_lines: int = 0, value_cols: tuple[int, ...] = (2,),
-                line_offset: int = 0) -> pd.DataFrame:
+def data_line_locator(data: bytes, *, comment: str | None, header: bool, line_offset: int = 0
+                      ) -> Callable[[int], int]:
+    """0-based data row -> 1-based line, skipping blank, comment and header lines as the parser did."""
+
+    def locate(row: int) -> int:
+        count = -1 - int(header)
+        text = data.decode("utf-8", errors="replace")
+        for i, line in enumerate(text.splitlines(), start=1):
+            s = line.strip()
+            if not s or (comment and s.startswith(comment)):
+                continue
+            count += 1
+            if count == row:
+                return i + line_offset
+        return line_offset + 1
+
+    return locate
+
+
+def _read_table(data: bytes, name: str, *, sep: str | None, header: bool, comment: str | None,
+                skip_lines: int = 0, value_cols: tuple[int, ...] = (2,), line_offset: int = 0,
+                all_text: bool = False) -> pd.DataFrame:
     """pandas C-engine parse; on failure, name the first bad line."""
     try:
         frame = pd.read_csv(
             io.BytesIO(data), sep=r"\s+" if sep is None else sep, header=0 if header else None,
             comment=comment, skiprows=skip_lines or None, engine="c", skip_blank_lines=True,
-            keep_default_na=False, na_values=[""], skipinitialspace=(sep == ","))
+            keep_default_na=False, na_values=[""], skipinitialspace=(sep == ","),
+            dtype=str if all_text else None)
     except pd.errors.EmptyDataError:
         raise GraphFormatError("empty file: no edge lines (only comments or blank lines)", path=name) from None
-    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
+    except (pd.errors.ParserError, UnicodeDecodeError, ValueError, OverflowError) as exc:
         where = locate_problem(data, sep=sep, comment=comment, skip_lines=skip_lines + (1 if header else 0),
                                numeric=(), n_fields=None)
         if where:
             raise GraphFormatError(where[1], path=name, line=where[0] + line_offset) from None
-        raise GraphFormatError(f"cannot parse ({exc})", path=name) from None
+        raise GraphFormatError(f"cannot parse ({short_repr(str(exc), 200)})", path=name) from None
     if frame.shape[0] == 0:
-        raise GraphFormatError("no edge lines (only headers/comments)", path=name)
+        what = "only a header line" if header else "only headers/comments"
+        raise GraphFormatError(f"no edge lines ({what})", path=name)
     if frame.shape[1] < 2:
         raise GraphFormatError(
             f"only {frame.shape[1]} column found; an edge list needs source and target columns "
@@ -244,6 +357,8 @@ def _read_table(data: bytes, name: str, *, sep: str, header: bool, comment: str 
             path=name, line=skip_lines + 1 + line_offset)
     if header:
         frame.columns = [str(c).strip() for c in frame.columns]
+    if all_text:
+        return frame
     bad = _first_bad_cell(frame, value_cols)
     if bad is not None:
         where = locate_problem(data, sep=sep, comment=comment, skip_lines=skip_lines + (1 if header else 0),
@@ -251,44 +366,99 @@ def _read_table(data: bytes, name: str, *, sep: str, header: bool, comment: str 
                                n_fields=frame.shape[1])
         if where:
             raise GraphFormatError(where[1], path=name, line=where[0] + line_offset)
-        raise GraphFormatError(bad, path=name)
+        row, message = bad
+        locate = data_line_locator(data, comment=comment, header=header, line_offset=line_offset)
+        raise GraphFormatError(message, path=name, line=locate(row))
     return frame
 
 
-def _first_bad_cell(frame: pd.DataFrame, value_cols: tuple[int, ...]) -> str | None:
-    """Describe the first gap in any column or text in a value column, else None."""
+def as_floats(column: pd.Series) -> np.ndarray:
+    """A text/object column as float64, NaN where a value is not a number (huge ints included)."""
+    for values in (column, column.astype(str)):
+        try:
+            return pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        except (OverflowError, ValueError, TypeError):  # ints past float range raise, even with coerce
+            continue
+
+    def one(x) -> float:
+        try:
+            return float(x)
+        except (OverflowError, ValueError, TypeError):
+            return np.nan
+
+    return np.array([one(x) for x in column.tolist()], dtype=np.float64)
+
+
+def _first_bad_cell(frame: pd.DataFrame, value_cols: tuple[int, ...]) -> tuple[int, str] | None:
+    """(0-based row, description) of the first gap in any column or non-number in a value column."""
     for pos, col in enumerate(frame.columns):
         s = frame[col]
+        label = f"column {pos + 1}" if isinstance(col, (int, np.integer)) else f"column {short_repr(col)}"
         if s.isna().any():
             r = int(np.flatnonzero(s.isna().to_numpy())[0])
-            return f"column {col!r} is missing a value in data row {r + 1}"
+            return r, f"{label} is missing a value in data row {r + 1}"
         if pos in value_cols and s.dtype.kind not in "biuf":
-            num = pd.to_numeric(s, errors="coerce")
-            r = int(np.flatnonzero(num.isna().to_numpy())[0])
-            return f"column {col!r} (sign/weight) has non-numeric value {s.iloc[r]!r} in data row {r + 1}"
+            bad = ~np.isfinite(as_floats(s))
+            if bad.any():
+                r = int(np.flatnonzero(bad)[0])
+                return r, (f"{label} (sign/weight) has value {short_repr(s.iloc[r])}, not a "
+                           f"finite number, in data row {r + 1}")
     return None
 
 
-def _parse_delimited(data: bytes, name: str, fmt: str) -> Parsed:
+def _check_header(head: list[tuple[int, str]], name: str, sep: str | None) -> int:
+    """The header line's number, checked: no duplicate names (pandas would rename them), and no
+    first row longer than the header (pandas would silently make its first field an index).
+
+    ``head`` holds the header line and the first data line as (line number, text).
+    """
+    line, text = head[0]
+    fields = _split(text, sep)
+    vertex_table_error(fields, name, line)
+    if len(head) > 1 and len(_split(head[1][1], sep)) > len(fields):
+        raise GraphFormatError(f"ragged line: {len(_split(head[1][1], sep))} fields where the header names "
+                               f"{len(fields)} columns ({short_repr(head[1][1], 80)})", path=name, line=head[1][0])
+    seen: dict[str, int] = {}
+    for k, f in enumerate(fields):
+        if f in seen:
+            raise GraphFormatError(f"duplicate column name {short_repr(f)} in the header (columns "
+                                   f"{seen[f] + 1} and {k + 1}); rename one", path=name, line=line)
+        seen[f] = k
+    return line
+
+
+def _parse_delimited(data: bytes, name: str, fmt: str, all_text: bool = False) -> Parsed:
     if fmt == "graphb":
-        first = _head_lines(data, 1)[0]
-        vertex_table_error(_split(first[1], ","), name, first[0])
-        frame = _read_table(data, name, sep=",", header=True, comment=None)
-        return Parsed(frame, fmt, header=True, first_data_line=2)
+        head = _head_lines(data, 2)
+        if all(_is_number(f) for f in _split(head[0][1], ",")):
+            raise GraphFormatError(f"format 'graphb' needs a header line, but line {head[0][0]} is data "
+                                   f"({short_repr(head[0][1], 60)}); use format='csv' for a headerless file",
+                                   path=name, line=head[0][0])
+        line = _check_header(head, name, ",")
+        frame = _read_table(data, name, sep=",", header=True, comment=None, all_text=all_text)
+        return Parsed(frame, fmt, header=True, first_data_line=line + 1, header_line=line,
+                      locate=data_line_locator(data, comment=None, header=True))
     if fmt in ("csv", "bitcoin"):
-        frame = _read_table(data, name, sep=",", header=False, comment=None, value_cols=(2, 3))
-        return Parsed(frame, fmt)
+        frame = _read_table(data, name, sep=",", header=False, comment=None, value_cols=(2, 3),
+                            all_text=all_text)
+        return Parsed(frame, fmt, locate=data_line_locator(data, comment=None, header=False))
     if fmt == "snap":
         n_comment = _count_lines_starting(data, b"#")
-        header = False
-        first = _head_lines(data, 1)[0][1] if n_comment == 0 else None
-        if first is not None and not any(_is_number(f) for f in first.split()):
-            header = True  # e.g. "FromNodeId ToNodeId Sign" without the '#'
-        frame = _read_table(data, name, sep=None, header=header, comment="#", value_cols=(2, 3))
-        return Parsed(frame, fmt, comment_lines=n_comment, header=header)
+        head = [ln for ln in _head_lines(data, 2 + n_comment) if not ln[1].startswith("#")][:2]
+        header = bool(head) and looks_like_header(head[0][1].split(),
+                                                  head[1][1].split() if len(head) > 1 else None)
+        header_line = None
+        if header:  # e.g. "FromNodeId ToNodeId Sign" without the '#'
+            header_line = _check_header(head, name, None)
+        frame = _read_table(data, name, sep=None, header=header, comment="#", value_cols=(2, 3),
+                            all_text=all_text)
+        return Parsed(frame, fmt, comment_lines=n_comment, header=header, header_line=header_line,
+                      first_data_line=(header_line or 0) + 1,
+                      locate=data_line_locator(data, comment="#", header=header))
     if fmt == "konect":
         n_comment = _count_lines_starting(data, b"%")
-        frame = _read_table(data, name, sep=None, header=False, comment="%", value_cols=(2, 3))
+        frame = _read_table(data, name, sep=None, header=False, comment="%", value_cols=(2, 3),
+                            all_text=all_text)
         notes = []
         m = re.search(rb"(?m)^%\s*(\d+)\s+(\d+)\s+(\d+)\s*$", data[:4096])
         declared = None
@@ -296,11 +466,12 @@ def _parse_delimited(data: bytes, name: str, fmt: str) -> Parsed:
             e, n1, n2 = (int(x) for x in m.groups())
             declared = max(n1, n2)
             notes.append(f"KONECT header declares {e} edges, {n1} x {n2} vertices")
-        return Parsed(frame, fmt, comment_lines=n_comment, notes=notes, declared_vertices=declared)
+        return Parsed(frame, fmt, comment_lines=n_comment, notes=notes, declared_vertices=declared,
+                      locate=data_line_locator(data, comment="%", header=False))
     raise AssertionError(fmt)
 
 
-def _parse_levorato(data: bytes, name: str) -> Parsed:
+def _parse_levorato(data: bytes, name: str, all_text: bool = False) -> Parsed:
     """``n m`` then exactly ``m`` edge lines; anything after is counted, not read."""
     lines = data.split(b"\n")
     head_idx = next(i for i, ln in enumerate(lines) if ln.strip())
@@ -327,14 +498,15 @@ def _parse_levorato(data: bytes, name: str) -> Parsed:
     if m_decl == 0:
         raise GraphFormatError("the header declares 0 edges", path=name, line=head_idx + 1)
     frame = _read_table(body, name, sep=None, header=False, comment=None, value_cols=(2, 3),
-                        line_offset=head_idx + 1)
+                        line_offset=head_idx + 1, all_text=all_text)
     notes = [f".g header declares {n_decl} vertices and {m_decl} edges"]
     if extra:
         preview = lines[extra[0]].decode("utf-8", "replace").strip()[:40]
         notes.append(f"{len(extra)} non-blank line(s) after the {m_decl} declared edges were ignored "
                      f"(not edges; first at line {extra[0] + 1}: {preview!r})")
     return Parsed(frame, "levorato", notes=notes, first_data_line=head_idx + 2,
-                  declared_vertices=n_decl)
+                  declared_vertices=n_decl,
+                  locate=data_line_locator(body, comment=None, header=False, line_offset=head_idx + 1))
 
 
 _MREL_COMPACT = re.compile(r"\([+-]?\d+,[+-]?\d+\)[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
@@ -356,7 +528,7 @@ def _raise_mrel_junk(text: str, body: str, start: int, name: str) -> None:
     raise GraphFormatError("malformed Mrel section", path=name)
 
 
-def _parse_mrel(data: bytes, name: str) -> Parsed:
+def _parse_mrel(data: bytes, name: str, all_text: bool = False) -> Parsed:
     text = data.decode("utf-8", errors="replace")
     notes = []
     declared = None
@@ -383,10 +555,23 @@ def _parse_mrel(data: bytes, name: str) -> Parsed:
     if not flat:
         raise GraphFormatError("the Mrel section has no entries", path=name,
                                line=text.count("\n", 0, start) + 1)
-    ij = np.array(flat[0::3] + flat[1::3], dtype=np.int64).reshape(2, -1)
+    if all_text:
+        ij = np.array(flat[0::3] + flat[1::3], dtype=object).reshape(2, -1)
+    else:
+        try:
+            ij = np.array(flat[0::3] + flat[1::3], dtype=np.int64).reshape(2, -1)
+        except OverflowError:  # ids past int64: read them exactly as text
+            return _parse_mrel(data, name, all_text=True)
     frame = pd.DataFrame({0: ij[0], 1: ij[1], 2: pd.to_numeric(pd.Series(flat[2::3]))})
+
+    def locate(row: int) -> int:
+        for k, mt in enumerate(_MREL_ENTRY.finditer(body)):
+            if k == row:
+                return text.count("\n", 0, start + mt.start()) + 1
+        return text.count("\n", 0, start) + 1
+
     return Parsed(frame, "mrel", notes=notes, first_data_line=text.count("\n", 0, start) + 1,
-                  declared_vertices=declared)
+                  declared_vertices=declared, locate=locate)
 
 
 def _parse_parquet(data: bytes, name: str) -> Parsed:
@@ -398,20 +583,33 @@ def _parse_parquet(data: bytes, name: str) -> Parsed:
         raise GraphFormatError(f"cannot read Parquet ({type(exc).__name__}: {exc})", path=name) from None
     if frame.shape[0] == 0:
         raise GraphFormatError("the Parquet table has no rows", path=name)
+    if frame.shape[1] < 2:
+        raise GraphFormatError(f"the Parquet table has {frame.shape[1]} column(s) "
+                               f"[{', '.join(short_repr(str(c), 40) for c in frame.columns)}]; an edge list needs a "
+                               "source and a target column", path=name)
     frame.columns = [str(c) for c in frame.columns]
     return Parsed(frame, "parquet", header=True)
 
 
-def parse(data: bytes, name: str, fmt: str) -> Parsed:
-    """Parse decompressed ``data`` as ``fmt`` ("auto" detects it)."""
+def parse(data: bytes, name: str, fmt: str, *, all_text: bool = False) -> Parsed:
+    """Parse decompressed ``data`` as ``fmt`` ("auto" detects it).
+
+    ``all_text`` reads every column of a text format as strings (the exact
+    spelling of each id); the reader asks for it only when ids need it.
+    """
     fmt = canonical_format(fmt)
     if fmt == "parquet" or (fmt == "auto" and data[:4] == b"PAR1"):
         return _parse_parquet(data, name)
-    data = check_text(data, name)
+    notes: list[str] = []
+    data = check_text(data, name, notes)
     if fmt == "auto":
         fmt = detect_format(data, name)
     if fmt == "levorato":
-        return _parse_levorato(data, name)
-    if fmt == "mrel":
-        return _parse_mrel(data, name)
-    return _parse_delimited(data, name, fmt)
+        parsed = _parse_levorato(data, name, all_text)
+    elif fmt == "mrel":
+        parsed = _parse_mrel(data, name, all_text)
+    else:
+        parsed = _parse_delimited(data, name, fmt, all_text)
+    parsed.notes[:0] = notes
+    parsed.data = data
+    return parsed

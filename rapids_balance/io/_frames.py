@@ -15,17 +15,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import GraphInputError
+from ..errors import GraphInputError, short_repr
+from ._roles import missing_column_error, resolve_roles
 
-__all__ = ["edgelist_columns", "guess_columns", "table_kind", "missing_column_error"]
-
-# column names recognised when the caller names none (lower-cased)
-SOURCE_NAMES = ("source", "src", "from", "u", "from_node", "fromnodeid", "node1", "voter id", "from_tribe",
-                "source_id", "sourceid", "start")
-TARGET_NAMES = ("target", "dst", "to", "v", "to_node", "tonodeid", "node2", "nominee id", "to_tribe",
-                "target_id", "targetid", "end", "destination")
-SIGN_NAMES = ("sign", "signs", "polarity", "vote", "rating", "value")
-WEIGHT_NAMES = ("weight", "weights", "w", "wgt")
+__all__ = ["edgelist_columns", "table_kind", "missing_column_error", "materialise", "table_columns",
+           "table_to_graph"]
 
 
 def table_kind(data: Any) -> str:
@@ -42,7 +36,8 @@ def table_kind(data: Any) -> str:
     return "unknown"
 
 
-def _columns(data: Any, kind: str) -> list:
+def table_columns(data: Any, kind: str) -> list:
+    """Column names of a materialised table (or the keys of a mapping)."""
     if kind == "pyarrow":
         return list(data.column_names) if hasattr(data, "column_names") else list(data.schema.names)
     if kind == "mapping":
@@ -51,7 +46,17 @@ def _columns(data: Any, kind: str) -> list:
 
 
 def _host(arr: Any) -> np.ndarray:
-    """Device arrays (CuPy, __cuda_array_interface__) to numpy; anything else via asarray."""
+    """Device arrays (CuPy, __cuda_array_interface__) to numpy; anything else via asarray.
+
+    Lists of Python ints past 2**53 stay exact (numpy would make them float64).
+    """
+    if isinstance(arr, (list, tuple)):
+        out = np.asarray(arr)
+        if out.dtype.kind == "f" and any(isinstance(x, int) and abs(x) > 2**53 for x in arr):
+            exact = np.empty(len(arr), dtype=object)
+            exact[:] = list(arr)
+            return exact
+        return out
     if hasattr(arr, "__cuda_array_interface__") and hasattr(arr, "get"):
         return arr.get()
     if type(arr).__module__.split(".")[0] in ("pandas", "polars", "pyarrow", "cudf"):
@@ -91,28 +96,12 @@ def _get_column(data: Any, kind: str, key: Any) -> np.ndarray:
     raise AssertionError(kind)
 
 
-def missing_column_error(role: str, key: Any, available: list, where: str = "") -> GraphInputError:
-    """'<role> column <key> not found (did you mean ...?); available columns: ...'."""
-    import difflib
-
-    low = {str(c).lower(): c for c in available}
-    k = str(key).lower()
-    close = low.get(k)
-    if close is None:
-        near = [c for c in low if c.startswith(k)] or difflib.get_close_matches(k, list(low), n=1, cutoff=0.6)
-        close = low[near[0]] if near else None
-    hint = f" (did you mean {close!r}?)" if close is not None else ""
-    prefix = f"{where}: " if where else ""
-    return GraphInputError(f"{prefix}{role} column {key!r} not found{hint}; available columns: "
-                           f"{', '.join(repr(c) for c in available)}")
-
-
 def _check_no_missing(arr: np.ndarray, what: str) -> None:
     if arr.dtype.kind in "Of":  # only object and float columns can hold None/NaN/NA
         miss = pd.isna(arr)
         if miss.any():
             r = int(np.flatnonzero(miss)[0])
-            raise GraphInputError(f"{what} has a missing value (NaN/None/null) in row {r}")
+            raise GraphInputError(f"{what} has a missing value (NaN/None/null) in row {r} (0-based)")
 
 
 def edgelist_columns(data: Any, *, source: Any = "source", target: Any = "target",
@@ -161,12 +150,7 @@ def edgelist_columns(data: Any, *, source: Any = "source", target: Any = "target
     >>> sgn.tolist(), w
     ([1, -1], None)
     """
-    kind = table_kind(data)
-    if kind == "dask":
-        data = data.compute()
-        kind = table_kind(data)
-    if kind == "polars" and hasattr(data, "collect") and not hasattr(data, "get_column"):
-        data = data.collect()
+    data, kind = materialise(data)
     if kind == "sequence":
         arrays = [_host(a) for a in data]
         if len(arrays) not in (2, 3, 4):
@@ -186,10 +170,8 @@ def edgelist_columns(data: Any, *, source: Any = "source", target: Any = "target
         _check_no_missing(dst, f"target column {names[1]}")
         return src, dst, sgn, wgt
     if kind == "unknown":
-        raise GraphInputError(
-            f"cannot read edges from a {type(data).__module__}.{type(data).__name__}; pass a pandas/polars/"
-            "pyarrow/cuDF DataFrame, a dict of arrays or a tuple (src, dst[, values])")
-    available = _columns(data, kind)
+        raise _unsupported(data)
+    available = table_columns(data, kind)
     out = []
     for role, key in (("source", source), ("target", target), ("sign", sign), ("weight", weight)):
         if key is None:
@@ -203,31 +185,47 @@ def edgelist_columns(data: Any, *, source: Any = "source", target: Any = "target
     return out[0], out[1], out[2], out[3]
 
 
-def guess_columns(columns: list) -> dict[str, Any]:
-    """Pick source/target/sign/weight among ``columns`` by name, else by position.
+def _unsupported(data: Any) -> GraphInputError:
+    return GraphInputError(
+        f"cannot read edges from a {type(data).__module__}.{type(data).__name__}; pass a pandas/polars/"
+        "pyarrow/cuDF DataFrame, a dict of arrays or a tuple (src, dst[, values])")
 
-    Returns a dict with keys ``source``, ``target``, ``sign``, ``weight``
-    (``None`` where nothing fits).  Positional fallback: first two columns
-    are the endpoints, a third unnamed column is the value (returned as
-    ``sign``).
+
+def materialise(data: Any) -> tuple[Any, str]:
+    """(table, kind) with Dask frames computed and polars LazyFrames collected."""
+    kind = table_kind(data)
+    if kind == "dask":
+        data = data.compute()
+        kind = table_kind(data)
+    if kind == "polars" and hasattr(data, "collect") and not hasattr(data, "get_column"):
+        data = data.collect()
+    return data, kind
+
+
+def table_to_graph(data: Any, *, roles: dict[str, Any], want_sign: bool | None, graph_class: type | None,
+                   options: dict[str, Any], owner: str = "from_edgelist"):
+    """A table (pandas, polars, pyarrow, cuDF, Dask, mapping) to a cleaned graph.
+
+    Column roles follow :func:`~rapids_balance.io._roles.resolve_roles`:
+    named, or recognised by name, never a column taken by position.  The
+    cleaning report records each role and its reason.
     """
-    low = [str(c).strip().lower() for c in columns]
+    from ..graph import CleaningReport, Graph, SignedGraph, build_graph, check_build_options
 
-    def find(cands):
-        for cand in cands:
-            if cand in low:
-                return columns[low.index(cand)]
-        return None
-
-    src, dst = find(SOURCE_NAMES), find(TARGET_NAMES)
-    sgn, wgt = find(SIGN_NAMES), find(WEIGHT_NAMES)
-    if src is None or dst is None:
-        rest = [c for c in columns if c not in (sgn, wgt)]
-        if len(rest) < 2:
-            return {"source": None, "target": None, "sign": sgn, "weight": wgt}
-        src, dst = (src, dst) if src is not None and dst is not None else (rest[0], rest[1])
-    if sgn is None and wgt is None:
-        rest = [c for c in columns if c not in (src, dst)]
-        if rest:
-            sgn = rest[0]
-    return {"source": src, "target": dst, "sign": sgn, "weight": wgt}
+    check_build_options(owner, **{k: v for k, v in options.items() if k not in ("name",)})
+    data, kind = materialise(data)
+    if kind in ("sequence", "unknown"):
+        raise _unsupported(data)
+    where = options.get("name") or f"<{kind} table>"
+    columns = table_columns(data, kind)
+    res = resolve_roles(columns, roles, where=where, header=True, want_sign=want_sign,
+                        what="the mapping" if kind == "mapping" else "the table")
+    src, dst, sgn, wgt = edgelist_columns(data, source=res.source, target=res.target, sign=res.sign,
+                                          weight=res.weight)
+    report = CleaningReport(source=where, columns=res.report())
+    if res.unused:
+        report.notes.append(f"column(s) {', '.join(short_repr(c, 40) for c in res.unused)} not used "
+                            "(name them with sign=/weight= to use them)")
+    if graph_class is None:
+        graph_class = SignedGraph if sgn is not None else Graph
+    return build_graph(src, dst, sign=sgn, weight=wgt, graph_class=graph_class, report=report, **options)

@@ -1,23 +1,25 @@
-"""read_edgelist: file -> parsed table -> chosen columns -> cleaned graph."""
+"""read_edgelist: file -> parsed table -> column roles -> exact ids -> cleaned graph."""
 
 from __future__ import annotations
 
 import os
-import re
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..errors import GraphFormatError, GraphInputError
-from ..graph import CleaningReport, Graph, SignedGraph, build_graph
-from ._formats import Parsed, parse
-from ._frames import guess_columns, missing_column_error
+from ..errors import GraphFormatError, GraphInputError, short_repr
+from ..graph import ID_RULES, CleaningReport, Graph, SignedGraph, build_graph, check_build_options, exact_int_array
+from ._formats import Parsed, as_floats, canonical_format, noncanonical_ints, parse
+from ._roles import Roles, resolve_roles
 from ._sources import Source, open_source
 
 __all__ = ["read_edgelist", "graph_from_source"]
 
-_INT_TEXT = re.compile(r"^[+-]?\d+$")
+#: integer ids are read up to this many digits (Python refuses longer int() conversions)
+MAX_ID_DIGITS = 4000
+#: headerless formats whose layout fixes the value (sign/weight) column, and the column count it needs
+_FIXED_VALUE = {"bitcoin": None, "konect": None, "levorato": None, "mrel": None, "snap": 3, "csv": 3}
 
 
 def _display_name(name: str) -> str:
@@ -29,116 +31,144 @@ def _display_name(name: str) -> str:
     return base
 
 
-def _pick(parsed: Parsed, spec: Any, role: str, name: str):
-    """Column key for ``spec`` (name or 0-based position) in the parsed frame."""
-    cols = list(parsed.frame.columns)
-    if isinstance(spec, (int, np.integer)) and not isinstance(spec, bool):
-        if not -len(cols) <= spec < len(cols):
-            raise GraphInputError(f"{name}: {role} column position {spec} is out of range; the file has "
-                                  f"{len(cols)} columns {cols if parsed.header else ''}".rstrip())
-        return cols[spec]
-    if spec in cols:
-        return spec
-    if not parsed.header:
-        raise GraphInputError(f"{name}: {role} column {spec!r}: this {parsed.format} file has no header; "
-                              f"select columns by 0-based position (it has {len(cols)} columns)")
-    raise missing_column_error(role, spec, cols, where=name)
+def _column_label(parsed: Parsed, key: Any) -> str:
+    return short_repr(key, 40) if parsed.header else f"(position {key})"
 
 
-def _vertex_values(col: pd.Series) -> np.ndarray:
-    """Endpoint labels: integers as integers (any size), other text as strings."""
-    if col.dtype.kind in "iu":
-        return col.to_numpy()
-    arr = col.to_numpy()
-    if col.dtype.kind == "f":
-        return arr  # build_graph rejects non-integral / NaN ids, naming the row
-    # text (or python ints beyond uint64): integer literals become integers
-    vals = arr.tolist()
-    if all(isinstance(v, int) for v in vals):
-        ints = vals
-    elif all(isinstance(v, str) and _INT_TEXT.match(v) for v in vals):
-        ints = [int(v) for v in vals]
-    else:
-        return np.asarray([str(v) for v in vals], dtype=object)
-    lo, hi = min(ints), max(ints)
-    if lo >= -(2**63) and hi < 2**63:
-        return np.asarray(ints, dtype=np.int64)
-    if lo >= 0 and hi < 2**64:
-        return np.asarray(ints, dtype=np.uint64)
-    out = np.empty(len(ints), dtype=object)  # beyond 64 bits: exact python ints
-    out[:] = ints
-    return out
+def _resolve(parsed: Parsed, given: dict[str, Any], signed: bool | None, name: str) -> Roles:
+    """Column roles for a parsed file (see :mod:`rapids_balance.io._roles`)."""
+    columns = list(parsed.frame.columns)
+    fixed = None
+    if not parsed.header and parsed.format in _FIXED_VALUE:
+        needs = _FIXED_VALUE[parsed.format]
+        fixed = 2 if needs is None or len(columns) == needs else None
+    return resolve_roles(columns, given, where=name, header=parsed.header, fmt=parsed.format,
+                         fixed_value=fixed, want_sign=signed, value_as="weight" if signed is False else "sign",
+                         weight_as_sign=parsed.format == "graphb", take_weight=False, what="the file")
 
 
-def _value_column(parsed: Parsed, spec: Any, role: str, name: str) -> np.ndarray:
-    key = _pick(parsed, spec, role, name)
+def _value_column(parsed: Parsed, key: Any, role: str, name: str) -> np.ndarray:
+    """A sign/weight column as numbers; text, booleans and huge values are named with their line."""
     col = parsed.frame[key]
-    if col.dtype.kind not in "biuf":
-        num = pd.to_numeric(col, errors="coerce")
-        r = int(np.flatnonzero(num.isna().to_numpy())[0]) if num.isna().any() else 0
-        line = parsed.first_data_line + r if parsed.format not in ("parquet", "mrel") else None
-        raise GraphFormatError(f"{role} column {key!r} has non-numeric value {col.iloc[r]!r} "
-                               f"(data row {r + 1})", path=name, line=line)
-    return col.to_numpy(dtype=np.float64 if col.dtype.kind == "f" else None)
+    line = parsed.locate
+    if col.dtype.kind == "b":
+        raise GraphFormatError(
+            f"{role} column {_column_label(parsed, key)} holds true/false values: is false a negative edge "
+            "or a zero? Write the signs as numbers (+1/-1) in the file, or read it into a table and map "
+            "them explicitly", path=name, line=line(0) if line else None)
+    if col.dtype.kind not in "iuf":
+        num = as_floats(col)
+        bad = ~np.isfinite(num)
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            raise GraphFormatError(f"{role} column {_column_label(parsed, key)} has value "
+                                   f"{short_repr(col.iloc[r])}, not a finite number (data row {r + 1})",
+                                   path=name, line=line(r) if line else None)
+        return num
+    return col.to_numpy()
 
 
-def _is_abs(weight: Any, parsed: Parsed) -> bool:
-    """weight="abs" means |value column| unless the file really has a column named "abs"."""
-    return isinstance(weight, str) and weight == "abs" and "abs" not in parsed.frame.columns
+def _ids_from_text(u: np.ndarray, v: np.ndarray, ids: str, name: str, report: CleaningReport,
+                   locate) -> tuple[np.ndarray, np.ndarray]:
+    """Endpoint ids from their exact text, under the ``ids`` rule (merges counted)."""
+    both = pd.Series(np.concatenate([u, v]), dtype=object).str.strip()
+    codes, spellings = pd.factorize(both)
+    n = u.size
+    if ids == "text":
+        labels = np.asarray(spellings, dtype=object)
+        return labels[codes[:n]], labels[codes[n:]]
+    texts = list(spellings)
+    bare = [t[1:] if t[:1] in "+-" else t for t in texts]
+    if not all(b.isdigit() and b.isascii() for b in bare):
+        labels = np.asarray(spellings, dtype=object)
+        return labels[codes[:n]], labels[codes[n:]]
+    too_long = [k for k, b in enumerate(bare) if len(b) > MAX_ID_DIGITS]
+    if too_long:
+        k = too_long[0]
+        row = int(np.flatnonzero(codes == k)[0])
+        raise GraphFormatError(
+            f"vertex id {short_repr(texts[k])} has {len(bare[k])} digits; integer ids are read up to "
+            f"{MAX_ID_DIGITS} digits: pass ids='text' to keep ids as text (CLI: --ids text)", path=name,
+            line=locate(row % n) if locate else None)
+    values = [int(t) for t in texts]
+    merged = len(values) - len(set(values))
+    if merged:
+        first: dict[int, str] = {}
+        for t, val in zip(texts, values):
+            if val in first:
+                example = f"{first[val]!r} and {t!r} are both vertex {val}"
+                break
+            first[val] = t
+        report.id_spellings_merged += merged
+        report.notes.append(f"{merged} vertex id spelling(s) merged into the same integer ({example}); "
+                            "pass ids='text' to keep such ids distinct")
+    labels = exact_int_array(values)
+    return labels[codes[:n]], labels[codes[n:]]
 
 
-def _default_roles(parsed: Parsed) -> dict[str, Any]:
-    cols = list(parsed.frame.columns)
-    if parsed.header:
-        g = guess_columns(cols)
-        return {"source": g["source"] if g["source"] is not None else cols[0],
-                "target": g["target"] if g["target"] is not None else cols[1],
-                "value": g["sign"] if g["sign"] is not None else g["weight"]}
-    return {"source": 0, "target": 1, "value": 2 if len(cols) > 2 else None}
+def _endpoints(parsed: Parsed, roles: Roles, ids: str, name: str, report: CleaningReport):
+    """Exact endpoint ids: integer columns as they are, otherwise from the text (see Notes of read_edgelist)."""
+    frame = parsed.frame
+    u, v = frame[roles.source], frame[roles.target]
+    if parsed.format == "parquet":
+        return u.to_numpy(), v.to_numpy()  # typed columns: ids as stored
+    if (ids == "auto" and u.dtype.kind in "iu" and v.dtype.kind in "iu"
+            and not noncanonical_ints(parsed.data)):
+        return u.to_numpy(), v.to_numpy()
+    if not (pd.api.types.is_string_dtype(u) and pd.api.types.is_string_dtype(v)):
+        # a number column lost its spelling (007 -> 7, 1.0 -> 1): read the text again
+        text = parse(parsed.data, name, parsed.format, all_text=True).frame
+        pos = list(frame.columns)
+        u, v = text.iloc[:, pos.index(roles.source)], text.iloc[:, pos.index(roles.target)]
+    return _ids_from_text(u.to_numpy(dtype=object), v.to_numpy(dtype=object), ids, name, report, parsed.locate)
 
 
 def graph_from_source(src: Source, *, format: str = "auto", source: Any = None, target: Any = None,
-                      sign: Any = None, weight: Any = None, signed: bool = True, directed: bool = False,
+                      sign: Any = None, weight: Any = None, signed: bool | None = True, directed: bool = False,
                       conflicts: str = "first", zero_sign: str = "positive", component: str = "largest",
-                      numbering: str = "sorted", vertex_table: Any = None, name: str | None = None) -> Graph:
+                      numbering: str = "sorted", ids: str = "auto", vertex_table: Any = None,
+                      name: str | None = None) -> Graph:
     """:func:`read_edgelist` on an already opened :class:`Source`."""
+    check_read_options("read_edgelist", format=format, signed=signed, directed=directed, conflicts=conflicts,
+                       zero_sign=zero_sign, component=component, numbering=numbering, ids=ids)
+    if signed and directed:
+        raise GraphInputError("signed graphs are undirected; pass signed=False for a directed graph")
+    if signed is False and sign is not None:
+        raise GraphInputError("sign= needs signed=True (signed=False builds an unsigned graph)")
     parsed = parse(src.data, src.name, format)
-    defaults = _default_roles(parsed)
-    src_key = _pick(parsed, defaults["source"] if source is None else source, "source", src.name)
-    dst_key = _pick(parsed, defaults["target"] if target is None else target, "target", src.name)
-    u = _vertex_values(parsed.frame[src_key])
-    v = _vertex_values(parsed.frame[dst_key])
+    use_abs = isinstance(weight, str) and weight == "abs" and "abs" not in parsed.frame.columns
+    given = {"source": source, "target": target, "sign": sign, "weight": None if use_abs else weight}
+    if use_abs and signed is None:
+        signed = True  # 'abs' is the magnitude of the sign column
+    roles = _resolve(parsed, given, False if directed else signed, src.name)
 
-    sgn = wgt = None
-    if signed:
-        if directed:
-            raise GraphInputError("signed graphs are undirected; pass signed=False for a directed graph")
-        sign_spec = defaults["value"] if sign is None else sign
-        if sign_spec is None:
-            raise GraphInputError(
-                f"{src.name}: no sign column (the file has columns {list(parsed.frame.columns)}); "
-                "pass sign=<column> or signed=False for an unsigned graph")
-        sgn = _value_column(parsed, sign_spec, "sign", src.name)
-        if _is_abs(weight, parsed):
-            wgt = np.abs(sgn).astype(np.float64)
-        elif weight is not None:
-            wgt = _value_column(parsed, weight, "weight", src.name)
-    else:
-        if sign is not None:
-            raise GraphInputError("sign= needs signed=True")
-        weight_spec = defaults["value"] if weight is None or _is_abs(weight, parsed) else weight
-        if weight_spec is not None:
-            wgt = _value_column(parsed, weight_spec, "weight", src.name)
-            if _is_abs(weight, parsed):
-                wgt = np.abs(wgt)
+    sgn = None if roles.sign is None else _value_column(parsed, roles.sign, "sign", src.name)
+    wgt = None if roles.weight is None else _value_column(parsed, roles.weight, "weight", src.name)
+    if use_abs:
+        if sgn is None and wgt is None:
+            raise GraphInputError(f"{src.name}: weight='abs' needs a sign or value column; name it with sign=")
+        wgt = np.abs(sgn if sgn is not None else wgt).astype(np.float64)
 
-    report = CleaningReport(source=src.name, comment_lines=parsed.comment_lines, notes=list(parsed.notes))
+    report = CleaningReport(source=src.name, comment_lines=parsed.comment_lines, notes=list(parsed.notes),
+                            columns=roles.report(), ids=ids)
+    if use_abs:
+        report.columns["weight"] = {"column": "abs", "why": WHY_ABS}
     if src.compression:
-        report.notes.insert(0, f"{src.compression}-compressed")
+        report.notes.insert(0, f"{src.compression}-compressed" if " inside " not in src.compression
+                            else f"compressed: {src.compression} (every layer decompressed)")
+    report.notes[:0] = src.notes
+    if parsed.header_line is not None:
+        report.header_lines = 1
+        cols = ", ".join(short_repr(c, 40) for c in parsed.frame.columns)
+        report.notes.append(f"line {parsed.header_line} read as a header (column names: {cols})")
+    if roles.unused:
+        report.notes.append(f"column(s) {', '.join(_column_label(parsed, c) for c in roles.unused)} not used")
+    u, v = _endpoints(parsed, roles, ids, src.name, report)
     graph = build_graph(u, v, sign=sgn, weight=wgt, directed=directed, conflicts=conflicts,
                         zero_sign=zero_sign, component=component, numbering=numbering,
                         name=name or _display_name(src.name),
-                        graph_class=SignedGraph if signed else Graph, report=report)
+                        graph_class=SignedGraph if sgn is not None else Graph, report=report,
+                        locate=parsed.locate)
     if parsed.declared_vertices is not None and report.vertices_in_input != parsed.declared_vertices:
         report.notes.append(f"{report.vertices_in_input} distinct vertex ids appear in the edges "
                             f"(declared: {parsed.declared_vertices}; vertices without edges are not stored)")
@@ -149,11 +179,31 @@ def graph_from_source(src: Source, *, format: str = "auto", source: Any = None, 
     return graph
 
 
+WHY_ABS = "absolute value of the sign column (weight='abs')"
+
+
+def check_read_options(owner: str, *, format: Any = "auto", signed: Any = True, directed: Any = False,
+                       member: Any = None, name: Any = None, **cleaning: Any) -> None:
+    """Every keyword of :func:`read_edgelist`, checked before the file is opened."""
+    from .._validation import check_bool, param_error
+
+    canonical_format(format, owner)
+    if signed is not None:
+        check_bool(signed, "signed", owner)
+    from .._validation import check_choice
+
+    check_choice(cleaning.pop("ids", "auto"), "ids", owner, ID_RULES)
+    check_build_options(owner, directed=directed, **cleaning)
+    for key, val in (("member", member), ("name", name)):
+        if val is not None and not isinstance(val, str):
+            raise param_error(key, owner, "a str or None", val)
+
+
 def read_edgelist(path_or_buffer: Any, *, format: str = "auto", source: Any = None, target: Any = None,
-                  sign: Any = None, weight: Any = None, signed: bool = True, directed: bool = False,
+                  sign: Any = None, weight: Any = None, signed: bool | None = True, directed: bool = False,
                   conflicts: str = "first", zero_sign: str = "positive", component: str = "largest",
-                  numbering: str = "sorted", member: str | None = None, vertex_table: Any = None,
-                  name: str | None = None) -> Graph:
+                  numbering: str = "sorted", ids: str = "auto", member: str | None = None,
+                  vertex_table: Any = None, name: str | None = None) -> Graph:
     """Read a signed (or weighted) edge list from a file into a graph.
 
     Parameters
@@ -172,20 +222,31 @@ def read_edgelist(path_or_buffer: Any, *, format: str = "auto", source: Any = No
         or ``"parquet"``.  ``"auto"`` detects the format from the content.
     source, target : str or int, optional
         Endpoint columns: a header name (``graphb``, ``parquet``) or a 0-based
-        position (any format).  Default: recognised names (``source``/``target``,
-        ``src``/``dst``, ``from``/``to``, ...), else the first two columns.
+        position (any format).  Default: the first two columns of a headerless
+        format; for a file with a header, recognised names (``source``/``target``,
+        ``src``/``dst``, ``from``/``to``, ...), else the only two columns left
+        once the other roles are assigned (otherwise an error asks for them).
     sign : str or int, optional
         Column whose *sign* is the edge sign (so ratings work: Bitcoin ratings
-        -10..10 give sign(rating)).  Default: the format's value column (the
-        third column, or a column named ``sign``/``weight``/``vote``/...).
+        -10..10 give sign(rating)).  Default: the column the format fixes
+        (third column of SNAP signed text, SNAP Bitcoin, KONECT, Levorato
+        ``.g`` / ``Mrel`` and headerless 3-column CSV), or a header named
+        ``sign``/``vote``/``rating``/``polarity``/``value`` (``weight`` too, as
+        graphB+ names its sign column ``Weight``).  Any other column is
+        never taken as the sign without being named: a header
+        ``source,target,time,trust`` raises :class:`GraphInputError` listing the
+        columns and asking for ``sign=``.
     weight : str or int, optional
         Weight column.  With ``signed=True`` the default is no weight; with
-        ``signed=False`` it is the value column when the file has one
-        (unweighted otherwise).  The special value ``"abs"`` gives the absolute
-        value of the sign/value column (e.g. the magnitude of a Bitcoin rating).
-    signed : bool, default True
+        ``signed=False`` it is the format's value column or a recognised
+        ``weight``/``sign`` header when the file has one (unweighted
+        otherwise).  The special value ``"abs"`` gives the absolute value of
+        the sign/value column (e.g. the magnitude of a Bitcoin rating).
+    signed : bool or None, default True
         Return a :class:`SignedGraph` (undirected, sign per edge).  False
-        returns a :class:`Graph` with optional weights (for betweenness).
+        returns a :class:`Graph` with optional weights (for betweenness);
+        None gives a signed graph when a sign column is named, fixed by the
+        format or recognised, else an unsigned one.
     directed : bool, default False
         Only with ``signed=False``: keep (u, v) and (v, u) apart.
     conflicts : {"first", "drop", "error"}, default "first"
@@ -199,6 +260,11 @@ def read_edgelist(path_or_buffer: Any, *, format: str = "auto", source: Any = No
         Keep the largest connected component (as the papers do) or everything.
     numbering : {"sorted", "graphbplus"}, default "sorted"
         Internal ids in label order, or graphB+'s first-appearance order.
+    ids : {"auto", "text"}, default "auto"
+        How vertex ids are compared (see Notes): ``"auto"`` reads ids that
+        are all integer literals as integers (``007`` and ``7`` are vertex 7,
+        counted in ``graph.cleaning.id_spellings_merged``); ``"text"`` keeps
+        every id as the text written in the file (``007`` and ``7`` differ).
     member : str, optional
         File inside a tar archive (full path or base name).
     vertex_table : path or DataFrame, optional
@@ -219,19 +285,43 @@ def read_edgelist(path_or_buffer: Any, *, format: str = "auto", source: Any = No
     ------
     GraphFormatError
         The file cannot be parsed: the message names the file and line
-        (ragged line, non-numeric or missing sign, truncated gzip, binary data,
-        empty file, a vertex table passed as edge list).
+        (ragged line, non-numeric, NaN, infinite, boolean or missing sign,
+        an id of more than 4,000 digits, truncated gzip, binary data, empty
+        or header-only file, duplicate header names, a vertex table passed
+        as edge list).  Long values are shown cut short.
     GraphInputError
-        Missing or misnamed columns (lists those available), a tar archive
-        without ``member`` (lists the members), nothing left after cleaning.
+        Missing, misnamed, ambiguous or unnamed columns (the message lists
+        those available and the keyword to pass), a tar archive without
+        ``member`` (lists the members), nothing left after cleaning.
+    InvalidParameterError
+        A keyword (``format``, ``conflicts``, ``zero_sign``, ``component``,
+        ``numbering``, ``ids``, ``signed``, ``directed``, ...) has a wrong value.
 
     Notes
     -----
-    Vertex ids may be integers of any size (ids past int64 are kept exactly,
-    as Python ints) or strings; they are factorised to internal ids
-    ``0..n-1`` and kept in ``graph.labels``.  Files are read whole into
-    memory and parsed with pandas' C engine: Epinions (841k lines) loads in
-    about a second.
+    **Column roles.** ``graph.cleaning.columns`` records which column played
+    which role and why ("named by the user", "fixed by the <format> format",
+    "recognised header name"); a header line is counted in
+    ``graph.cleaning.header_lines`` and noted.  A first line is a header
+    only when a field of it is text where the next line has a number (or
+    all its fields are text and one is a recognised column name): a data
+    row, quoted or not, is never taken as a header.
+
+    **Vertex ids** are exact: integers of any size (ids past int64 are kept
+    as uint64 or Python ints, never through floats) or strings; they are
+    factorised (``pandas.factorize``) to internal ids ``0..n-1`` in label
+    order and kept in ``graph.labels``.  The rule for text: when every id
+    in the two endpoint columns is an integer literal, ids are integers, so
+    ``007``, ``+7`` and ``7`` are one vertex; each such merge is counted in
+    ``graph.cleaning.id_spellings_merged`` with an example in the notes.
+    When any id is not an integer literal (``alice``, ``1.0``), every id is
+    text, compared as written.  ``ids="text"`` always compares ids as text.
+    Parquet columns are typed: ids are taken as stored.
+
+    Also decoded: gzip/bz2/xz (nested compression too, e.g. gzip inside
+    gzip) and UTF-16 text; each is noted in the report.  Files are read
+    whole into memory and parsed with pandas' C engine: Epinions (841k
+    lines) loads in about a second.
 
     Lines after the declared ``m`` edges of a ``.g`` file are never read as
     edges (the KONECT highland copy ends with a path query ``3 16``); they are
@@ -245,7 +335,14 @@ def read_edgelist(path_or_buffer: Any, *, format: str = "auto", source: Any = No
     >>> g.n, g.m, g.cleaning.duplicate_rows
     (16, 58, 58)
     """
+    from .._validation import check_roles
+
+    check_read_options("read_edgelist", format=format, signed=signed, directed=directed, member=member,
+                       name=name, conflicts=conflicts, zero_sign=zero_sign, component=component,
+                       numbering=numbering, ids=ids)
+    check_roles(None, "read_edgelist", dict(source=source, target=target, sign=sign, weight=weight))
     src = open_source(path_or_buffer, member=member)
     return graph_from_source(src, format=format, source=source, target=target, sign=sign, weight=weight,
                              signed=signed, directed=directed, conflicts=conflicts, zero_sign=zero_sign,
-                             component=component, numbering=numbering, vertex_table=vertex_table, name=name)
+                             component=component, numbering=numbering, ids=ids, vertex_table=vertex_table,
+                             name=name)

@@ -18,7 +18,7 @@ import lzma
 import os
 import tarfile
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import GraphFormatError, GraphInputError
@@ -36,7 +36,8 @@ class Source:
 
     name: str                 # shown in errors and in the cleaning report
     data: bytes               # decompressed content
-    compression: str = ""     # "gzip", "bz2", "xz" or ""
+    compression: str = ""     # "gzip", "bz2", "xz", nested as "gzip inside gzip", or ""
+    notes: list[str] = field(default_factory=list)
 
 
 def _read_raw(path_or_buffer: Any) -> tuple[str, bytes]:
@@ -60,8 +61,34 @@ def _read_raw(path_or_buffer: Any) -> tuple[str, bytes]:
         "for DataFrames use SignedGraph.from_edgelist")
 
 
+#: layers of compression undone before giving up (a real file has one, rarely two)
+_MAX_LAYERS = 4
+
+
 def _decompress(name: str, raw: bytes) -> tuple[bytes, str]:
-    """Undo gzip/bz2/xz (possibly stacked once more, as in .tar.gz), by magic bytes."""
+    """Undo gzip/bz2/xz by magic bytes, layer after layer (gzip inside gzip happens).
+
+    Returns the content and the layers, outermost last (``"gzip inside gzip"``), or ``""``.
+    """
+    layers: list[str] = []
+    data = raw
+    while len(layers) < _MAX_LAYERS:
+        data, kind = _decompress_once(name, data)
+        if not kind:
+            break
+        layers.append(kind)
+    else:
+        if _magic(data):
+            raise GraphFormatError(f"more than {_MAX_LAYERS} nested layers of compression", path=name)
+    return data, " inside ".join(reversed(layers))
+
+
+def _magic(raw: bytes) -> bool:
+    return raw[:2] == _GZIP_MAGIC or raw[:3] == _BZ2_MAGIC or raw[:6] == _XZ_MAGIC
+
+
+def _decompress_once(name: str, raw: bytes) -> tuple[bytes, str]:
+    """One layer of gzip/bz2/xz, by magic bytes; ("", "") kind when none."""
     if raw[:2] == _GZIP_MAGIC:
         kind, opener = "gzip", gzip.decompress
     elif raw[:3] == _BZ2_MAGIC:
