@@ -373,7 +373,7 @@ def test_column_roles_are_passed_to_the_reader(func, table, monkeypatch):
     monkeypatch.setattr(importlib.import_module(ROLE_MODULES[func]), "graph_from_any", reader)
     with pytest.raises(_Stop):
         FUNCS[func](table, source="a", target=1, sign="s")
-    assert seen == {"source": "a", "target": 1, "sign": "s"}
+    assert seen == {"signed": True, "source": "a", "target": 1, "sign": "s"}
 
 
 @pytest.mark.parametrize("func", ["betweenness_centrality", "edge_betweenness_centrality"])

@@ -356,7 +356,7 @@ def balance(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs",
         client=client))
     roles = check_roles(graph, "balance", dict(source=source, target=target, sign=sign, weight=weight))
     be = resolve_backend(backend)
-    graph = graph_from_any(graph, **roles)
+    graph = graph_from_any(graph, signed=True, **roles)
     _check_graph(graph)
     n_trees = p["n_trees"]
     params = BalanceParams(n_trees=n_trees, sampler=sampler, roots=p["roots"], seed=p["seed"],

@@ -222,7 +222,7 @@ def imbalance(graph: Any, labels: Any, *, source: Any = None, target: Any = None
     roles = check_roles(graph, "imbalance", dict(source=source, target=target, sign=sign, weight=weight))
     if labels is None:
         raise param_error("labels", "imbalance", "a DataFrame, Series, dict or array of clusters", labels)
-    graph = graph_from_any(graph, **roles)
+    graph = graph_from_any(graph, signed=True, **roles)
     if graph.sign is None or graph.directed:
         raise GraphInputError("imbalance needs an undirected signed graph (a sign on every edge)")
     lab = coerce_labels(graph, labels)

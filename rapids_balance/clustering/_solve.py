@@ -439,7 +439,7 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
     roles = check_roles(graph, "correlation_clustering",
                         dict(source=source, target=target, sign=sign, weight=weight))
     be = resolve_backend(backend)
-    graph = graph_from_any(graph, **roles)
+    graph = graph_from_any(graph, signed=True, **roles)
     if graph.sign is None:
         raise GraphInputError("correlation clustering needs a signed graph (no sign column)")
     if method == "auto":

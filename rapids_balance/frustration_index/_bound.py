@@ -228,7 +228,7 @@ def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 
     max_length = check_int(max_length, "max_length", owner, low=1, high=MAX_LENGTH)
     seed = check_seed(seed, owner)
     roles = check_roles(graph, owner, dict(source=source, target=target, sign=sign, weight=weight))
-    graph = graph_from_any(graph, **roles)
+    graph = graph_from_any(graph, signed=True, **roles)
     if graph.sign is None:
         raise GraphInputError("frustration_lower_bound needs a signed graph")
     if graph.directed:

@@ -273,7 +273,7 @@ def frustration(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs", seed: 
     roles = check_roles(graph, "frustration", dict(source=source, target=target, sign=sign,
                                                    weight=weight))
     be = resolve_backend(backend)
-    graph = graph_from_any(graph, **roles)
+    graph = graph_from_any(graph, signed=True, **roles)
     _check_graph(graph)
     cap = states_for_cap(graph.n, p["max_states"], p["memory_limit"])
     rp = p["refine"]
