@@ -339,6 +339,9 @@ def add_input_arguments(p: argparse.ArgumentParser, *, example: bool = True, cle
     elif weight:
         roles.add_argument("--weight", action=type("_RefusedWeight", (_Refused,), {"reason": weight}),
                            help=argparse.SUPPRESS)
+    p.add_argument("--ids", choices=("auto", "text"), default="auto",
+                   help="vertex ids: auto (default: integers when every id is an integer literal, so "
+                        "007 and 7 are one vertex, counted in the report) or text (as written)")
     p.add_argument("--component", choices=COMPONENT_RULES, default=component_default,
                    help=f"keep the largest connected component or all (default {component_default})")
     if cleaning:
@@ -363,7 +366,7 @@ def add_output_arguments(p: argparse.ArgumentParser, out_help: str, *, required:
 def input_options(args: argparse.Namespace) -> dict:
     """The cleaning options and column roles named on the command line, as read_edgelist keywords."""
     opts = {"component": args.component}
-    for key in ("conflicts", "zero_sign", "numbering", "source", "target", "sign", "weight"):
+    for key in ("conflicts", "zero_sign", "numbering", "source", "target", "sign", "weight", "ids"):
         value = getattr(args, key, None)
         if value is not None:
             opts[key] = value

@@ -442,3 +442,13 @@ def test_every_command_draws_its_picture(tmp_path, capsys, argv):
     head = picture.read_bytes()[:8]
     assert head.startswith({".png": b"\x89PNG", ".svg": b"<?xml", ".pdf": b"%PDF"}[picture.suffix])
     assert not list(tmp_path.glob(".rapids-balance-*"))  # no temporary file left
+
+
+def test_id_rule_on_the_command_line(tmp_path, capsys):
+    path = tmp_path / "ids.csv"
+    path.write_text("a,b,rating\n007,2,1\n7,3,-1\n2,3,1\n")
+    code, out, _ = run_main(capsys, ["info", path])
+    assert code == 0 and "vertices:            3" in out and "spellings merged (ids 'auto'): 1" in out
+    assert "sign column: 'rating' (recognised header name)" in out
+    code, out, _ = run_main(capsys, ["info", path, "--ids", "text"])
+    assert code == 0 and "vertices:            4" in out and "spellings merged" not in out

@@ -54,6 +54,12 @@ def format_summary(s: dict[str, Any]) -> str:
                  f"{c['vertices_outside_component']:,} vertices and {c['edges_outside_component']:,} edges "
                  "outside the kept component)")
     lines.append(f"  numbering: {c['numbering']}")
+    for role, info in c.get("columns", {}).items():
+        lines.append(f"  {role} column: {info['column']!r} ({info['why']})")
+    if c.get("header_lines"):
+        lines.append(f"  header lines read as column names: {c['header_lines']}")
+    if c.get("id_spellings_merged"):
+        lines.append(f"  vertex-id spellings merged (ids '{c['ids']}'): {c['id_spellings_merged']:,}")
     lines += [f"  note: {n}" for n in c["notes"]]
     return "\n".join(lines)
 
