@@ -271,7 +271,6 @@ def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-@frames_like_input(dask_fields=())
 def auto_method(graph: Graph) -> str:
     """The method ``method="auto"`` runs on ``graph``.
 
@@ -287,6 +286,7 @@ def auto_method(graph: Graph) -> str:
     return "ils" if small else "multilevel"
 
 
+@frames_like_input(dask_fields=())
 def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int | None = None,
                            alpha: float = 1.0, max_iterations: int | None = None,
                            time_limit: float | None = None, seed: int = 0, init: Any = None,
