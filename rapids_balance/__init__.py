@@ -13,7 +13,8 @@ Frustration (graphB++)
     frustration -> FrustrationResult, frustration_index_exact,
     frustration_lower_bound -> FrustrationBound
 Weighted betweenness centrality
-    betweenness_centrality, edge_betweenness_centrality
+    betweenness_centrality, edge_betweenness_centrality and their ``_subset``
+    forms (also served to networkx users: ``backend="rapids_balance"``)
 Correlation clustering
     imbalance, correlation_clustering -> ClusteringResult
 Synthetic graphs and pictures
@@ -54,6 +55,8 @@ _LAZY = {
     "FrustrationBound": "rapids_balance.frustration_index",
     "betweenness_centrality": "rapids_balance.centrality",
     "edge_betweenness_centrality": "rapids_balance.centrality",
+    "betweenness_centrality_subset": "rapids_balance.centrality",
+    "edge_betweenness_centrality_subset": "rapids_balance.centrality",
     "imbalance": "rapids_balance.clustering",
     "correlation_clustering": "rapids_balance.clustering",
     "ClusteringResult": "rapids_balance.clustering",

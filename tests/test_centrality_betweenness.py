@@ -100,7 +100,7 @@ GRAPHS = [
 @pytest.mark.parametrize("normalized,endpoints", list(itertools.product([True, False], [False, True])))
 def test_node_exact_matches_networkx(n, m, seed, directed, wmax, iso, normalized, endpoints):
     G = _random_graph(n, m, seed, directed, wmax, iso)
-    ours = betweenness_centrality(G, normalized=normalized, endpoints=endpoints, backend="cpu")
+    ours = betweenness_centrality(G, normalized=normalized, endpoints=endpoints, weight="weight", backend="cpu")
     ref = nx.betweenness_centrality(G, normalized=normalized, endpoints=endpoints, weight="weight")
     _close(_node_dict(ours), ref)
 
@@ -109,7 +109,7 @@ def test_node_exact_matches_networkx(n, m, seed, directed, wmax, iso, normalized
 @pytest.mark.parametrize("normalized", [True, False])
 def test_edge_exact_matches_networkx(n, m, seed, directed, wmax, iso, normalized):
     G = _random_graph(n, m, seed, directed, wmax, iso)
-    ours = edge_betweenness_centrality(G, normalized=normalized, backend="cpu")
+    ours = edge_betweenness_centrality(G, normalized=normalized, weight="weight", backend="cpu")
     _close(_edge_dict(ours, directed), _nx_edge(G, normalized=normalized, weight="weight"))
 
 
@@ -131,9 +131,9 @@ def test_fractional_lengths_use_heap_and_tie_exactly(directed):
         G[u][v]["weight"] = float(rng.choice([0.5, 1.0, 1.5, 0.25]))
     g, lengths = coerce_input(G, "weight", None, for_edges=True)
     assert BCGraph.from_graph(g, lengths).nbuckets == 0
-    ours = betweenness_centrality(G, backend="cpu")
+    ours = betweenness_centrality(G, weight="weight", backend="cpu")
     _close(_node_dict(ours), nx.betweenness_centrality(G, weight="weight"))
-    e = edge_betweenness_centrality(G, backend="cpu")
+    e = edge_betweenness_centrality(G, weight="weight", backend="cpu")
     _close(_edge_dict(e, directed), _nx_edge(G, weight="weight"))
 
 
@@ -159,17 +159,17 @@ def test_path_counts_beyond_int64():
         G.add_edge(a, c, weight=1)
         G.add_edge(b, d, weight=1)
         G.add_edge(c, d, weight=1)
-    ours = betweenness_centrality(G, backend="cpu", normalized=False)
+    ours = betweenness_centrality(G, weight="weight", backend="cpu", normalized=False)
     _close(_node_dict(ours), nx.betweenness_centrality(G, weight="weight", normalized=False))
 
 
 def test_hand_computed_path():
     # path 0-1-2-3 plus a long chord 0-3 (length 5): the path is shorter
     df = pd.DataFrame({"src": [0, 1, 2, 0], "dst": [1, 2, 3, 3], "weight": [1.0, 1.0, 1.0, 5.0]})
-    r = betweenness_centrality(df, normalized=False, backend="cpu")
+    r = betweenness_centrality(df, normalized=False, weight="weight", backend="cpu")
     # 1 lies on 0-2 and 0-3; 2 on 1-3 and 0-3 (unordered pairs)
     assert r["betweenness_centrality"].tolist() == [0.0, 2.0, 2.0, 0.0]
-    e = edge_betweenness_centrality(df, normalized=False, backend="cpu")
+    e = edge_betweenness_centrality(df, normalized=False, weight="weight", backend="cpu")
     got = {(s, d): b for s, d, b in e.itertuples(index=False)}
     assert got == {(0, 1): 3.0, (1, 2): 4.0, (2, 3): 3.0, (0, 3): 0.0}
 
@@ -183,7 +183,7 @@ def test_hand_computed_path():
 def test_sampled_matches_networkx_for_same_sources(directed, normalized, endpoints):
     G = _random_graph(40, 110, 31, directed, isolated=1)
     sources = [3, 7, 8, 20, 33, 40]
-    ours = betweenness_centrality(G, k=sources, normalized=normalized, endpoints=endpoints, backend="cpu")
+    ours = betweenness_centrality(G, k=sources, normalized=normalized, endpoints=endpoints, weight="weight", backend="cpu")
     ref = _nx_sources(G, sources, normalized=normalized, endpoints=endpoints)
     _close(_node_dict(ours), ref)
 
@@ -192,7 +192,7 @@ def test_sampled_matches_networkx_for_same_sources(directed, normalized, endpoin
 def test_sampled_edges_match_networkx_for_same_sources(directed):
     G = _random_graph(40, 110, 32, directed)
     sources = [0, 5, 9, 17]
-    ours = edge_betweenness_centrality(G, k=sources, backend="cpu")
+    ours = edge_betweenness_centrality(G, k=sources, weight="weight", backend="cpu")
     ref = _nx_sources(G, sources, normalized=True, endpoints=True, edges=True)
     if not directed:
         ref = {(min(u, v), max(u, v)): b for (u, v), b in ref.items()}
@@ -207,8 +207,8 @@ def test_seeded_sampling_is_reproducible_and_equals_explicit_sources():
     src3, _ = bmod._sources(g, 10, 124)
     assert sampled and np.array_equal(src1, src2) and not np.array_equal(src1, src3)
     assert np.unique(src1).size == 10 and src1.min() >= 0 and src1.max() < 60
-    a = betweenness_centrality(G, k=10, seed=123, backend="cpu")
-    b = betweenness_centrality(G, k=g.labels[src1].tolist(), backend="cpu")
+    a = betweenness_centrality(G, k=10, seed=123, weight="weight", backend="cpu")
+    b = betweenness_centrality(G, k=g.labels[src1].tolist(), weight="weight", backend="cpu")
     assert a.equals(b)
     _close(_node_dict(a), _nx_sources(G, g.labels[src1].tolist(), normalized=True, endpoints=False))
 
@@ -225,17 +225,17 @@ def test_sampling_covers_vertices_uniformly():
 
 def test_k_equal_n_is_exact_and_bad_k_raises():
     G = _random_graph(20, 40, 51)
-    exact = betweenness_centrality(G, backend="cpu")
-    full = betweenness_centrality(G, k=20, seed=1, backend="cpu")
+    exact = betweenness_centrality(G, weight="weight", backend="cpu")
+    full = betweenness_centrality(G, k=20, seed=1, weight="weight", backend="cpu")
     _close(_node_dict(full), _node_dict(exact))
     with pytest.raises(ValueError, match=r"'k' parameter .* range \[1, 20\] \(the number of vertices\)"):
-        betweenness_centrality(G, k=21, backend="cpu")
+        betweenness_centrality(G, k=21, weight="weight", backend="cpu")
     with pytest.raises(ValueError, match="'k' parameter .* int >= 1"):
-        betweenness_centrality(G, k=0, backend="cpu")
+        betweenness_centrality(G, k=0, weight="weight", backend="cpu")
     with pytest.raises(ValueError, match="'k' parameter .*vertex 99 is not in the graph"):
-        betweenness_centrality(G, k=[1, 99], backend="cpu")
+        betweenness_centrality(G, k=[1, 99], weight="weight", backend="cpu")
     with pytest.raises(ValueError, match="'k' parameter .* int >= 1"):
-        betweenness_centrality(G, k=2.5, backend="cpu")
+        betweenness_centrality(G, k=2.5, weight="weight", backend="cpu")
 
 
 # ---------------------------------------------------------------------------
@@ -249,7 +249,7 @@ def test_input_types_agree():
     df = pd.DataFrame(rows, columns=["source", "target", "weight"])
     g = build_graph(df["source"], df["target"], weight=df["weight"], component="all")
     for obj in (G, df, g):
-        _close(_node_dict(betweenness_centrality(obj, backend="cpu")), {v: ref[v] for v in g.labels})
+        _close(_node_dict(betweenness_centrality(obj, weight="weight", backend="cpu")), {v: ref[v] for v in g.labels})
     # weights as an array in edge order and as a callable on the edges frame
     arr = betweenness_centrality(g, weight=np.asarray(g.weight) * 2, backend="cpu")
     fun = betweenness_centrality(g, weight=lambda e: e["weight"] * 2, backend="cpu")
@@ -261,10 +261,10 @@ def test_arrow_polars_and_empty_inputs():
     ref = [0.0, 2 / 3, 2 / 3, 0.0]
     pa = pytest.importorskip("pyarrow")
     t = pa.table({"source": [0, 1, 2], "target": [1, 2, 3], "weight": [1.0, 2.0, 1.0]})
-    assert betweenness_centrality(t, backend="cpu")["betweenness_centrality"].tolist() == pytest.approx(ref)
+    assert betweenness_centrality(t, weight="weight", backend="cpu")["betweenness_centrality"].tolist() == pytest.approx(ref)
     pl = pytest.importorskip("polars")
     df = pl.DataFrame({"src": [0, 1, 2], "dst": [1, 2, 3]})
-    assert betweenness_centrality(df, backend="cpu")["betweenness_centrality"].tolist() == pytest.approx(ref)
+    assert betweenness_centrality(df, weight="weight", backend="cpu")["betweenness_centrality"].tolist() == pytest.approx(ref)
     r = betweenness_centrality(nx.empty_graph(3), backend="cpu")
     assert r["betweenness_centrality"].tolist() == [0.0, 0.0, 0.0]
     assert len(edge_betweenness_centrality(nx.empty_graph(3), backend="cpu")) == 0
@@ -291,7 +291,7 @@ def test_networkx_labels_and_missing_weights():
     G.add_edge("c", "a", weight=3)
     G.add_edge("c", "d", length=7)
     G.add_node("lonely")
-    r = betweenness_centrality(G, backend="cpu")
+    r = betweenness_centrality(G, weight="weight", backend="cpu")
     assert r["vertex"].tolist() == ["a", "b", "c", "d", "lonely"]
     _close(_node_dict(r), nx.betweenness_centrality(G, weight="weight"))
     r2 = betweenness_centrality(G, weight="length", backend="cpu")
@@ -302,17 +302,17 @@ def test_networkx_labels_and_missing_weights():
 def test_bad_lengths_raise(bad, word):
     df = pd.DataFrame({"src": [0, 1, 2], "dst": [1, 2, 0], "weight": [1.0, bad, 2.0]})
     with pytest.raises(GraphInputError, match=word):
-        betweenness_centrality(df, backend="cpu")
+        betweenness_centrality(df, weight="weight", backend="cpu")
     G = nx.Graph([(0, 1, {"weight": 1.0}), (1, 2, {"weight": bad})])
     with pytest.raises(GraphInputError, match=word):
-        edge_betweenness_centrality(G, backend="cpu")
+        edge_betweenness_centrality(G, weight="weight", backend="cpu")
 
 
 def test_signed_graph_needs_an_explicit_length_rule():
     sg = build_graph([0, 1, 2, 0], [1, 2, 3, 3], sign=[1, -1, 1, -1], component="all")
     assert isinstance(sg, SignedGraph)
     with pytest.raises(GraphInputError, match="signs but no edge lengths"):
-        betweenness_centrality(sg, backend="cpu")
+        betweenness_centrality(sg, weight="weight", backend="cpu")
     G = nx.cycle_graph(4)
     ref = nx.betweenness_centrality(G)
     for w in (None, "abs"):
@@ -350,11 +350,11 @@ def test_edge_list_columns_are_found_like_read_edgelist():
 def test_directed_argument_checks():
     G = _random_graph(10, 20, 71)
     with pytest.raises(GraphInputError, match="directed"):
-        betweenness_centrality(G, directed=True, backend="cpu")
+        betweenness_centrality(G, directed=True, weight="weight", backend="cpu")
     D = _random_graph(25, 70, 72, directed=True)
     rows = [(u, v, d["weight"]) for u, v, d in D.edges(data=True)]
     df = pd.DataFrame(rows, columns=["src", "dst", "weight"])
-    r = betweenness_centrality(df, directed=True, backend="cpu")
+    r = betweenness_centrality(df, directed=True, weight="weight", backend="cpu")
     ref = nx.betweenness_centrality(D, weight="weight")
     _close(_node_dict(r), {v: ref[v] for v in r["vertex"]})
 
@@ -365,9 +365,10 @@ def test_multigraph_uses_shortest_parallel_edge():
     M.add_edge(0, 1, weight=1)
     M.add_edge(1, 2, weight=1)
     M.add_edge(0, 2, weight=3)
-    _close(_node_dict(betweenness_centrality(M, backend="cpu")), nx.betweenness_centrality(M, weight="weight"))
+    _close(_node_dict(betweenness_centrality(M, weight="weight", backend="cpu")),
+           nx.betweenness_centrality(M, weight="weight"))
     with pytest.raises(GraphInputError, match="multigraph"):
-        edge_betweenness_centrality(M, backend="cpu")
+        edge_betweenness_centrality(M, weight="weight", backend="cpu")
 
 
 # ---------------------------------------------------------------------------
@@ -381,11 +382,11 @@ def test_bit_identical_for_any_thread_count():
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
-        a = edge_betweenness_centrality(G, backend="cpu")
-        an = betweenness_centrality(G, backend="cpu")
+        a = edge_betweenness_centrality(G, weight="weight", backend="cpu")
+        an = betweenness_centrality(G, weight="weight", backend="cpu")
         numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-        b = edge_betweenness_centrality(G, backend="cpu")
-        bn = betweenness_centrality(G, backend="cpu")
+        b = edge_betweenness_centrality(G, weight="weight", backend="cpu")
+        bn = betweenness_centrality(G, weight="weight", backend="cpu")
     finally:
         numba.set_num_threads(before)
     assert a.equals(b) and an.equals(bn)
@@ -395,21 +396,21 @@ def test_batches_do_not_change_bits(monkeypatch):
     # one chunk row per batch adds the rows in the same sequence as one big
     # batch does, so the bits are equal: partials are sums of whole chunks
     G = _random_graph(70, 200, 91, wmax=5)
-    one = betweenness_centrality(G, backend="cpu")
+    one = betweenness_centrality(G, weight="weight", backend="cpu")
     monkeypatch.setitem(bmod._MAX_ROWS, "cpu", 1)
-    many = betweenness_centrality(G, backend="cpu")
+    many = betweenness_centrality(G, weight="weight", backend="cpu")
     assert many.equals(one)
 
 
 def test_dask_client_is_bit_identical_to_local():
     distributed = pytest.importorskip("distributed")
     G = _random_graph(60, 180, 95, wmax=4)
-    local = edge_betweenness_centrality(G, backend="cpu")
-    local_node = betweenness_centrality(G, k=30, seed=4, endpoints=True, backend="cpu")
+    local = edge_betweenness_centrality(G, weight="weight", backend="cpu")
+    local_node = betweenness_centrality(G, k=30, seed=4, endpoints=True, weight="weight", backend="cpu")
     with distributed.Client(processes=False, n_workers=2, threads_per_worker=1,
                             dashboard_address=None) as client:
-        remote = edge_betweenness_centrality(G, backend="cpu", client=client)
-        remote_node = betweenness_centrality(G, k=30, seed=4, endpoints=True, backend="cpu", client=client)
+        remote = edge_betweenness_centrality(G, weight="weight", backend="cpu", client=client)
+        remote_node = betweenness_centrality(G, k=30, seed=4, endpoints=True, weight="weight", backend="cpu", client=client)
     assert local.equals(remote) and local_node.equals(remote_node)
 
 
@@ -428,11 +429,11 @@ SIM_GRAPHS = [
 def test_gpu_kernel_matches_networkx_and_cpu(gpu_backend, n, m, seed, directed, wmax, iso, monkeypatch):
     G = _random_graph(n, m, seed, directed, wmax, iso)
     monkeypatch.setattr(bmod, "_gpu_threads", lambda vw: 8)
-    node = betweenness_centrality(G, backend=gpu_backend, endpoints=True)
+    node = betweenness_centrality(G, weight="weight", backend=gpu_backend, endpoints=True)
     _close(_node_dict(node), nx.betweenness_centrality(G, weight="weight", endpoints=True))
-    cpu = betweenness_centrality(G, backend="cpu", endpoints=True)
+    cpu = betweenness_centrality(G, weight="weight", backend="cpu", endpoints=True)
     np.testing.assert_allclose(node["betweenness_centrality"], cpu["betweenness_centrality"], rtol=1e-12)
-    edge = edge_betweenness_centrality(G, backend=gpu_backend, normalized=False)
+    edge = edge_betweenness_centrality(G, weight="weight", backend=gpu_backend, normalized=False)
     _close(_edge_dict(edge, directed), _nx_edge(G, weight="weight", normalized=False))
 
 
@@ -523,3 +524,99 @@ def test_bitcoin_abs_rating_matches_networkx_and_igraph(shared_data):
     exact = betweenness_centrality(g, weight="abs", normalized=False, backend="cpu")
     ref = H.betweenness(weights=np.abs(g.weight).tolist(), directed=False)
     np.testing.assert_allclose(exact["betweenness_centrality"], ref, rtol=1e-9, atol=1e-9)
+
+
+# ---------------------------------------------------------------------------
+# subsets of sources and targets (networkx's *_subset functions)
+# ---------------------------------------------------------------------------
+
+from rapids_balance.centrality import (  # noqa: E402
+    betweenness_centrality_subset,
+    edge_betweenness_centrality_subset,
+)
+
+
+def _subset_case(seed, directed, n=30, m=80):
+    G = _random_graph(n, m, seed, directed, wmax=3, isolated=1)
+    rng = np.random.default_rng(seed)
+    nodes = np.asarray(list(G))
+    return G, rng.choice(nodes, 6, replace=False).tolist(), rng.choice(nodes, 9, replace=False).tolist()
+
+
+@pytest.mark.parametrize("directed", [False, True])
+@pytest.mark.parametrize("weight", ["weight", None])
+@pytest.mark.parametrize("normalized", [False, True])
+def test_subset_matches_networkx(directed, weight, normalized):
+    G, src, tgt = _subset_case(11 + directed, directed)
+    kw = dict(normalized=normalized, weight=weight)
+    ours = betweenness_centrality_subset(G, src, tgt, backend="cpu", progress=False, **kw)
+    _close(_node_dict(ours), nx.betweenness_centrality_subset(G, src, tgt, **kw))
+    e = edge_betweenness_centrality_subset(G, src, tgt, backend="cpu", progress=False, **kw)
+    ref = nx.edge_betweenness_centrality_subset(G, src, tgt, **kw)
+    if not directed:
+        ref = {(min(u, v), max(u, v)): b for (u, v), b in ref.items()}
+    _close(_edge_dict(e, directed), ref)
+
+
+def test_subset_of_everything_is_the_full_computation():
+    G = _random_graph(25, 60, 13, wmax=4)
+    nodes = list(G)
+    full = betweenness_centrality(G, weight="weight", normalized=False, backend="cpu")
+    sub = betweenness_centrality_subset(G, nodes, nodes, weight="weight", backend="cpu")
+    np.testing.assert_allclose(sub["betweenness_centrality"], full["betweenness_centrality"], rtol=1e-12)
+
+
+def test_subset_bad_vertices_raise():
+    from rapids_balance import InvalidParameterError
+
+    G = _random_graph(10, 20, 14)
+    with pytest.raises(InvalidParameterError, match="'sources' parameter"):
+        betweenness_centrality_subset(G, [0, 99], [1], backend="cpu")
+    with pytest.raises(InvalidParameterError, match="'targets' parameter"):
+        edge_betweenness_centrality_subset(G, [0], [1, 1], backend="cpu")
+    with pytest.raises(InvalidParameterError, match="'sources' parameter"):
+        betweenness_centrality_subset(G, 3, [1], backend="cpu")
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_gpu_subset_matches_networkx(gpu_backend, directed, monkeypatch):
+    monkeypatch.setattr(bmod, "_gpu_threads", lambda vw: 8)
+    G, src, tgt = _subset_case(21 + directed, directed, n=9, m=16)
+    src, tgt = src[:3], tgt[:5]
+    ours = betweenness_centrality_subset(G, src, tgt, weight="weight", backend=gpu_backend, progress=False)
+    _close(_node_dict(ours), nx.betweenness_centrality_subset(G, src, tgt, weight="weight"))
+    e = edge_betweenness_centrality_subset(G, src, tgt, weight="weight", backend=gpu_backend,
+                                           progress=False)
+    ref = nx.edge_betweenness_centrality_subset(G, src, tgt, weight="weight")
+    if not directed:
+        ref = {(min(u, v), max(u, v)): b for (u, v), b in ref.items()}
+    _close(_edge_dict(e, directed), ref)
+
+
+# ---------------------------------------------------------------------------
+# conventions shared with networkx / cuGraph
+# ---------------------------------------------------------------------------
+
+def test_weight_defaults_to_unweighted_as_networkx():
+    G = _random_graph(30, 70, 31, wmax=9)
+    _close(_node_dict(betweenness_centrality(G, backend="cpu", progress=False)), nx.betweenness_centrality(G))
+    _close(_edge_dict(edge_betweenness_centrality(G, backend="cpu", progress=False), False),
+           _nx_edge(G))
+
+
+@pytest.mark.parametrize("make_seed", [lambda: __import__("random").Random(5),
+                                       lambda: np.random.default_rng(5),
+                                       lambda: np.random.RandomState(5)])
+def test_random_state_seeds_draw_networkx_sources(make_seed):
+    G = _random_graph(40, 100, 32, wmax=3)
+    ours = betweenness_centrality(G, k=8, seed=make_seed(), weight="weight", backend="cpu", progress=False)
+    _close(_node_dict(ours), nx.betweenness_centrality(G, k=8, seed=make_seed(), weight="weight"))
+    e = edge_betweenness_centrality(G, k=8, seed=make_seed(), weight="weight", backend="cpu", progress=False)
+    _close(_edge_dict(e, False), _nx_edge(G, k=8, seed=make_seed(), weight="weight"))
+
+
+def test_bad_seed_names_every_accepted_kind():
+    from rapids_balance import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match="random.Random"):
+        betweenness_centrality(_random_graph(5, 6, 1), k=2, seed="x", backend="cpu")

@@ -1,11 +1,17 @@
-"""Weighted betweenness centrality of vertices and edges (exact or sampled).
+"""Weighted betweenness centrality of vertices and edges (exact, sampled or subset).
 
 Brandes' algorithm with a parallel, level-building Dijkstra on the GPU
 (PeerJ CS 2017) and a heap Dijkstra per source, sources in parallel, on the
-CPU.  See :func:`betweenness_centrality` and
-:func:`edge_betweenness_centrality`.
+CPU.  See :func:`betweenness_centrality`, :func:`edge_betweenness_centrality`
+and their ``_subset`` variants (paths between given sources and targets).
 """
 
-from .betweenness import betweenness_centrality, edge_betweenness_centrality
+from .betweenness import (
+    betweenness_centrality,
+    betweenness_centrality_subset,
+    edge_betweenness_centrality,
+    edge_betweenness_centrality_subset,
+)
 
-__all__ = ["betweenness_centrality", "edge_betweenness_centrality"]
+__all__ = ["betweenness_centrality", "edge_betweenness_centrality", "betweenness_centrality_subset",
+           "edge_betweenness_centrality_subset"]

@@ -215,21 +215,30 @@ def _sssp(s, indptr, indices, wslot, slot_edge, rindptr, rindices, rwslot, rslot
 
 @numba.njit(cache=True)
 def _accumulate(s, count, order, pstart, pvert, pedge, sigma, delta, endpoints, want_edges,
-                node_acc, edge_acc):
+                tmask, node_acc, edge_acc):
     """Brandes' dependency accumulation for source ``s`` into the accumulators.
 
     Walks the recorded DAG from the last settled vertex back, pushing each
     vertex's dependency to its predecessors (networkx's
     ``_accumulate_basic``/``_accumulate_edges`` in one pass): only DAG edges
     are touched, not every CSR slot again.
+
+    ``tmask`` empty: every vertex is a target.  Otherwise only vertices with
+    ``tmask[v] != 0`` end paths (networkx's ``_accumulate_subset``); with
+    ``want_edges`` a non-target vertex then splits its dependency evenly
+    among its predecessors, as networkx's ``_accumulate_edges_subset`` does.
     """
     extra = 1.0 if endpoints else 0.0
+    subset = tmask.size > 0
     for i in range(count - 1, -1, -1):
         w = order[i]
-        coeff = (1.0 + delta[w]) / sigma[w]
+        is_t = (not subset) or (tmask[w] != 0 and w != s)
+        coeff = ((1.0 if is_t else 0.0) + delta[w]) / sigma[w]
+        even = subset and want_edges and not is_t
+        npw = pstart[i + 1] - pstart[i]
         for p in range(pstart[i], pstart[i + 1]):
             u = pvert[p]
-            c = sigma[u] * coeff
+            c = delta[w] / npw if even else sigma[u] * coeff
             delta[u] += c
             if want_edges:
                 edge_acc[pedge[p]] += c
@@ -267,18 +276,19 @@ def _sum_rows(rows, out):
 
 def bc_batch_cpu(sources, chunk, n, indptr, indices, wslot, slot_edge,
                  rindptr, rindices, rwslot, rslot_edge, directed, nbuckets, endpoints, want_edges,
-                 node_out, edge_out):
+                 tmask, node_out, edge_out):
     """Add the (unnormalised) dependencies of ``sources`` to node_out/edge_out.
 
     ``sources`` is cut into chunks of ``chunk``; chunk ``c`` goes into row
     ``c`` of the accumulators, rows are summed in order at the end.
-    ``nbuckets`` selects the queue of :func:`_sssp`.
+    ``nbuckets`` selects the queue of :func:`_sssp`; ``tmask`` (int8, empty
+    for all) marks the targets (see :func:`_accumulate`).
     """
     # (numba.parallel_chunksize(1) would balance a busy machine better, but
     # it made the edge variant 4-5x slower in measurements: static split)
     node_rows, edge_rows = _chunk_rows(sources, chunk, n, indptr, indices, wslot, slot_edge,
                                        rindptr, rindices, rwslot, rslot_edge, directed, nbuckets,
-                                       endpoints, want_edges, edge_out.size)
+                                       endpoints, want_edges, tmask, edge_out.size)
     _sum_rows(node_rows, node_out)
     if want_edges:
         _sum_rows(edge_rows, edge_out)
@@ -286,7 +296,7 @@ def bc_batch_cpu(sources, chunk, n, indptr, indices, wslot, slot_edge,
 
 @numba.njit(cache=True, parallel=True)
 def _chunk_rows(sources, chunk, n, indptr, indices, wslot, slot_edge, rindptr, rindices, rwslot,
-                rslot_edge, directed, nbuckets, endpoints, want_edges, m):
+                rslot_edge, directed, nbuckets, endpoints, want_edges, tmask, m):
     """Per-chunk accumulator rows (node, edge) of a batch of sources."""
     n_src = sources.size
     n_chunks = (n_src + chunk - 1) // chunk
@@ -312,7 +322,7 @@ def _chunk_rows(sources, chunk, n, indptr, indices, wslot, slot_edge, rindptr, r
                           rslot_edge, directed, nbuckets, dist, sigma, state, order, heap, pos,
                           head, pstart, pvert, pedge)
             _accumulate(s, count, order, pstart, pvert, pedge, sigma, delta, endpoints,
-                        want_edges, node_acc, edge_acc)
+                        want_edges, tmask, node_acc, edge_acc)
             _reset(count, order, dist, sigma, delta, state)
     return node_rows, edge_rows
 

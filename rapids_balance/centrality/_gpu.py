@@ -106,9 +106,21 @@ def _settle_heap_minimum(d, st, stk, start, lev, cur, nxt, ncand, ctr, red, tid,
     cuda.syncthreads()
 
 
+@cuda.jit(device=True)
+def _dag_in_degree(v, d, st, rindptr, rindices, rwslot):
+    """Number of shortest-path predecessors of ``v`` (settled in an earlier level)."""
+    cnt = 0
+    dv = d[v]
+    for j in range(rindptr[v], rindptr[v + 1]):
+        u = rindices[j]
+        if st[u] >= 2 and st[u] < st[v] and d[u] + rwslot[j] == dv:
+            cnt += 1
+    return cnt
+
+
 @cuda.jit
 def _bc_kernel(sources, chunk, n, indptr, indices, wslot, slot_edge,
-               rindptr, rindices, rwslot, minw, endpoints, want_edges, vw,
+               rindptr, rindices, rwslot, minw, endpoints, want_edges, tmask, vw,
                dist, sigma, delta, state, stack, ends, cand0, cand1,
                node_rows, edge_rows):
     b = cuda.blockIdx.x
@@ -132,6 +144,7 @@ def _bc_kernel(sources, chunk, n, indptr, indices, wslot, slot_edge,
     nacc = node_rows[b]
     eacc = edge_rows[b]
     extra = 1.0 if endpoints else 0.0
+    subset = tmask.size > 1  # a one-element mask stands for "every vertex is a target"
     n_src = sources.size
     for si in range(b * chunk, min((b + 1) * chunk, n_src)):
         s = sources[si]
@@ -243,7 +256,14 @@ def _bc_kernel(sources, chunk, n, indptr, indices, wslot, slot_edge,
                         # _settle_heap_minimum) d[v] == d[w] + w can hold both
                         # ways, and only the edge into the later one is a DAG edge
                         if d[v] == dw + wslot[j] and st[v] > st[w]:
-                            c = sw / sg[v] * (1.0 + de[v])
+                            is_t = (not subset) or (tmask[v] != 0 and v != s)
+                            if subset and want_edges and not is_t:
+                                # networkx's edge-subset rule: a non-target
+                                # splits its dependency evenly among its
+                                # predecessors
+                                c = de[v] / _dag_in_degree(v, d, st, rindptr, rindices, rwslot)
+                            else:
+                                c = sw / sg[v] * ((1.0 if is_t else 0.0) + de[v])
                             acc += c
                             if want_edges:
                                 # each edge is a tree edge of one direction
@@ -287,8 +307,12 @@ def virtual_warp_width(n: int, n_slots: int) -> int:
 
 
 def bc_batch_gpu(g, sources: np.ndarray, chunk: int, endpoints: bool, want_edges: bool,
-                 vw: int, threads: int) -> tuple[np.ndarray, np.ndarray]:
+                 vw: int, threads: int, tmask: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
     """Unnormalised node/edge dependencies of ``sources`` on the GPU.
+
+    ``tmask`` (int8 per vertex, or ``None`` for all) marks the targets, as
+    in the CPU kernel's ``_accumulate``.
 
     ``g`` is a prepared :class:`~rapids_balance.centrality._prepare.BCGraph`.
     Chunk ``c`` of ``chunk`` sources runs in block ``c``; rows are summed
@@ -303,6 +327,8 @@ def bc_batch_gpu(g, sources: np.ndarray, chunk: int, endpoints: bool, want_edges
     n, m = g.n, g.m
     n_chunks = (sources.size + chunk - 1) // chunk
     src = to_device(np.ascontiguousarray(sources, dtype=np.int32), "gpu")
+    mask = np.zeros(1, np.int8) if tmask is None or tmask.size == 0 else tmask
+    dmask = to_device(np.ascontiguousarray(mask, dtype=np.int8), "gpu")
     xp = array_module("gpu")
     f64 = lambda cols: xp.zeros((n_chunks, cols), dtype=np.float64)  # noqa: E731
     i32 = lambda cols: xp.zeros((n_chunks, cols), dtype=np.int32)  # noqa: E731
@@ -311,7 +337,7 @@ def bc_batch_gpu(g, sources: np.ndarray, chunk: int, endpoints: bool, want_edges
     _bc_kernel[n_chunks, threads](
         src, chunk, n, dev["indptr"], dev["indices"], dev["wslot"], dev["slot_edge"],
         dev["rindptr"], dev["rindices"], dev["rwslot"], dev["minw"],
-        bool(endpoints), bool(want_edges), vw,
+        bool(endpoints), bool(want_edges), dmask, vw,
         f64(n), f64(n), f64(n), i32(n), i32(n), i32(n + 1), i32(n), i32(n),
         node_rows, edge_rows)
     node = xp.zeros(n, dtype=np.float64)

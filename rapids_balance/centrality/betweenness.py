@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import random
 import secrets
 from typing import Any, Callable, Sequence
 
@@ -19,10 +20,11 @@ import pandas as pd
 from .._output import frames_like_input
 from .._validation import check_backend, check_bool, check_int, check_roles, check_seed, param_error
 from ..backend import resolve_backend
-from ..errors import GraphInputError
+from ..errors import GraphInputError, InvalidParameterError
 from ._input import BCGraph, coerce_input
 
-__all__ = ["betweenness_centrality", "edge_betweenness_centrality"]
+__all__ = ["betweenness_centrality", "edge_betweenness_centrality", "betweenness_centrality_subset",
+           "edge_betweenness_centrality_subset"]
 
 # RNG stream of source sampling (see rapids_balance._random)
 _SAMPLE_STREAM = 0xBC
@@ -49,7 +51,8 @@ def _bc_partial(graph: BCGraph, sources: np.ndarray, params: dict) -> tuple[np.n
         Internal ids of the sources of this batch, in the order they are summed.
     params : dict
         ``backend`` ("cpu"/"gpu"), ``endpoints``, ``edges`` (compute edge
-        scores), ``chunk``; GPU only: ``vwidth``, ``threads``.
+        scores), ``chunk``, ``targets`` (optional int8 mask of the target
+        vertices; absent: every vertex); GPU only: ``vwidth``, ``threads``.
 
     Returns
     -------
@@ -59,19 +62,21 @@ def _bc_partial(graph: BCGraph, sources: np.ndarray, params: dict) -> tuple[np.n
     chunk = int(params.get("chunk", 8))
     want_edges = bool(params.get("edges", False))
     endpoints = bool(params.get("endpoints", False))
+    tmask = params.get("targets")
+    tmask = np.zeros(0, np.int8) if tmask is None else np.ascontiguousarray(tmask, dtype=np.int8)
     if params.get("backend", "cpu") == "gpu":
         from ._gpu import bc_batch_gpu, virtual_warp_width
 
         vw = int(params.get("vwidth") or virtual_warp_width(graph.n, graph.indices.size))
         threads = int(params.get("threads") or _gpu_threads(vw))
-        return bc_batch_gpu(graph, sources, chunk, endpoints, want_edges, vw, threads)
+        return bc_batch_gpu(graph, sources, chunk, endpoints, want_edges, vw, threads, tmask)
     from ._cpu import bc_batch_cpu
 
     node = np.zeros(graph.n)
     edge = np.zeros(graph.m if want_edges else 0)
     bc_batch_cpu(sources, chunk, graph.n, graph.indptr, graph.indices, graph.wslot, graph.slot_edge,
                  graph.rindptr, graph.rindices, graph.rwslot, graph.rslot_edge, graph.directed,
-                 int(params.get("nbuckets", graph.nbuckets)), endpoints, want_edges, node, edge)
+                 int(params.get("nbuckets", graph.nbuckets)), endpoints, want_edges, tmask, node, edge)
     return node, edge
 
 
@@ -138,6 +143,55 @@ def _check_k(k: Any, owner: str) -> Any:
     return k
 
 
+_SEED_MUST = ("an int in the range [0, 2**63 - 1], None, a random.Random, a numpy.random.Generator "
+              "or a numpy.random.RandomState")
+
+
+def _check_seed_like(seed: Any, owner: str) -> Any:
+    """What networkx accepts as ``seed``: None, an int, or a random-number generator object."""
+    if isinstance(seed, (random.Random, np.random.Generator, np.random.RandomState)):
+        return seed
+    try:
+        return check_seed(seed, owner, allow_none=True)
+    except InvalidParameterError:
+        raise param_error("seed", owner, _SEED_MUST, seed) from None
+
+
+def draw_like_networkx(seed: Any, n: int, k: int) -> np.ndarray:
+    """Positions of ``seed.sample(list(G), k)`` in a population of ``n`` (networkx's draw).
+
+    ``random.sample`` and networkx's wrappers of numpy generators pick
+    positions from the population's length alone, so sampling ``range(n)``
+    draws the positions networkx draws from ``list(G.nodes())``.
+    """
+    rng = seed
+    if not isinstance(seed, random.Random):
+        try:
+            from networkx.utils import create_py_random_state
+        except ImportError:
+            raise ImportError("a numpy random generator as seed draws sources as networkx does, "
+                              "which needs networkx: pip install 'rapids-balance[networkx]', or "
+                              "pass an int seed") from None
+        rng = create_py_random_state(seed)
+    return np.asarray(rng.sample(range(n), k), dtype=np.int64).reshape(-1)
+
+
+def _vertex_ids(g, labels: Any, name: str, owner: str, *, distinct: bool) -> np.ndarray:
+    """Internal ids of a collection of vertex labels, or an InvalidParameterError naming ``name``."""
+    if isinstance(labels, (str, bytes)) or not hasattr(labels, "__iter__"):
+        raise param_error(name, owner, "a sequence of vertex labels", labels)
+    seq = list(labels.tolist() if hasattr(labels, "tolist") else labels)
+    if not seq:
+        return np.zeros(0, np.int64)
+    try:
+        ids = np.asarray(g.vertex_ids(seq), dtype=np.int64)
+    except KeyError as exc:
+        raise param_error(name, owner, f"labels of vertices of the graph ({exc.args[0]})", labels) from None
+    if distinct and np.unique(ids).size != ids.size:
+        raise param_error(name, owner, "a sequence of distinct vertex labels", labels)
+    return ids
+
+
 def _sources(g, k, seed, owner: str = "betweenness_centrality") -> tuple[np.ndarray, bool]:
     """(sorted internal source ids, sampled?); ``k`` and ``seed`` already checked."""
     n = g.n
@@ -147,20 +201,15 @@ def _sources(g, k, seed, owner: str = "betweenness_centrality") -> tuple[np.ndar
         k = int(k)
         if k > n:
             raise param_error("k", owner, f"an int in the range [1, {n}] (the number of vertices)", k)
+        if seed is not None and not isinstance(seed, numbers.Integral):
+            return np.sort(draw_like_networkx(seed, n, k)), True
         if seed is None:
             seed = secrets.randbits(63)
         from ._cpu import sample_sources
 
         return sample_sources(n, k, np.uint64(seed), _SAMPLE_STREAM), True
     # an explicit collection of source vertices (as cuGraph accepts)
-    labels = list(k.tolist() if hasattr(k, "tolist") else k)
-    try:
-        ids = g.vertex_ids(labels)
-    except KeyError as exc:
-        raise param_error("k", owner, f"labels of vertices of the graph ({exc.args[0]})", k) from None
-    if np.unique(ids).size != ids.size:
-        raise param_error("k", owner, "a sequence of distinct vertex labels", k)
-    return np.sort(ids), True
+    return np.sort(_vertex_ids(g, k, "k", owner, distinct=True)), True
 
 
 def _rescale(values: np.ndarray, n: int, *, normalized: bool, directed: bool, endpoints: bool,
@@ -187,7 +236,8 @@ def _rescale(values: np.ndarray, n: int, *, normalized: bool, directed: bool, en
 def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
     """Every parameter of the two public functions but the graph, before the graph is read."""
     out = dict(p)
-    out["k"] = _check_k(p["k"], owner)
+    if "k" in p:
+        out["k"] = _check_k(p["k"], owner)
     for name in ("normalized", "endpoints", "progress"):
         if name in p:
             check_bool(p[name], name, owner)
@@ -196,7 +246,8 @@ def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
             or hasattr(w, "__array__")):
         raise param_error("weight", owner, "a column or attribute name, 'abs', None, an array of "
                           "lengths or a callable", w)
-    out["seed"] = check_seed(p["seed"], owner, allow_none=True)
+    if "seed" in p:
+        out["seed"] = _check_seed_like(p["seed"], owner)
     if p["directed"] is not None and not isinstance(p["directed"], (bool, np.bool_)):
         raise param_error("directed", owner, "True, False or None", p["directed"])
     check_backend(p["backend"], owner)
@@ -206,15 +257,76 @@ def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _setup(owner: str, graph, p: dict[str, Any], for_edges: bool):
-    """Checked parameters -> (backend, Graph, BCGraph, sources, sampled)."""
+def _prepare(owner: str, graph, p: dict[str, Any], for_edges: bool):
+    """Checked parameters -> (backend, Graph, BCGraph)."""
     roles = check_roles(graph, owner, {"source": p["source"], "target": p["target"], "sign": p["sign"]})
     be = resolve_backend(p["backend"])
     g, lengths = coerce_input(graph, p["weight"], p["directed"], for_edges=for_edges, **roles)
     if g.n == 0:
         raise GraphInputError("the graph has no vertices")
+    return be, g, BCGraph.from_graph(g, lengths)
+
+
+def _setup(owner: str, graph, p: dict[str, Any], for_edges: bool):
+    """Checked parameters -> (backend, Graph, BCGraph, sources, sampled)."""
+    be, g, bg = _prepare(owner, graph, p, for_edges)
     sources, sampled = _sources(g, p["k"], p["seed"], owner)
-    return be, g, BCGraph.from_graph(g, lengths), sources, sampled
+    return be, g, bg, sources, sampled
+
+
+# ---------------------------------------------------------------------------
+# scores from a prepared graph (shared by the public API and the networkx backend)
+# ---------------------------------------------------------------------------
+
+def node_scores(bg: BCGraph, sources: np.ndarray, *, sampled: bool, normalized: bool, endpoints: bool,
+                backend: str, progress: bool = False, client: Any = None) -> np.ndarray:
+    """Rescaled node betweenness over ``sources`` (networkx's ``betweenness_centrality``).
+
+    ``sampled``: the sources are a sample (rescaled as networkx rescales
+    ``k`` sources; a sample of every vertex is the exact computation).
+    Scale factors are Python floats, so a sample of no source raises
+    :class:`ZeroDivisionError` where networkx does.
+    """
+    params = {"backend": backend, "endpoints": bool(endpoints), "edges": False, "chunk": _CHUNK[backend]}
+    node, _ = _run(bg, sources, params, progress=progress, client=client, desc="betweenness")
+    kk = sources.size if sampled else None
+    if kk == bg.n:  # as networkx: sampling every vertex is the exact computation
+        kk = None
+    is_src = None
+    if kk is not None:
+        is_src = np.zeros(bg.n, bool)
+        is_src[sources] = True
+    return np.asarray(_rescale(node, bg.n, normalized=normalized, directed=bg.directed,
+                               endpoints=bool(endpoints), k=kk, is_source=is_src), np.float64)
+
+
+def edge_scores(bg: BCGraph, sources: np.ndarray, *, sampled: bool, normalized: bool, backend: str,
+                progress: bool = False, client: Any = None) -> np.ndarray:
+    """Rescaled edge betweenness over ``sources``, one value per edge of ``bg`` (edge order)."""
+    params = {"backend": backend, "endpoints": False, "edges": True, "chunk": _CHUNK[backend]}
+    _, edge = _run(bg, sources, params, progress=progress, client=client, desc="edge betweenness")
+    return np.asarray(_rescale(edge, bg.n, normalized=normalized, directed=bg.directed, endpoints=True,
+                               k=sources.size if sampled else None, is_source=None), np.float64)
+
+
+def subset_scores(bg: BCGraph, sources: np.ndarray, targets: np.ndarray, *, edges: bool,
+                  normalized: bool, backend: str, progress: bool = False,
+                  client: Any = None) -> np.ndarray:
+    """networkx's ``(edge_)betweenness_centrality_subset`` over internal ids.
+
+    ``sources`` may repeat (each occurrence counts, as in networkx);
+    ``targets`` is a set.  Node scores are rescaled with ``endpoints=False``
+    and edge scores with ``endpoints=True``, as networkx does.
+    """
+    tmask = np.zeros(bg.n, np.int8)
+    tmask[np.asarray(targets, np.int64)] = 1
+    params = {"backend": backend, "endpoints": False, "edges": bool(edges), "chunk": _CHUNK[backend],
+              "targets": tmask}
+    node, edge = _run(bg, np.asarray(sources, np.int64), params, progress=progress, client=client,
+                      desc="edge betweenness" if edges else "betweenness")
+    vals = edge if edges else node
+    return np.asarray(_rescale(vals, bg.n, normalized=normalized, directed=bg.directed,
+                               endpoints=bool(edges), k=None, is_source=None), np.float64)
 
 
 # ---------------------------------------------------------------------------
@@ -223,7 +335,7 @@ def _setup(owner: str, graph, p: dict[str, Any], for_edges: bool):
 
 @frames_like_input()
 def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, normalized: bool = True,
-                           weight: str | None | Callable | np.ndarray = "weight",
+                           weight: str | None | Callable | np.ndarray = None,
                            endpoints: bool = False, seed: int | None = None,
                            directed: bool | None = None, backend: str = "auto",
                            progress: bool = True, client: Any = None, source: Any = None,
@@ -258,9 +370,10 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
     normalized : bool, default True
         Divide by the number of (source, target) pairs; else undirected
         scores are halved (each pair counted once).
-    weight : str, None, array or callable, default "weight"
+    weight : str, None, array or callable, default None
         Edge *lengths* (a path's length is the sum of its edges' lengths).
-        ``None``: every edge has length 1 (BFS levels, same code).  A string
+        ``None`` (the default, as in networkx and cuGraph): every edge has
+        length 1 (BFS levels, same code).  A string
         names the column / edge attribute; a missing ``"weight"`` means
         length 1 as in networkx, except for a :class:`SignedGraph` without
         weights, which must say how signs map to lengths.  ``"abs"``: the
@@ -274,11 +387,13 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
         :class:`GraphInputError` (see Notes).
     endpoints : bool, default False
         Count the end vertices of each path.
-    seed : int or None, optional
+    seed : int, None, random.Random, numpy Generator or RandomState, optional
         Seed of the source sampler when ``k`` is an int: an int in
-        ``[0, 2**63 - 1]`` (the rule of every seeded function), or ``None``
-        (as in networkx: a fresh sample on every call); give an int for a
-        reproducible result.
+        ``[0, 2**63 - 1]`` (our counter-based sampler, the rule of every
+        seeded function), ``None`` (as in networkx: a fresh sample on every
+        call), or a random-number generator object, from which the sources
+        are drawn exactly as networkx draws them (``seed.sample(list(G), k)``;
+        numpy generators need networkx installed).
     directed : bool or None, optional
         ``None`` follows the input; for an edge list ``True`` builds a
         directed graph.  A graph object must already have this direction.
@@ -339,11 +454,14 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
     silently.  We raise instead.  A :class:`SignedGraph` never has its signs
     read as lengths: pass ``weight=None``, ``"abs"``, an array or a callable.
 
-    Sampling: with an int ``k`` the sources are a seeded partial
-    Fisher-Yates shuffle of the vertex ids from the counter-based generator
-    of :mod:`rapids_balance._random`; the draw cannot equal networkx's
-    ``random.sample`` for the same seed, but for the same source set (pass it
-    as a sequence ``k``) the scores equal networkx's estimator.
+    Sampling: with an int ``k`` and an int ``seed`` the sources are a seeded
+    partial Fisher-Yates shuffle of the vertex ids from the counter-based
+    generator of :mod:`rapids_balance._random`; that draw cannot equal
+    networkx's ``random.sample`` for the same int, but a ``random.Random``
+    (or numpy generator) seed draws networkx's sources, and for the same
+    source set (or a sequence ``k``) the scores equal networkx's estimator.
+    Through networkx's dispatch (``backend="rapids_balance"``, see
+    :mod:`rapids_balance.nx_backend`) every call returns networkx's numbers.
 
     Results are deterministic: sources run in fixed batches and chunks whose
     partial sums are added in a fixed order, whatever the number of threads or
@@ -365,32 +483,21 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
     >>> import rapids_balance as rb
     >>> edges = pd.DataFrame({"src": [0, 1, 2, 0], "dst": [1, 2, 3, 3],
     ...                       "weight": [1.0, 1.0, 1.0, 5.0]})
-    >>> rb.betweenness_centrality(edges, backend="cpu")["betweenness_centrality"].round(4).tolist()
+    >>> rb.betweenness_centrality(edges, weight="weight", backend="cpu")["betweenness_centrality"].round(4).tolist()
     [0.0, 0.6667, 0.6667, 0.0]
     """
     p = _check_params("betweenness_centrality", dict(
         k=k, normalized=normalized, weight=weight, endpoints=endpoints, seed=seed, directed=directed,
         backend=backend, progress=progress, client=client, source=source, target=target, sign=sign))
     be, g, bg, sources, sampled = _setup("betweenness_centrality", graph, p, for_edges=False)
-    params = {"backend": be, "endpoints": bool(endpoints), "edges": False, "chunk": _CHUNK[be]}
-    node, _ = _run(bg, sources, params, progress=progress, client=client, desc="betweenness")
-    kk = sources.size if sampled else None
-    if kk == g.n:  # as networkx: sampling every vertex is the exact computation
-        kk = None
-    is_src = None
-    if kk is not None:
-        is_src = np.zeros(g.n, bool)
-        is_src[sources] = True
-    scores = _rescale(node, g.n, normalized=normalized, directed=g.directed, endpoints=bool(endpoints),
-                      k=kk, is_source=is_src)
-    import pandas as pd
-
-    return pd.DataFrame({"vertex": g.labels, "betweenness_centrality": np.asarray(scores, np.float64)})
+    scores = node_scores(bg, sources, sampled=sampled, normalized=normalized, endpoints=endpoints,
+                         backend=be, progress=progress, client=client)
+    return _node_frame(g, scores)
 
 
 @frames_like_input()
 def edge_betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, normalized: bool = True,
-                                weight: str | None | Callable | np.ndarray = "weight",
+                                weight: str | None | Callable | np.ndarray = None,
                                 seed: int | None = None, directed: bool | None = None,
                                 backend: str = "auto", progress: bool = True,
                                 client: Any = None, source: Any = None, target: Any = None,
@@ -409,17 +516,18 @@ def edge_betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, 
     ----------
     graph : Graph, SignedGraph, DataFrame, networkx graph or cuGraph graph
         As for :func:`betweenness_centrality` (networkx multigraphs are
-        refused here).
+        refused here; networkx's dispatch to this library keys them by
+        ``(u, v, key)``).
     k : int, sequence of vertices or None, optional
         Sources: all (``None``), that many (in ``[1, n]``) sampled with
         ``seed``, or the given vertices.
     normalized : bool, default True
         Divide by :math:`n(n-1)`; else undirected scores are halved.
-    weight : str, None, array or callable, default "weight"
-        Edge lengths, as for :func:`betweenness_centrality`.
-    seed : int or None, optional
-        Seed of the source sampler: an int in ``[0, 2**63 - 1]``, or
-        ``None`` (a fresh sample on every call).
+    weight : str, None, array or callable, default None
+        Edge lengths, as for :func:`betweenness_centrality` (``None``:
+        unweighted).
+    seed : int, None, random.Random, numpy Generator or RandomState, optional
+        Seed of the source sampler, as for :func:`betweenness_centrality`.
     directed : bool or None, optional
         As for :func:`betweenness_centrality`.
     backend : {"auto", "cpu", "gpu"}, default "auto"
@@ -478,12 +586,159 @@ def edge_betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, 
         k=k, normalized=normalized, weight=weight, seed=seed, directed=directed, backend=backend,
         progress=progress, client=client, source=source, target=target, sign=sign))
     be, g, bg, sources, sampled = _setup("edge_betweenness_centrality", graph, p, for_edges=True)
-    params = {"backend": be, "endpoints": False, "edges": True, "chunk": _CHUNK[be]}
-    _, edge = _run(bg, sources, params, progress=progress, client=client, desc="edge betweenness")
-    scores = _rescale(edge, g.n, normalized=normalized, directed=g.directed, endpoints=True,
-                      k=sources.size if sampled else None, is_source=None)
-    import pandas as pd
+    scores = edge_scores(bg, sources, sampled=sampled, normalized=normalized, backend=be,
+                         progress=progress, client=client)
+    return _edge_frame(g, scores)
 
+
+def _node_frame(g, scores: np.ndarray) -> pd.DataFrame:
+    return pd.DataFrame({"vertex": g.labels, "betweenness_centrality": scores})
+
+
+def _edge_frame(g, scores: np.ndarray) -> pd.DataFrame:
     lab = g.labels
-    return pd.DataFrame({"src": lab[g.edge_src], "dst": lab[g.edge_dst],
-                         "betweenness_centrality": np.asarray(scores, np.float64)})
+    return pd.DataFrame({"src": lab[g.edge_src], "dst": lab[g.edge_dst], "betweenness_centrality": scores})
+
+
+def _subset(owner: str, graph, sources, targets, p: dict[str, Any], *, edges: bool) -> pd.DataFrame:
+    p = _check_params(owner, p)
+    be, g, bg = _prepare(owner, graph, p, for_edges=edges)
+    src = _vertex_ids(g, sources, "sources", owner, distinct=True)
+    tgt = _vertex_ids(g, targets, "targets", owner, distinct=True)
+    scores = subset_scores(bg, src, tgt, edges=edges, normalized=p["normalized"], backend=be,
+                           progress=p["progress"], client=p["client"])
+    return _edge_frame(g, scores) if edges else _node_frame(g, scores)
+
+
+@frames_like_input()
+def betweenness_centrality_subset(graph: Any, sources: Sequence, targets: Sequence, *,
+                                  normalized: bool = False,
+                                  weight: str | None | Callable | np.ndarray = None,
+                                  directed: bool | None = None, backend: str = "auto",
+                                  progress: bool = True, client: Any = None, source: Any = None,
+                                  target: Any = None, sign: Any = None) -> pd.DataFrame:
+    r"""Betweenness of every vertex over paths from ``sources`` to ``targets`` only.
+
+    .. math::
+
+       c_B(v) = \sum_{s \in S, t \in T} \frac{\sigma(s, t|v)}{\sigma(s, t)}
+
+    with the notation of :func:`betweenness_centrality`; values and
+    normalisation are those of :func:`networkx.betweenness_centrality_subset`
+    (``sources=targets=`` every vertex gives ``betweenness_centrality``).
+
+    Parameters
+    ----------
+    graph : Graph, SignedGraph, DataFrame, networkx graph or cuGraph graph
+        As for :func:`betweenness_centrality`.
+    sources, targets : sequence of vertex labels
+        Distinct labels of vertices of the graph (empty: every score is 0).
+    normalized : bool, default False
+        Divide by :math:`(n-1)(n-2)`; else undirected scores are halved
+        (networkx's default and scaling).
+    weight : str, None, array or callable, default None
+        Edge lengths, as for :func:`betweenness_centrality` (``None``:
+        unweighted).
+    directed, backend, progress, client, source, target, sign
+        As for :func:`betweenness_centrality`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``vertex`` and ``betweenness_centrality``, one row per vertex.
+
+    Raises
+    ------
+    InvalidParameterError
+        A parameter has a wrong type or value, or ``sources``/``targets``
+        repeat a vertex or name one the graph does not have (networkx ignores
+        unknown targets; a typo here is reported instead).
+    GraphInputError
+        Unusable input or lengths (zero, negative, NaN, infinite).
+    BackendUnavailableError
+        ``backend="gpu"`` without a GPU.
+
+    Notes
+    -----
+    One Dijkstra (or BFS) per source, as in :func:`betweenness_centrality`;
+    in the accumulation only targets start a dependency (Brandes 2008,
+    section 3.2).  See :func:`betweenness_centrality` for lengths and ties.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rapids_balance.centrality import betweenness_centrality_subset
+    >>> edges = pd.DataFrame({"src": [0, 1, 2], "dst": [1, 2, 3]})
+    >>> betweenness_centrality_subset(edges, [0], [3], backend="cpu")["betweenness_centrality"].tolist()
+    [0.0, 0.5, 0.5, 0.0]
+    """
+    return _subset("betweenness_centrality_subset", graph, sources, targets, dict(
+        normalized=normalized, weight=weight, directed=directed, backend=backend, progress=progress,
+        client=client, source=source, target=target, sign=sign), edges=False)
+
+
+@frames_like_input()
+def edge_betweenness_centrality_subset(graph: Any, sources: Sequence, targets: Sequence, *,
+                                       normalized: bool = False,
+                                       weight: str | None | Callable | np.ndarray = None,
+                                       directed: bool | None = None, backend: str = "auto",
+                                       progress: bool = True, client: Any = None,
+                                       source: Any = None, target: Any = None,
+                                       sign: Any = None) -> pd.DataFrame:
+    r"""Betweenness of every edge over paths from ``sources`` to ``targets`` only.
+
+    .. math::
+
+       c_B(e) = \sum_{s \in S, t \in T} \frac{\sigma(s, t|e)}{\sigma(s, t)}
+
+    Values and normalisation are those of
+    :func:`networkx.edge_betweenness_centrality_subset`.
+
+    Parameters
+    ----------
+    graph : Graph, SignedGraph, DataFrame, networkx graph or cuGraph graph
+        As for :func:`edge_betweenness_centrality`.
+    sources, targets : sequence of vertex labels
+        Distinct labels of vertices of the graph.
+    normalized : bool, default False
+        Divide by :math:`n(n-1)`; else undirected scores are halved.
+    weight : str, None, array or callable, default None
+        Edge lengths, as for :func:`betweenness_centrality`.
+    directed, backend, progress, client, source, target, sign
+        As for :func:`betweenness_centrality`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``src``, ``dst`` and ``betweenness_centrality``, as
+        :func:`edge_betweenness_centrality`.
+
+    Raises
+    ------
+    InvalidParameterError
+        As for :func:`betweenness_centrality_subset`.
+    GraphInputError
+        Unusable input or lengths.
+    BackendUnavailableError
+        ``backend="gpu"`` without a GPU.
+
+    Notes
+    -----
+    networkx's accumulation is kept as it is, so the numbers are the same:
+    a target ``w`` passes :math:`\sigma_{sv}/\sigma_{sw}(1 + \delta_s(w))` to
+    each predecessor ``v``, but a vertex that is not a target splits its
+    dependency :math:`\delta_s(w)` *evenly* among its predecessors rather
+    than in proportion to their path counts.  With ``targets`` = every
+    vertex the result is :func:`edge_betweenness_centrality`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rapids_balance.centrality import edge_betweenness_centrality_subset
+    >>> edges = pd.DataFrame({"src": [0, 1, 2], "dst": [1, 2, 3]})
+    >>> edge_betweenness_centrality_subset(edges, [0], [3], backend="cpu")["betweenness_centrality"].tolist()
+    [0.5, 0.5, 0.5]
+    """
+    return _subset("edge_betweenness_centrality_subset", graph, sources, targets, dict(
+        normalized=normalized, weight=weight, directed=directed, backend=backend, progress=progress,
+        client=client, source=source, target=target, sign=sign), edges=True)

@@ -1,0 +1,104 @@
+"""networkx alone vs networkx dispatching to rapids-balance vs rapids-balance directly.
+
+Input: a seeded Barabasi-Albert graph (20,000 vertices, 5 edges per new
+vertex, ~100,000 edges) with integer lengths 1..10 drawn with a seeded
+generator; weighted node betweenness from ``--k`` sources (default 500).
+
+* networkx: ``nx.betweenness_centrality(G, k=500, seed=42, weight="weight")``;
+* dispatch: the same call with ``backend="rapids_balance"`` (networkx draws
+  the sources from the seed; the backend draws the same ones; the conversion
+  from the networkx graph is part of every call);
+* direct: ``rapids_balance.betweenness_centrality(G, k=<those sources>,
+  weight="weight")`` on the same networkx graph (conversion included).
+
+All three run in the same process on the same graph and the same sources;
+dispatch and direct are timed ``--repeat`` times, interleaved, after one
+warm-up call (JIT compilation excluded); the median is reported.  networkx
+runs once (minutes).  The values of the dispatch are compared with
+networkx's (max relative difference).
+
+Run: ``python benchmarks/bench_nx_backend.py [--k 500] [--repeat 5] [--skip-networkx]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+import numpy as np
+
+from _harness import REPO, Report
+
+import networkx as nx
+
+import rapids_balance as rb
+
+BACKEND = "rapids_balance"
+
+
+def ba_graph(n: int, m: int, seed: int) -> nx.Graph:
+    G = nx.barabasi_albert_graph(n, m, seed=seed)
+    rng = np.random.default_rng(seed + 1)
+    for (u, v), w in zip(G.edges(), rng.integers(1, 11, G.number_of_edges()).tolist()):
+        G[u][v]["weight"] = w
+    return G
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=20_000)
+    ap.add_argument("--k", type=int, default=500)
+    ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--skip-networkx", action="store_true")
+    ap.add_argument("--out", default=str(REPO / "benchmarks" / "results" / "2026-11-23-cpu-2core"))
+    args = ap.parse_args()
+
+    G = ba_graph(args.n, 5, seed=1)
+    label = f"BA n={args.n:,} m={G.number_of_edges():,} lengths 1..10, k={args.k}"
+    nx.config.backends[BACKEND].device = "cpu"
+    sources = random.Random(args.seed).sample(list(G), args.k)  # networkx's draw for this seed
+
+    def dispatch():
+        return nx.betweenness_centrality(G, k=args.k, seed=args.seed, weight="weight", backend=BACKEND)
+
+    def direct():
+        return rb.betweenness_centrality(G, k=sources, weight="weight", backend="cpu", progress=False)
+
+    dispatch(), direct()  # compile the kernels once
+    t_dispatch, t_direct = [], []
+    for _ in range(args.repeat):
+        for fn, times in ((dispatch, t_dispatch), (direct, t_direct)):
+            t0 = time.perf_counter()
+            out = fn()
+            times.append(time.perf_counter() - t0)
+    got = dispatch()
+    d_med, r_med = statistics.median(t_dispatch), statistics.median(t_direct)
+
+    report = Report("nx_backend", description=__doc__.splitlines()[0],
+                    params={"n": args.n, "edges": G.number_of_edges(), "k": args.k, "seed": args.seed,
+                            "repeat": args.repeat, "device": "cpu",
+                            "dispatch_times_s": t_dispatch, "direct_times_s": t_direct})
+    report.add(input=label, figure="networkx -> rapids_balance (dispatch)", value=d_med, unit="s",
+               peer="rapids_balance direct", peer_value=r_med,
+               overhead_pct=100 * (d_med / r_med - 1))
+    if not args.skip_networkx:
+        t0 = time.perf_counter()
+        ref = nx.betweenness_centrality(G, k=args.k, seed=args.seed, weight="weight")
+        t_nx = time.perf_counter() - t0
+        keys = list(ref)
+        a = np.array([got[v] for v in keys])
+        b = np.array([ref[v] for v in keys])
+        big = np.abs(b) > 1e-9 * np.abs(b).max()
+        rel = float(np.max(np.abs(a[big] - b[big]) / np.abs(b[big])))
+        report.add(input=label, figure="networkx -> rapids_balance (dispatch)", value=d_med, unit="s",
+                   peer="networkx alone", peer_value=t_nx, max_rel_diff=rel,
+                   same_keys=list(got) == keys)
+    report.finish(args.out)
+    del out
+
+
+if __name__ == "__main__":
+    main()
