@@ -1,10 +1,15 @@
-"""Balance a signed graph over many spanning trees and read off consensus attributes.
+"""
+Balance a signed graph over many spanning trees
+===============================================
 
+Read off consensus attributes of vertices and edges.
 The Gahuku-Gama highland tribes (Read 1954): 16 tribes, 58 alliances (+) and
 enmities (-).  Each of 1000 BFS spanning trees gives a nearest balanced state
 (ECL-SGB path signs); counting over the trees gives each tribe's *status*
 (how often it sits in the larger Harary side) and each relation's share of
 trees in which balancing flipped it.
+
+Needs nothing beyond a plain install (``--gpu`` needs the ``gpu`` extra and a GPU).
 
 Run: ``python examples/balance.py`` (add ``--gpu`` on a machine with a GPU).
 """

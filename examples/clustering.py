@@ -1,11 +1,17 @@
-"""Correlation clustering of a signed network: who belongs with whom?
+"""
+Correlation clustering: who belongs with whom?
+==============================================
+
+Correlation clustering of a signed network.
 
 Runs on the bundled Slashdot first-1000 instance (Levorato et al.'s
 benchmark) and on the Gahuku-Gama highland tribes, with the paper's ILS
 (exactly as published, and with our default plateau walks), the multilevel
 solver, and a 2-cluster (balanced-state) bound.
 
-    python examples/clustering.py
+Needs nothing beyond a plain install.
+
+Run: ``python examples/clustering.py``
 """
 
 import rapids_balance as rb

@@ -1,4 +1,8 @@
-"""Use a Dask cluster that is already running (another machine, SLURM, Kubernetes).
+"""
+Use a Dask cluster that is already running
+==========================================
+
+Another machine, SLURM, Kubernetes: connect a client and pass it as ``client=``.
 
 Start a scheduler and workers elsewhere, e.g.::
 
@@ -13,11 +17,17 @@ Start a scheduler and workers elsewhere, e.g.::
 Without an address this script starts a throw-away local cluster so it runs
 anywhere.  The graph is sent to each worker once; only batch descriptions
 (tree-id ranges, source lists) and partial results travel afterwards.
+
+Needs the ``dask`` extra (``pip install 'rapids-balance[dask]'``).
 """
 
 import sys
 
-from distributed import Client
+from _extras import require
+
+require("dask", "distributed", "dask.dataframe")
+
+from distributed import Client  # noqa: E402
 
 import rapids_balance as rb
 from rapids_balance.balancing import balance

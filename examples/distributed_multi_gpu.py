@@ -1,10 +1,17 @@
-"""Scale out on one machine: every GPU (or every CPU core) as a Dask worker.
+"""
+Scale out on one machine
+========================
+
+Every GPU (or every CPU core) as a Dask worker.
 
 ``start_cluster()`` starts a ``dask_cuda.LocalCUDACluster`` with one worker
 per GPU when dask-cuda is installed and a GPU is usable, otherwise a
 ``distributed.LocalCluster`` of CPU worker processes.  The same calls as in
 the single-process examples then take ``client=`` and return the same
 answer (checked below).
+
+Needs the ``dask`` extra (``pip install 'rapids-balance[dask]'``); GPU
+workers also need the ``rapids`` extra (dask-cuda) and a GPU.
 
 Run: ``python examples/distributed_multi_gpu.py [n_workers]``
 """
@@ -13,6 +20,7 @@ import sys
 import time
 
 import numpy as np
+from _extras import require
 
 import rapids_balance as rb
 from rapids_balance.balancing import balance
@@ -20,6 +28,7 @@ from rapids_balance.centrality import betweenness_centrality
 
 
 def main() -> None:
+    require("dask", "distributed")
     n_workers = int(sys.argv[1]) if len(sys.argv) > 1 else None
     graph = rb.load_example("bitcoin-alpha")
     print(graph)

@@ -18,6 +18,9 @@ if not REAL_GPU:
     os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+# the skip reason of every test that reads the public graphs in ../shared/data
+NO_SHARED_DATA = (f"needs the public signed graphs in ../shared/data beside the checkout "
+                  f"({SHARED_DATA}), which is absent")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -33,7 +36,7 @@ def pytest_collection_modifyitems(config, items):
 def shared_data() -> Path:
     """``../shared/data`` beside the checkout; tests that need it skip without it."""
     if not SHARED_DATA.is_dir():
-        pytest.skip("../shared/data is not present")
+        pytest.skip(NO_SHARED_DATA)
     return SHARED_DATA
 
 
@@ -45,3 +48,14 @@ def gpu_backend() -> str:
     if not gpu_status().usable:
         pytest.skip("no GPU and no simulator")
     return "gpu"
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Say how many tests skipped because ../shared/data is absent, and where it belongs."""
+    skipped = [r for r in terminalreporter.stats.get("skipped", [])
+               if isinstance(r.longrepr, tuple) and NO_SHARED_DATA in str(r.longrepr[2])]
+    if skipped:
+        terminalreporter.write_sep("-", "shared data")
+        terminalreporter.write_line(
+            f"{len(skipped)} test(s) skipped: the public signed graphs they read belong in "
+            f"{SHARED_DATA} (../shared/data beside the checkout), which is absent.")

@@ -1,14 +1,29 @@
 #!/usr/bin/env bash
-# The GPU checks of rapids-balance, for a session that is lent a GPU machine (device tool:
-# 10 minutes per call, 30 minutes per session).  First, on the development machine:
-#   bash tools/prepare_gpu_carry.sh
-# then one device call per stage, each under the 10-minute limit of a call, carrying ".gpu":
-#   bash tools/gpu_session.sh tests   # env + probe + sm_90 compile check + the test suite with
-#                                     # every backend="gpu" test on the real device
-#   bash tools/gpu_session.sh bench-balance  # balance GPU rows + the 50M-edge synthetic graph
-#   bash tools/gpu_session.sh bench   # betweenness, clustering, frustration GPU rows beside
-#                                     # CPU peers (16 cores)
-# Results come back in $OUT (at most 8 files: logs plus one tarball of bench-results/).
+# GPU runbook: the GPU checks and GPU benchmark rows of rapids-balance on any CUDA host.
+#
+# Needs: an NVIDIA GPU with CUDA 12 (written for the H100/H200, sm_90), Python 3.10+, this
+# checkout, and the `gpu` extra (cupy-cuda12x, numba-cuda) installed.  The compile check also
+# needs the CUDA toolkit (NVVM, ptxas).  The benchmarks read the public graphs from
+# ../shared/data beside the checkout (or .gpu/data, see below) and time igraph, networkit and
+# networkx as peers where they are installed (the `bench` extra).
+#
+# Usage, from the checkout:
+#   bash tools/gpu_session.sh tests          # environment report, GPU probe, sm_90 compile check
+#                                            # (tools/check_gpu_compile.py, up to 2 min), then
+#                                            # the test suite with every backend="gpu" test and
+#                                            # the tests marked `gpu` on the device (up to 7 min)
+#   bash tools/gpu_session.sh bench-balance  # balance benchmark: GPU rows on the SNAP graphs plus
+#                                            # a 50M-edge synthetic graph (up to 9 min; building
+#                                            # the synthetic graph alone takes minutes)
+#   bash tools/gpu_session.sh bench          # betweenness (k = 1000), clustering and frustration
+#                                            # GPU rows beside their CPU peers (up to 8 min)
+# Each step runs under a timeout (the limits above), so a hung kernel ends the step, not the
+# run.  Results go to $OUT (default ./gpu-out): steps.log, env.txt, check_gpu_compile.txt,
+# tests.log, bench*.log and a tarball of bench-results/ (the benchmarks' JSON).
+#
+# Hosts without network access: run tools/prepare_gpu_carry.sh on a connected machine first and
+# copy the checkout with its .gpu/ folder over; missing Python packages are then installed from
+# .gpu/wheels and ../shared/data is linked to .gpu/data.  PYTHON=... picks the interpreter.
 set -u
 stage=${1:-tests}
 OUT=${OUT:-$PWD/gpu-out}
@@ -42,7 +57,7 @@ if [ "$stage" = tests ]; then
     -o addopts="-m 'not slow' --timeout=300" >"$OUT/tests.log" 2>&1
   echo "rc=$?" >>"$OUT/tests.log"
 elif [ "$stage" = bench-balance ]; then
-  # its own call: the 50M-edge synthetic graph alone may take minutes to build
+  # a stage of its own: the 50M-edge synthetic graph alone may take minutes to build
   cd benchmarks
   log "balance"
   timeout 540 $PY bench_balance.py --trees 1000 >"$OUT/bench-balance.log" 2>&1

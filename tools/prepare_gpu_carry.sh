@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Fill .gpu/ (ignored by git) with what tools/gpu_session.sh needs on the lent GPU machine,
-# which has no network: wheels its Python 3.12 image may lack, and the benchmark graphs from
-# ../shared/data (which does not travel with the checkout).  Run once per session, here:
+# Prepare an offline GPU host for tools/gpu_session.sh: fill .gpu/ (ignored by git) with
+#   .gpu/wheels  wheels of the test and benchmark dependencies a CUDA Python image may lack
+#                (pytest, highspy, Dask, dask-cuda, igraph, networkit, ...), for the host's
+#                Python version (GPU_PYTHON_VERSION, default 3.12) on x86-64 Linux;
+#   .gpu/data    the benchmark graphs, copied from ../shared/data beside the checkout.
+# Run it once on a machine with network access (a minute or two; some tens of MB), then copy the
+# checkout, .gpu/ included, to the GPU host and run tools/gpu_session.sh there:
 #   bash tools/prepare_gpu_carry.sh
-# then name ".gpu" in the device call's carry list.  Stays well under the 64 MiB the device
-# tool carries (pyarrow and scipy are left out: too large; the image's torch stack brings scipy
-# and networkx).
+# pyarrow and scipy are left out (large, and CUDA images usually ship scipy and networkx).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .gpu/wheels .gpu/data
-python3 -m pip download -q --only-binary=:all: --no-deps --python-version 3.12 --implementation cp \
+python3 -m pip download -q --only-binary=:all: --no-deps --python-version "${GPU_PYTHON_VERSION:-3.12}" --implementation cp \
   --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_24_x86_64 \
   --platform manylinux_2_28_x86_64 -d .gpu/wheels \
   tqdm pytest pytest-timeout pluggy iniconfig packaging highspy igraph texttable networkit \
