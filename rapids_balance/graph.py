@@ -115,7 +115,36 @@ class Graph:
     """A graph in CSR form with original vertex labels (see module docstring).
 
     Build one with :meth:`from_edgelist` or :func:`rapids_balance.read_edgelist`
-    rather than calling the constructor.
+    rather than calling the constructor.  Every array is read-only.
+
+    Attributes
+    ----------
+    n, m : int
+        Number of vertices and edges (also ``n_vertices``, ``n_edges``).
+    directed : bool
+        Directed graphs keep (u, v) and (v, u) apart; signed graphs never are.
+    edge_src, edge_dst : numpy.ndarray of int32, shape (m,)
+        Endpoints by internal id; undirected edges have ``edge_src < edge_dst``,
+        sorted by ``(edge_src, edge_dst)``.
+    indptr : numpy.ndarray of int64, shape (n + 1,)
+    indices : numpy.ndarray of int32
+        CSR adjacency (an undirected edge fills two slots), rows sorted.
+    slot_edge : numpy.ndarray of int32
+        Edge id behind each CSR slot.
+    edge_slots : numpy.ndarray of int64, shape (m, 2) or (m, 1)
+        The CSR slot(s) of each edge.
+    sign : numpy.ndarray of int8 or None
+        +1/-1 per edge (signed graphs).
+    weight : numpy.ndarray of float64 or None
+        Weight per edge, when the input had one.
+    zero_sign : numpy.ndarray of bool or None
+        Edges whose input sign was 0 (stored as +1).
+    labels : numpy.ndarray
+        Original label of each internal id (int64, uint64 or object).
+    cleaning : CleaningReport
+        What cleaning did to the input, counted.
+    name : str
+        The graph's name (by default the file name without suffixes).
     """
 
     def __init__(self, *, edge_src, edge_dst, n_vertices: int, labels, directed: bool,
@@ -221,10 +250,12 @@ class Graph:
     # -- accessors ----------------------------------------------------
     @property
     def n_vertices(self) -> int:
+        """Number of vertices (``n``)."""
         return self.n
 
     @property
     def n_edges(self) -> int:
+        """Number of edges (``m``)."""
         return self.m
 
     def degrees(self) -> np.ndarray:
