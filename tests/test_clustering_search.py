@@ -200,12 +200,41 @@ def test_restarts_reduce_like_the_driver():
     np.testing.assert_array_equal(_internal(g, res), runs[best][0])
 
 
-def test_zero_time_limit_completes_one_restart():
+@pytest.mark.parametrize("method", ["ils", "grasp", "multilevel", "vnd"])
+def test_zero_time_limit_returns_a_valid_clustering(method):
     g = _random_graph(72, 60, 200)
-    res = rb.correlation_clustering(g, method="ils", time_limit=0.0, max_iterations=50,
+    res = rb.correlation_clustering(g, method=method, time_limit=0.0, max_iterations=50,
                                     progress=False)
     assert res.iterations == 1
     assert res.imbalance == pytest.approx(_python_cost(g, _internal(g, res)))
+
+
+@pytest.mark.parametrize("method", ["ils", "multilevel"])
+def test_a_time_limit_not_reached_changes_nothing(method):
+    g = _random_graph(73, 80, 300, weighted=True)
+    kw = dict(method=method, seed=5, max_iterations=3, progress=False)
+    a = rb.correlation_clustering(g, **kw)
+    b = rb.correlation_clustering(g, time_limit=1e6, **kw)
+    assert a.imbalance == b.imbalance and a.iterations == b.iterations
+    assert a.labels.equals(b.labels)
+
+
+def test_local_searches_stop_at_a_past_deadline_never_worse():
+    from rapids_balance.clustering._multilevel import v_cycle
+
+    g = _random_graph(74, 90, 400)
+    level = Level.of_graph(g)
+    start = np.arange(g.n, dtype=np.int32)
+    st = CPUState(level, start, deadline=0.0)
+    assert st.vnd_best()[0] == 0 and st.sweeps(1, 2)[0] == 0 and st.vnd_merge()[0] == 0
+    np.testing.assert_array_equal(st.labels, start)
+    best = rb.correlation_clustering(g, method="vnd", progress=False)
+    current = _internal(g, best).astype(np.int32)
+    for cur in (None, current):
+        lab = v_cycle(level, 3, 1, cur, 0, None, 0.0)
+        assert lab.shape == (g.n,) and lab.min() >= 0
+        if cur is not None:
+            assert _python_cost(g, lab) <= _python_cost(g, cur)
 
 
 def test_auto_method_by_size_and_the_result_names_it():

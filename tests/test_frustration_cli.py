@@ -42,3 +42,16 @@ def test_cli_errors_are_reported(tmp_path, capsys):
     assert rc == 2 and "--trees" in capsys.readouterr().err
     rc = main(["frustration", "--example", "highland", "--out", str(tmp_path), "--memory-limit", "1"])
     assert rc == 2 and "memory_limit" in capsys.readouterr().err
+
+
+def test_cli_time_limit_is_checked_and_passed_on(tmp_path, capsys):
+    out = tmp_path / "t"
+    rc = main(["frustration", "--example", "highland", "--trees", "20", "--time-limit", "1000",
+               "--out", str(out), "--quiet"])
+    assert rc == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["stopped"] is None and summary["trees"] == 20 and summary["index"] == 7
+    rc = main(["frustration", "--example", "highland", "--time-limit", "-1", "--out",
+               str(tmp_path / "u"), "--quiet"])
+    assert rc != 0
+    assert "--time-limit" in capsys.readouterr().err

@@ -113,3 +113,29 @@ def test_large_refined_targets(shared_data, name, target):
     res = frustration(g, 32, progress=False)
     assert res.index <= target
     assert recount(g, res.best_state) == res.index
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_coarse_graph_sums_the_oriented_fine_edges(seed):
+    from rapids_balance.frustration_index._refine import _coarsen
+
+    g = random_signed(40, 0.2, 0.4, 30 + seed)
+    rng = np.random.default_rng(seed)
+    nc = 9
+    cmap = rng.permutation(np.arange(g.n) % nc).astype(np.int64)
+    orient = rng.choice(np.array([-1, 1], np.int8), g.n)
+    J = g.sign[g.slot_edge].astype(np.int64)
+    ptr, idx, W = _coarsen(g.indptr, g.indices.astype(np.int64), J, cmap, orient, nc)
+    want = np.zeros((nc, nc), np.int64)  # independent reference: a dense sum over the edges
+    for u, v, s in zip(g.edge_src, g.edge_dst, g.sign):
+        if cmap[u] != cmap[v]:
+            w = int(s) * int(orient[u]) * int(orient[v])
+            want[cmap[u], cmap[v]] += w
+            want[cmap[v], cmap[u]] += w
+    got = np.zeros((nc, nc), np.int64)
+    for c in range(nc):
+        cols = idx[ptr[c]:ptr[c + 1]]
+        assert np.all(np.diff(cols) > 0)  # sorted, no repeats
+        got[c, cols] = W[ptr[c]:ptr[c + 1]]
+    np.testing.assert_array_equal(got, want)
+    assert np.all(W != 0)

@@ -34,7 +34,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--max-iterations", type=int_arg, default=None,
                    help="restarts (grasp/ils) or stale V-cycles (multilevel)")
     p.add_argument("--time-limit", type=float_arg, default=None, metavar="S",
-                   help="stop starting new iterations after S seconds (results then depend on speed)")
+                   help="return the best clustering found after S seconds (results then depend on "
+                        "speed)")
     p.add_argument("--seed", type=int_arg, default=0,
                    help="random seed (an int in [0, 2**63 - 1]; default 0)")
     p.add_argument("--local-search", choices=LOCAL_SEARCHES, default="auto",

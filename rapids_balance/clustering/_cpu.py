@@ -17,6 +17,7 @@ import numpy as np
 from numba import prange
 
 from .._random import hash64, randint
+from .._deadline import expired
 from ._tables import (
     NEW_CLUSTER,
     NO_MOVE,
@@ -41,9 +42,48 @@ def build_tables(indptr, indices, a, labels, tid, tsum, tcnt, tlen, mark):
     n = labels.size
     use_mark = mark.size > 0
     for u in prange(n):
-        if use_mark and not mark[u]:
+        if (use_mark and not mark[u]) or indptr[u + 1] - indptr[u] > HUB_DEGREE:
             continue
         rebuild_table(u, indptr, indices, a, labels, tid, tsum, tcnt, tlen)
+    _build_hub_tables(indptr, indices, a, labels, tid, tsum, tcnt, tlen, mark)
+
+
+#: from this degree a vertex's table is built through a cluster -> slot map
+#: (``rebuild_table`` scans the table for every edge: quadratic in the degree)
+HUB_DEGREE = 48
+
+
+@numba.njit(cache=True)
+def _build_hub_tables(indptr, indices, a, labels, tid, tsum, tcnt, tlen, mark):
+    """The tables of the vertices above ``HUB_DEGREE``: the entries, their
+    order and their summation order of ``rebuild_table``, in O(degree)."""
+    n = labels.size
+    use_mark = mark.size > 0
+    where = np.empty(0, np.int64)
+    owner = np.empty(0, np.int64)
+    for u in range(n):
+        s = indptr[u]
+        if (use_mark and not mark[u]) or indptr[u + 1] - s <= HUB_DEGREE:
+            continue
+        if owner.size == 0:
+            where = np.empty(n, np.int64)
+            owner = np.full(n, -1, np.int64)
+        ne = 0
+        for p in range(s, indptr[u + 1]):
+            k = labels[indices[p]]
+            if owner[k] == u:
+                q = where[k]
+                tsum[q] += a[p]
+                tcnt[q] += 1
+            else:
+                owner[k] = u
+                q = s + ne
+                where[k] = q
+                tid[q] = k
+                tsum[q] = a[p]
+                tcnt[q] = 1
+                ne += 1
+        tlen[u] = ne
 
 
 @numba.njit(parallel=True, cache=True)
@@ -153,8 +193,8 @@ def _refresh_all(indptr, labels, tid, tsum, tlen, allow_new, tol, cons, bd, bk,
 @numba.njit(cache=True)
 def vnd_best(indptr, indices, a, labels, csize, free, nfree, nclus, maxc,
              tid, tsum, tcnt, tlen, bd, bk, tree_d, tree_v, size, tol, max_moves,
-             log_v, log_k, nlog):
-    """Apply the globally best improving move until none is left.
+             log_v, log_k, nlog, deadline):
+    """Apply the globally best improving move until none is left (or ``deadline``).
 
     The best move of every vertex sits in a segment tree (ties: smaller
     vertex); after a move only the moved vertex and its neighbours change
@@ -169,7 +209,7 @@ def vnd_best(indptr, indices, a, labels, csize, free, nfree, nclus, maxc,
     gain = 0.0
     while moves < max_moves:
         d = tree_d[1]
-        if not d < -tol:
+        if not d < -tol or expired(deadline, moves):
             break
         v = tree_v[1]
         k1 = labels[v]
@@ -538,10 +578,10 @@ def random_order(n, seed, stream):
 
 @numba.njit(cache=True)
 def sweeps(max_sweeps, seed, stream, indptr, indices, a, labels, csize, free, nfree, nclus, maxc,
-           tid, tsum, tcnt, tlen, tol, constrained, cons, ccons, bd, bk, min_moves):
+           tid, tsum, tcnt, tlen, tol, constrained, cons, ccons, bd, bk, min_moves, deadline):
     """Sweeps of first-improvement moves (label propagation with the exact
     1-opt gain) over a seeded random vertex order, until a sweep moves fewer
-    than ``min_moves`` vertices.  Returns (moves, gain)."""
+    than ``min_moves`` vertices (or ``deadline``).  Returns (moves, gain)."""
     n = labels.size
     total = 0
     gain = 0.0
@@ -549,6 +589,8 @@ def sweeps(max_sweeps, seed, stream, indptr, indices, a, labels, csize, free, nf
         order = random_order(n, seed, stream * 1000003 + s)
         moved = 0
         for i in range(n):
+            if expired(deadline, i):
+                return total + moved, gain
             v = order[i]
             allow = (maxc <= 0 or nclus[0] < maxc) and not constrained
             best_move(v, labels[v], indptr, tid, tsum, tlen, allow, tol, constrained, cons, ccons,

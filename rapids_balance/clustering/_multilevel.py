@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _cpu
+from .._deadline import NO_DEADLINE, passed
 from ._objective import canonical
 from ._state import CPUState, Level
 
@@ -33,23 +34,27 @@ MIN_SHRINK = 0.97         # stop coarsening when a level keeps more than this sh
 MAX_LEVELS = 40
 
 
-def coarsen(level0: Level, seed: int, stream: int, constraint: np.ndarray | None):
+def coarsen(level0: Level, seed: int, stream: int, constraint: np.ndarray | None,
+            deadline: float = NO_DEADLINE):
     """Hierarchy of levels and maps (fine vertex -> coarse vertex).
 
     Returns ``levels, maps, top_labels, top_constraint`` where ``top_labels``
-    is the label-propagation clustering of the coarsest level.
+    is the label-propagation clustering of the coarsest level.  No level is
+    added after ``deadline``.
     """
     levels = [level0]
     maps: list[np.ndarray] = []
     cur = level0
     cons = constraint
     while True:
-        st = CPUState(cur, np.arange(cur.n, dtype=np.int32))
+        if passed(deadline):  # this level's sums would cost a pass over it: its vertices stay apart
+            return levels, maps, np.arange(cur.n, dtype=np.int32), cons
+        st = CPUState(cur, np.arange(cur.n, dtype=np.int32), deadline=deadline)
         st.sweeps(seed, stream * MAX_LEVELS + len(levels), max_sweeps=COARSEN_SWEEPS,
                   min_moves=max(1, cur.n // 1000), constraint=cons)
         lab = canonical(st.labels)
         nc = int(lab.max()) + 1 if lab.size else 0
-        if nc > MIN_SHRINK * cur.n or len(levels) >= MAX_LEVELS or nc <= 1:
+        if nc > MIN_SHRINK * cur.n or len(levels) >= MAX_LEVELS or nc <= 1 or passed(deadline):
             return levels, maps, lab, cons
         ptr, idx, a = _cpu.contract(cur.indptr, cur.indices, cur.a, lab, nc)
         if cons is not None:
@@ -62,10 +67,13 @@ def coarsen(level0: Level, seed: int, stream: int, constraint: np.ndarray | None
 
 
 def refine(level: Level, labels: np.ndarray, seed: int, stream: int, max_clusters: int,
-           finest: bool, final_vnd=None) -> np.ndarray:
+           finest: bool, final_vnd=None, deadline: float = NO_DEADLINE) -> np.ndarray:
     """1-opt improvement of ``labels`` on one level: sweeps, then (input
-    level) the best-move VND, on the device when ``final_vnd`` is given."""
-    st = CPUState(level, labels, max_clusters)
+    level) the best-move VND, on the device when ``final_vnd`` is given.
+    Stops early at ``deadline`` (then no longer 1-opt, never worse)."""
+    if passed(deadline):  # not even the sums of the level: they cost a pass over it
+        return labels
+    st = CPUState(level, labels, max_clusters, deadline=deadline)
     st.sweeps(seed, stream, max_sweeps=REFINE_SWEEPS)
     if finest:
         if final_vnd is not None:
@@ -75,16 +83,20 @@ def refine(level: Level, labels: np.ndarray, seed: int, stream: int, max_cluster
 
 
 def v_cycle(level0: Level, seed: int, cycle: int, current: np.ndarray | None = None,
-            max_clusters: int = 0, final_vnd=None) -> np.ndarray:
-    """One V-cycle; returns labels of ``level0`` (no worse than ``current``)."""
+            max_clusters: int = 0, final_vnd=None, deadline: float = NO_DEADLINE) -> np.ndarray:
+    """One V-cycle; returns labels of ``level0`` (no worse than ``current``).
+
+    At ``deadline`` the coarsening and the refinement stop where they are
+    and the labels are projected back to ``level0``: a valid clustering.
+    """
     stream = 1 + cycle
-    levels, maps, top, cons = coarsen(level0, seed, stream, current)
+    levels, maps, top, cons = coarsen(level0, seed, stream, current, deadline)
     labels = cons.copy() if cons is not None else top
     if max_clusters and int(labels.max()) + 1 > max_clusters:
         labels = _cap_clusters(levels[-1], seed, stream, max_clusters)
     for depth in range(len(levels) - 1, -1, -1):
         labels = refine(levels[depth], labels, seed, stream * MAX_LEVELS + depth + 20,
-                        max_clusters, depth == 0, final_vnd)
+                        max_clusters, depth == 0, final_vnd, deadline)
         if depth > 0:
             labels = labels[maps[depth - 1]]
     return labels

@@ -31,6 +31,7 @@ from .._validation import (check_backend, check_bool, check_choice, check_count,
 from ..errors import GraphInputError
 from ..graph import Graph, graph_from_any
 from . import _cpu
+from .._deadline import NO_DEADLINE, passed
 from ._multilevel import v_cycle
 from ._objective import (
     ImbalanceResult,
@@ -115,7 +116,8 @@ def _restart(graph: Graph, restart_id: int, params: dict[str, Any]) -> tuple[np.
     maxc = int(params.get("max_clusters") or 0)
     stream = 7919 * (restart_id + 1)
     labels = _construct(level, restart_id, params)
-    st = CPUState(level, labels, maxc, log_capacity=max(4096, level.n))
+    st = CPUState(level, labels, maxc, log_capacity=max(4096, level.n),
+                  deadline=_deadline(params))
     _local_search(st, params)
     if params["method"] == "ils":
         kinds = _kick_kinds(level, restart_id, params.get("perturbation", "auto"))
@@ -129,6 +131,12 @@ def _restart(graph: Graph, restart_id: int, params: dict[str, Any]) -> tuple[np.
                   params.get("deadline"), kinds, plateau, merge)
     lab = canonical(st.labels)
     return lab, float(imbalance_value(graph, lab))
+
+
+def _deadline(params: dict[str, Any]) -> float:
+    """``params["deadline"]`` as the kernels take it (``NO_DEADLINE`` for None)."""
+    deadline = params.get("deadline")
+    return NO_DEADLINE if deadline is None else float(deadline)
 
 
 def _is_dense(level: Level) -> bool:
@@ -164,7 +172,8 @@ def _construct(level: Level, restart_id: int, params: dict[str, Any]) -> np.ndar
         # a multilevel V-cycle (better on large sparse graphs); best restart wins
         how = "grasp" if restart_id % 2 == 0 else "multilevel"
     if how == "multilevel":
-        return v_cycle(level, seed, 1000 * (restart_id + 1), None, maxc)
+        return v_cycle(level, seed, 1000 * (restart_id + 1), None, maxc,
+                       deadline=_deadline(params))
     lab = np.zeros(level.n, np.int32)
     _cpu.grasp_construct(level.indptr, level.indices, level.a, float(params["alpha"]), seed,
                          restart_id + 1, maxc, lab)
@@ -207,7 +216,7 @@ def _ils_loop(st: CPUState, seed: int, stream: int, perturbation_max: int, ils_m
     while level <= perturbation_max:
         improved = False
         for _ in range(ils_max):
-            if deadline is not None and time.perf_counter() > deadline:
+            if deadline is not None and passed(deadline):
                 return
             st.start_log()
             change = st.perturb(level, seed, stream, counter, kinds)
@@ -322,9 +331,12 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
         In ``[1, 2**50]`` (restart ids are int64 in the kernels); restarts
         run one at a time, so a large count costs time, not memory.
     time_limit : float, optional
-        Seconds, a finite number >= 0; no new restart / ILS step starts after
-        it, and no V-cycle that would likely end after it (the first restart
-        / cycle always completes).
+        Seconds, a finite number >= 0, counted from the call: the best
+        clustering found when it expires is returned.  The local searches
+        read the clock every thousand or so steps, so the call returns within
+        a few per cent of the limit, after the graph is read; a search cut
+        short still returns a valid clustering (the first restart or
+        V-cycle, if the limit ends it, is no longer a 1-opt optimum).
     seed : int
         Seed of every random choice: an int in ``[0, 2**63 - 1]`` (the rule
         of every seeded function; floats, bools and None are refused).
@@ -460,7 +472,7 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
 
     if method == "vnd":
         labels = _vnd_start(graph, init, params["max_clusters"])
-        st = CPUState(level, labels, params["max_clusters"])
+        st = CPUState(level, labels, params["max_clusters"], deadline=_deadline(params))
         _local_search(st, params)
         best = canonical(st.labels)
         done = 1
@@ -514,22 +526,22 @@ def _vnd_start(graph: Graph, init: Any, max_clusters: int) -> np.ndarray:
 
 
 def _run_multilevel(graph, level, params, patience, deadline, progress, record):
+    """Iterated V-cycles until ``patience`` cycles in a row bring nothing, or the deadline.
+
+    A cycle cut short by the deadline still returns a clustering no worse
+    than the best (it starts from it), so the best is always valid.
+    """
     seed, maxc = params["seed"], params["max_clusters"]
     local = _gpu_vnd(params) if params["backend"] == "gpu" else None
-    best = canonical(v_cycle(level, seed, 0, None, maxc, local))
+    dl = _deadline(params)
+    best = canonical(v_cycle(level, seed, 0, None, maxc, local, dl))
     best_val = imbalance_value(graph, best)
     record(0, best_val)
     cycle, stale = 0, 0
-    last = 0.0
     with progress_bar(0, "multilevel cycles", progress) as bar:
-        while stale < patience:
-            # do not start a cycle that would likely end after the deadline
-            if deadline is not None and time.perf_counter() + last > deadline:
-                break
+        while stale < patience and not passed(dl):
             cycle += 1
-            t_cycle = time.perf_counter()
-            lab = canonical(v_cycle(level, seed, cycle, best, maxc, local))
-            last = time.perf_counter() - t_cycle
+            lab = canonical(v_cycle(level, seed, cycle, best, maxc, local, dl))
             val = imbalance_value(graph, lab)
             if val < best_val:
                 best, best_val, stale = lab, val, 0

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _cpu
+from .._deadline import NO_DEADLINE, passed
 
 _EMPTY_I32 = np.zeros(0, dtype=np.int32)
 _EMPTY_BOOL = np.zeros(0, dtype=np.bool_)
@@ -47,11 +48,16 @@ class Level:
 
 
 class CPUState:
-    """A clustering of a :class:`Level` with its sparse sums (CPU arrays)."""
+    """A clustering of a :class:`Level` with its sparse sums (CPU arrays).
+
+    The local searches stop early at ``deadline`` (``time.perf_counter()``
+    seconds), leaving a valid clustering no worse than where they started.
+    """
 
     def __init__(self, level: Level, labels: np.ndarray, max_clusters: int = 0,
-                 log_capacity: int = 0):
+                 log_capacity: int = 0, deadline: float = NO_DEADLINE):
         self.level = level
+        self.deadline = deadline
         n = level.n
         self.n = n
         self.maxc = int(max_clusters or 0)
@@ -109,14 +115,15 @@ class CPUState:
         return _cpu.vnd_best(lv.indptr, lv.indices, lv.a, self.labels, self.csize, self.free,
                              self.nfree, self.nclus, self.maxc, self.tid, self.tsum, self.tcnt,
                              self.tlen, self.bd, self.bk, self.tree_d, self.tree_v, self.size,
-                             self.tol, max_moves, self.log_v, self.log_k, self.nlog)
+                             self.tol, max_moves, self.log_v, self.log_k, self.nlog,
+                             self.deadline)
 
     def vnd_merge(self) -> tuple[int, float]:
         """VND over two neighbourhoods: 1-opt moves (best first), and when none
         improves, the best merge of two whole clusters; until neither improves."""
         moves, gain = self.vnd_best()
         lv = self.level
-        while True:
+        while not passed(self.deadline):
             s, ka, kb = _cpu.best_merge(lv.indptr, self.labels, self.tid, self.tsum, self.tlen,
                                         self.csize, self.tol)
             if ka < 0:
@@ -129,6 +136,7 @@ class CPUState:
             m2, g2 = self.vnd_best()
             moves += 1 + m2
             gain += g2 - s
+        return moves, gain
 
     def sweeps(self, seed: int, stream: int, max_sweeps: int = 100, min_moves: int = 1,
                constraint: np.ndarray | None = None) -> tuple[int, float]:
@@ -143,7 +151,7 @@ class CPUState:
         out = _cpu.sweeps(max_sweeps, seed, stream, lv.indptr, lv.indices, lv.a, self.labels,
                           self.csize, self.free, self.nfree, self.nclus, self.maxc, self.tid,
                           self.tsum, self.tcnt, self.tlen, self.tol, constraint is not None,
-                          cons, ccons, self.bd, self.bk, min_moves)
+                          cons, ccons, self.bd, self.bk, min_moves, self.deadline)
         self._tree_ready = False
         return out
 
@@ -160,6 +168,8 @@ class CPUState:
                       False, _EMPTY_I32, _EMPTY_I32, self.bd, self.bk)
         self.rounds = 0
         for _ in range(max_rounds):
+            if passed(self.deadline):
+                break
             self.rounds += 1
             _cpu.select_movers(lv.indptr, lv.indices, self.bd, self.bk, mover)
             mv, g, nt = _cpu.apply_round(lv.indptr, lv.indices, self.labels, self.csize, self.free,

@@ -32,7 +32,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                     "a small graph by integer programming.")
     add_input_arguments(p, weight="frustration uses the edge signs only (edge weights would be ignored)")
     add_output_arguments(p, "output folder (created, with its parents, if needed)")
-    p.add_argument("--trees", type=int_arg, default=1000, help="spanning trees to sample (default 1000)")
+    p.add_argument("--trees", type=int_arg, default=None,
+                   help="spanning trees to sample (default 1000, fewer above 64,000 edges)")
     p.add_argument("--sampler", choices=SAMPLERS, default="bfs", help="tree sampler (default bfs)")
     p.add_argument("--seed", type=int_arg, default=0,
                    help="tree i uses seed + i (an int in [0, 2**63 - 1]; default 0)")
@@ -45,6 +46,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    "(the states with fewest switches; graphB++ Alg. 3)")
     p.add_argument("--memory-limit", type=int_arg, default=None, metavar="BYTES",
                    help="bytes the stored states may take")
+    p.add_argument("--time-limit", type=float_arg, default=None, metavar="S",
+                   help="return the best state found after S seconds (results then depend on "
+                        "the machine's speed)")
     p.add_argument("--batch-size", type=int_arg, default=None, help="trees per batch (default 64)")
     p.add_argument("--roots", choices=("degree", "graphbplus"), default="degree",
                    help="BFS roots: by descending degree (default) or graphB+ v0.2's order")
@@ -70,6 +74,7 @@ def _check_options(args) -> None:
     check_count(args.memory_limit, "--memory-limit", "frustration", low=1)
     check_count(args.batch_size, "--batch-size", "frustration", low=1)
     if_given(check_time_limit, args.exact, "frustration", name="--exact", allow_none=False)
+    if_given(check_time_limit, args.time_limit, "frustration", name="--time-limit", allow_none=False)
     if args.trees == 0 and not args.refine:
         raise ValueError("--trees 0 with --no-refine computes nothing; sample trees or refine")
     if args.exact is not None:
@@ -100,7 +105,8 @@ def _run(args) -> int:
         ref = "" if res.refined_index is None else f", refined {res.refined_index}"
         print(f"{graph.name or args.path}: {graph.n} vertices, {graph.m} edges; "
               f"{res.info['trees']} {args.sampler} trees, {len(res.cloud)} states; "
-              f"tree index {res.tree_index}{ref}; index {res.index} ({summary['seconds']:.2f} s)")
+              f"tree index {res.tree_index}{ref}; index {res.index} ({summary['seconds']:.2f} s"
+              f"{', stopped at the time limit' if res.info.get('stopped') else ''})")
         print(component_summary(graph))
         if "lower_bound" in summary:
             b = summary["lower_bound"]
@@ -121,12 +127,15 @@ def _compute(graph, args, frustration) -> tuple[Any, dict]:
     if args.roots == "graphbplus":
         from ..balancing._trees import graphbplus_roots
 
-        roots = graphbplus_roots(graph, max(args.trees, 1))
+        from ._frustration import default_trees
+
+        trees = default_trees(graph.m) if args.trees is None else args.trees
+        roots = graphbplus_roots(graph, max(trees, 1))
     refine = args.refine if args.rounds is None or not args.refine else args.rounds
     start = time.perf_counter()
     res = frustration(graph, args.trees, sampler=args.sampler, seed=args.seed, refine=refine,
                       max_states=args.max_states, memory_limit=args.memory_limit,
-                      backend=args.backend, progress=not args.quiet, roots=roots,
+                      time_limit=args.time_limit, backend=args.backend, progress=not args.quiet, roots=roots,
                       batch_size=args.batch_size)
     seconds = time.perf_counter() - start
     summary = {"graph": graph.name, "vertices": graph.n, "edges": graph.m, "index": res.index,

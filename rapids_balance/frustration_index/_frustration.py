@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numbers
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Sequence
 
 import numpy as np
@@ -21,7 +21,8 @@ from .._output import frames_like_input
 from .._progress import progress_bar
 from ..backend import resolve_backend
 from .._validation import (check_backend, check_bool, check_choice, check_count, check_roles, check_seed,
-                           param_error)
+                           check_time_limit, param_error)
+from .._deadline import NO_DEADLINE, deadline_of, passed
 from ..distributed._batches import RangeBatches
 from ..errors import GraphInputError
 from ..graph import graph_from_any
@@ -32,9 +33,20 @@ from ._result import FrustrationResult, state_frame, switched_frame
 from ._samplers import SAMPLERS, sample_trees
 from ._states import count_frustrated, tree_states, words_to_sides
 
-__all__ = ["frustration", "FrustrationParams", "_cloud_partial", "_merge_clouds"]
+__all__ = ["frustration", "FrustrationParams", "default_trees", "default_refine",
+           "_cloud_partial", "_merge_clouds"]
 
 DEFAULT_BATCH = 64
+#: default tree count on graphs up to TREE_WORK / 1000 edges; fewer above, at least a batch
+DEFAULT_TREES = 1000
+TREE_WORK = 64_000_000
+#: above this many edges the default refinement runs fewer V-cycles: one already lands
+#: near its final state there, and each costs seconds (graphs up to the size of
+#: Epinions and Slashdot keep the full effort)
+LARGE_EDGES = 900_000
+LARGE_REFINE = {"population": 4, "rounds": 2}
+#: share of a time limit that tree sampling may use when the refinement follows
+TREE_SHARE = 0.25
 _REFINE_MAX = 2**31 - 1  # refinement effort counts stay within the kernels' int32 loop bounds
 _POPULATION_MAX = 1024  # the refinement holds population states of n vertices at once
 _ALL_BITS = (1 << 64) - 1
@@ -127,13 +139,40 @@ def _parse_refine(refine, owner: str = "frustration") -> RefineParams | None:
     return RefineParams(**checked)
 
 
+def default_trees(n_edges: int) -> int:
+    """Trees sampled by default: 1000, fewer on graphs above 64,000 edges.
+
+    Trees cost a pass over the graph each, and on large graphs the
+    refinement, not the trees, finds the good states; the count keeps
+    ``trees * edges`` near ``TREE_WORK`` and never goes below one batch.
+    """
+    return max(DEFAULT_BATCH, min(DEFAULT_TREES, TREE_WORK // max(int(n_edges), 1)))
+
+
+def default_refine(n_edges: int, rounds: int | None = None) -> RefineParams:
+    """The effort of ``refine=True`` (or ``refine=rounds``) on a graph of ``n_edges`` edges.
+
+    :class:`RefineParams`' defaults up to ``LARGE_EDGES`` edges; above, a
+    population of 4 and 2 rounds (a 10^6-edge graph refines in well under a
+    minute on two cores).
+    """
+    base = RefineParams() if n_edges <= LARGE_EDGES else RefineParams(**LARGE_REFINE)
+    return base if rounds is None else replace(base, rounds=rounds)
+
+
 def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
     """Every parameter of :func:`frustration` but the graph, before the graph is touched."""
     out = dict(p)
-    out["n_trees"] = check_count(p["n_trees"], "n_trees", owner, low=0)
+    out["n_trees"] = check_count(p["n_trees"], "n_trees", owner, low=0, allow_none=True)
     check_choice(p["sampler"], "sampler", owner, SAMPLERS)
     out["seed"] = check_seed(p["seed"], owner)
     out["refine"] = _parse_refine(p["refine"], owner)
+    # True or a round count: the default effort, scaled to the graph once it is read
+    flag = isinstance(p["refine"], bool) or type(p["refine"]).__name__ == "bool_"
+    out["refine_auto"] = out["refine"] is not None and (
+        flag or isinstance(p["refine"], numbers.Integral))
+    out["refine_rounds"] = None if flag or not out["refine_auto"] else out["refine"].rounds
+    out["time_limit"] = check_time_limit(p["time_limit"], owner)
     if out["n_trees"] == 0 and out["refine"] is None:
         raise param_error("n_trees", owner, "at least 1 when refine=False (nothing would be "
                           "computed)", 0)
@@ -147,15 +186,17 @@ def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
         from ..distributed._map import check_client, check_task_count
 
         check_client(p["client"], owner)
-        check_task_count(len(RangeBatches(out["n_trees"], out["batch_size"] or DEFAULT_BATCH)),
-                         f"{owner}(n_trees={out['n_trees']})")
+        trees = DEFAULT_TREES if out["n_trees"] is None else out["n_trees"]
+        check_task_count(len(RangeBatches(trees, out["batch_size"] or DEFAULT_BATCH)),
+                         f"{owner}(n_trees={trees})")
     return out
 
 
 @frames_like_input(dask_fields=("switched",))
-def frustration(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs", seed: int = 0,
+def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs", seed: int = 0,
                 refine: Any = True, max_states: int | None = None,
-                memory_limit: int | None = None, backend: str = "auto", progress: bool = True,
+                memory_limit: int | None = None, time_limit: float | None = None,
+                backend: str = "auto", progress: bool = True,
                 client: Any = None, roots: Sequence[Any] | None = None,
                 batch_size: int | None = None, source: Any = None, target: Any = None,
                 sign: Any = None, weight: Any = None) -> FrustrationResult:
@@ -172,10 +213,12 @@ def frustration(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs", seed: 
     ----------
     graph : SignedGraph or anything :func:`rapids_balance.graph.graph_from_any` accepts
         A connected signed graph.
-    n_trees : int, default 1000
+    n_trees : int, optional
         Spanning trees to sample, in ``[0, 2**63 - 1]`` (0 with ``refine``
         searches bipartitions only).  Batches are made one at a time, so a
-        large count costs time, not memory up front.
+        large count costs time, not memory up front.  Default
+        (:func:`default_trees`): 1000, fewer on graphs above 64,000 edges
+        (``64_000_000 // edges``, at least 64).
     sampler : {"bfs", "bfs-random-root", "dfs", "rdfs", "hybrid", "kruskal", "uniform"}
         Tree sampler (see :mod:`rapids_balance.frustration_index._samplers`).
     seed : int, default 0
@@ -185,7 +228,10 @@ def frustration(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs", seed: 
     refine : bool, int, dict or RefineParams, default True
         Local-search refinement of the best states: True for the default
         effort, an int >= 0 for that many recombination rounds, False for the
-        tree-only estimate of graphB++.  Every field is an int >= 0
+        tree-only estimate of graphB++.  True and an int scale the effort
+        to the graph (:func:`default_refine`: above 900,000 edges a
+        population of 4 and 2 rounds); a dict or RefineParams is taken as
+        given.  Every field is an int >= 0
         (``population``, ``tenure_divisor``, ``coarsest``,
         ``cluster_divisor`` >= 1; ``population`` <= 1024, the others
         < 2**31).
@@ -194,6 +240,16 @@ def frustration(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs", seed: 
     memory_limit : int, optional
         Bytes the stored states may take; converted into a state cap (at
         least one state's bytes).
+    time_limit : float, optional
+        Seconds, a finite number >= 0, counted from the call: the best state
+        found when it expires is returned (``info["stopped"]`` is
+        ``"time_limit"``, ``info["trees"]`` the trees actually sampled).
+        With ``refine``, tree sampling stops after a quarter of it (or
+        ``n_trees``) and the refinement takes the rest; a running V-cycle
+        or tabu search stops at the limit too.  Work is checked every few
+        thousand steps, so the call returns within a few per cent of the
+        limit after the graph is read.  Trees on a Dask ``client`` are not
+        cut short.
     backend : {"auto", "cpu", "gpu"}
         Where BFS trees, path signs, state words and move gains are computed.
     progress : bool, default True
@@ -241,6 +297,10 @@ def frustration(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs", seed: 
     count and ``first_tree`` then cover only its later occurrences).  The
     best index is never evicted.
 
+    Results depend only on the arguments, on any number of threads, as long
+    as no ``time_limit`` expires; once it expires, how much work was done,
+    hence the result, depends on the machine's speed and load.
+
     The refinement (not in graphB++) is a multilevel memetic tabu search over
     bipartitions (:mod:`rapids_balance.frustration_index._refine`): single-vertex
     moves, moves of contracted clusters, and recombination of states.  It
@@ -266,26 +326,34 @@ def frustration(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs", seed: 
     >>> res.index, len(res.switched)
     (1, 1)
     """
+    start = time.perf_counter()
     p = _check_params("frustration", dict(
         n_trees=n_trees, sampler=sampler, seed=seed, refine=refine, max_states=max_states,
-        memory_limit=memory_limit, backend=backend, progress=progress, client=client, roots=roots,
-        batch_size=batch_size))
+        memory_limit=memory_limit, time_limit=time_limit, backend=backend, progress=progress,
+        client=client, roots=roots, batch_size=batch_size))
     roles = check_roles(graph, "frustration", dict(source=source, target=target, sign=sign,
                                                    weight=weight))
     be = resolve_backend(backend)
+    deadline = deadline_of(start, p["time_limit"])
     graph = graph_from_any(graph, signed=True, **roles)
     _check_graph(graph)
     cap = states_for_cap(graph.n, p["max_states"], p["memory_limit"])
     rp = p["refine"]
-    params = FrustrationParams(n_trees=p["n_trees"], sampler=sampler, seed=p["seed"],
+    if p["refine_auto"]:
+        rp = default_refine(graph.m, p["refine_rounds"])
+    trees = default_trees(graph.m) if p["n_trees"] is None else p["n_trees"]
+    params = FrustrationParams(n_trees=trees, sampler=sampler, seed=p["seed"],
                                roots=p["roots"], backend=be, max_states=cap,
                                batch_size=p["batch_size"] or DEFAULT_BATCH)
     if params.roots is not None:
         check_root_labels(graph, params.roots, "frustration")
     t0 = time.perf_counter()
-    cloud = _run_cloud(graph, params, progress, client)
+    tree_deadline = deadline
+    if deadline != NO_DEADLINE and rp is not None:
+        tree_deadline = min(deadline, t0 + TREE_SHARE * max(deadline - t0, 0.0))
+    cloud = _run_cloud(graph, params, progress, client, tree_deadline)
     t_cloud = time.perf_counter() - t0
-    return _finalize(graph, cloud, params, rp, progress, t_cloud)
+    return _finalize(graph, cloud, params, rp, progress, t_cloud, deadline)
 
 
 def _check_graph(graph) -> None:
@@ -300,7 +368,9 @@ def _check_graph(graph) -> None:
                               "component='largest'")
 
 
-def _run_cloud(graph, params: FrustrationParams, progress: bool, client) -> Cloud:
+def _run_cloud(graph, params: FrustrationParams, progress: bool, client,
+               deadline: float = NO_DEADLINE) -> Cloud:
+    """The cloud of ``params.n_trees`` trees, or of those sampled before ``deadline``."""
     batches = _batches(params)
     cloud = Cloud(max_states=params.max_states)
     if client is not None:
@@ -312,14 +382,38 @@ def _run_cloud(graph, params: FrustrationParams, progress: bool, client) -> Clou
         return _merge_clouds(parts, params, cloud)
     with progress_bar(params.n_trees, "frustration trees", progress, unit="tree") as bar:
         for b in batches:
-            _merge_clouds([_cloud_partial(graph, b, params)], params, cloud)
-            bar.update(len(b))
-            bar.set_postfix_str(f"best {cloud.best}, states {len(cloud)}")
+            rows = len(cloud.history)
+            for chunk in _chunks(b, params, deadline):
+                if passed(deadline) and cloud.n_trees > 0:
+                    return cloud
+                _merge_clouds([_cloud_partial(graph, chunk, params)], params, cloud)
+                bar.update(len(chunk))
+                bar.set_postfix_str(f"best {cloud.best}, states {len(cloud)}")
+            cloud.history[rows:] = cloud.history[-1:]  # one history row per batch, chunked or not
     return cloud
 
 
+def _chunks(batch, params: FrustrationParams, deadline: float):
+    """The batch in pieces small enough to stop near ``deadline``.
+
+    Without a deadline, or with a state cap (applied per batch, so part of
+    the result's definition), the batch itself; else chunks of as many
+    trees as threads.  Without a cap the cloud does not depend on how the
+    trees are cut (states keep their order of first appearance and exact
+    counts), so chunks change no result.
+    """
+    if deadline == NO_DEADLINE or params.max_states is not None:
+        yield batch
+        return
+    import numba
+
+    step = max(1, numba.get_num_threads())
+    for i in range(0, len(batch), step):
+        yield batch[i:i + step]
+
+
 def _finalize(graph, cloud: Cloud, params: FrustrationParams, rp: RefineParams | None,
-              progress: bool, t_cloud: float) -> FrustrationResult:
+              progress: bool, t_cloud: float, deadline: float = NO_DEADLINE) -> FrustrationResult:
     k = len(cloud)
     order = cloud.best_positions(k)
     first = np.asarray(cloud.first_tree, np.int64)
@@ -348,8 +442,10 @@ def _finalize(graph, cloud: Cloud, params: FrustrationParams, rp: RefineParams |
                 bar.update(1)
                 bar.set_postfix_str(f"best {best}")
 
-            x, _ = refine_states(graph, starts, seed=params.seed, params=rp, progress=report)
-        x, _ = parallel_descent(graph, x, seed=params.seed, backend=params.backend)
+            x, _ = refine_states(graph, starts, seed=params.seed, params=rp, progress=report,
+                                 deadline=deadline)
+        x, _ = parallel_descent(graph, x, seed=params.seed, backend=params.backend,
+                                deadline=deadline)
         side = (x < 0).astype(np.int8)
         side = (side != side[0]).astype(np.int8)
         refined_index = count_frustrated(graph, side)
@@ -362,7 +458,8 @@ def _finalize(graph, cloud: Cloud, params: FrustrationParams, rp: RefineParams |
     info = {"trees": cloud.n_trees, "states": k, "evicted": cloud.evicted,
             "max_states": params.max_states, "seconds_cloud": t_cloud,
             "seconds_refine": time.perf_counter() - t1 if rp is not None else 0.0,
-            "backend": params.backend}
+            "backend": params.backend,
+            "stopped": "time_limit" if cloud.n_trees < params.n_trees or passed(deadline) else None}
     res = FrustrationResult(index=int(index), tree_index=tree_index, refined_index=refined_index,
                             best_state=state_frame(graph, best_side),
                             switched=switched_frame(graph, best_side), cloud=frame, history=hist,

@@ -15,6 +15,8 @@ Imported only when ``backend="gpu"``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import cuda
 
@@ -227,8 +229,10 @@ def vertex_gains_gpu(graph, x, J):
     return to_host(d)
 
 
-def parallel_descent_gpu(graph, x, seed, max_rounds):
-    """GPU twin of :func:`._refine.parallel_descent`."""
+def parallel_descent_gpu(graph, x, seed, max_rounds, deadline=math.inf):
+    """GPU twin of :func:`._refine.parallel_descent` (rounds end at ``deadline`` too)."""
+    from .._deadline import passed
+
     g = graph.device_arrays()
     xp = array_module("gpu")
     J = device_array(graph.sign[graph.slot_edge].astype(np.int64))
@@ -237,7 +241,7 @@ def parallel_descent_gpu(graph, x, seed, max_rounds):
     flip = xp.zeros(graph.n, dtype=np.int8)
     b, t = launch_config(graph.n)
     rounds = 0
-    while rounds < max_rounds:
+    while rounds < max_rounds and not passed(deadline):
         moved = xp.zeros(1, dtype=np.int64)
         _k_gains[b, t](g["indptr"], g["indices"], J, xd, d)
         _k_select[b, t](g["indptr"], g["indices"], d, np.uint64(seed), flip, moved)

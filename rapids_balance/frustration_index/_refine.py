@@ -42,6 +42,8 @@ import numpy as np
 from numba import prange
 
 from .._random import hash64
+from ..clustering._cpu import members_by_cluster
+from .._deadline import NO_DEADLINE, expired, passed
 
 __all__ = ["RefineParams", "refine", "parallel_descent", "vertex_gains"]
 
@@ -115,9 +117,10 @@ def _bucket_unlink(head, nxt, prv, v, b):
 
 
 @numba.njit(cache=True, nogil=True)
-def _tabu(indptr, idx, J, x, iters, tenure):
+def _tabu(indptr, idx, J, x, iters, tenure, deadline):
     """Tabu search from ``x`` (modified in place, left at the best state seen).
 
+    Stops after ``iters`` steps or at ``deadline`` (``perf_counter`` seconds).
     Returns the drop in frustration (>= 0).
     """
     n = x.size
@@ -146,6 +149,8 @@ def _tabu(indptr, idx, J, x, iters, tenure):
     qn = 0
     it = 0
     while it < iters:
+        if expired(deadline, it):
+            break
         while top >= 0 and head[top] < 0:
             top -= 1
         if top < 0:
@@ -296,30 +301,45 @@ def _project_up(X, cmap, orient):
     return x
 
 
-def _csr(n, a, b, w):
-    rows = np.concatenate([a, b])
-    cols = np.concatenate([b, a])
-    vals = np.concatenate([w, w])
-    o = np.lexsort((cols, rows))
-    indptr = np.zeros(n + 1, np.int64)
-    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
-    return indptr, np.ascontiguousarray(cols[o], dtype=np.int64), np.ascontiguousarray(vals[o], dtype=np.int64)
-
-
+@numba.njit(cache=True, nogil=True)
 def _coarsen(indptr, idx, J, cmap, orient, nc):
-    """Contract clusters: coarse edges carry the signed sums of their fine edges."""
-    n = indptr.size - 1
-    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
-    cu = cmap[rows]
-    cv = cmap[idx]
-    w = J * orient[rows] * orient[idx]
-    m = cu < cv
-    key = cu[m] * nc + cv[m]
-    uk, inv = np.unique(key, return_inverse=True)
-    ws = np.bincount(inv.reshape(-1), weights=w[m]).astype(np.int64)
-    keep = ws != 0  # opposite edges cancel: such a pair no longer cares about sides
-    uk, ws = uk[keep], ws[keep]
-    return _csr(nc, uk // nc, uk % nc, ws)
+    """Contract clusters: coarse edges carry the signed sums of their fine edges.
+
+    Row by row (the members of each coarse vertex), columns ascending;
+    opposite edges that cancel are dropped (such a pair no longer cares
+    about sides).  Memory: the output plus O(n) scratch.
+    """
+    start, members = members_by_cluster(cmap, nc)
+    acc = np.zeros(nc, np.int64)
+    seen = np.full(nc, -1, np.int64)
+    touched = np.empty(nc, np.int64)
+    out_ptr = np.zeros(nc + 1, np.int64)
+    out_idx = np.empty(idx.size, np.int32)  # vertex ids fit (as in the graph's CSR)
+    out_J = np.empty(idx.size, np.int64)
+    pos = 0
+    for c in range(nc):
+        nt = 0
+        for q in range(start[c], start[c + 1]):
+            u = members[q]
+            for k in range(indptr[u], indptr[u + 1]):
+                w = idx[k]
+                cw = cmap[w]
+                if cw == c:
+                    continue
+                if seen[cw] != c:
+                    seen[cw] = c
+                    acc[cw] = 0
+                    touched[nt] = cw
+                    nt += 1
+                acc[cw] += J[k] * orient[u] * orient[w]
+        cols = np.sort(touched[:nt])
+        for t in range(nt):
+            if acc[cols[t]] != 0:
+                out_idx[pos] = cols[t]
+                out_J[pos] = acc[cols[t]]
+                pos += 1
+        out_ptr[c + 1] = pos
+    return out_ptr, out_idx[:pos].copy(), out_J[:pos].copy()
 
 
 def _u64(seed: int) -> np.uint64:
@@ -327,8 +347,14 @@ def _u64(seed: int) -> np.uint64:
     return np.uint64(int(seed) & 0xFFFFFFFFFFFFFFFF)
 
 
-def _vcycle(level0, x, seed, respect, x2=None, p: RefineParams = RefineParams()):
-    """One V-cycle; returns the refined copy of ``x``."""
+def _vcycle(level0, x, seed, respect, x2=None, p: RefineParams = RefineParams(),
+            deadline: float = NO_DEADLINE):
+    """One V-cycle; returns the refined copy of ``x``.
+
+    At ``deadline`` the coarsening stops and the tabu searches end, but the
+    state is still projected back up: a valid state, never worse than the
+    start when ``respect`` holds.
+    """
     indptr, idx, J = level0
     x = x.copy()
     x2 = x if x2 is None else x2
@@ -336,7 +362,7 @@ def _vcycle(level0, x, seed, respect, x2=None, p: RefineParams = RefineParams())
     vw = np.ones(indptr.size - 1, np.int64)
     limit = max(2, (indptr.size - 1) // p.cluster_divisor)
     lev = 0
-    while indptr.size - 1 > p.coarsest:
+    while indptr.size - 1 > p.coarsest and not passed(deadline):
         cmap, orient, nc, cw = _match(indptr, idx, J, x, x2, vw, limit, _u64(seed), lev, respect)
         if nc > 0.95 * (indptr.size - 1):
             break
@@ -347,11 +373,12 @@ def _vcycle(level0, x, seed, respect, x2=None, p: RefineParams = RefineParams())
         x, x2, vw = X, X2, cw
         lev += 1
     n = indptr.size - 1
-    _tabu(indptr, idx, J, x, 20 * n + 1000, max(5, n // 20))
+    _tabu(indptr, idx, J, x, 20 * n + 1000, max(5, n // 20), deadline)
     for (fp, fi, fj, cmap, orient) in reversed(levels):
         x = _project_up(x, cmap, orient)
         nn = fp.size - 1
-        _tabu(fp, fi, fj, x, max(p.tabu_factor * nn, 10_000), max(5, nn // p.tenure_divisor))
+        _tabu(fp, fi, fj, x, max(p.tabu_factor * nn, 10_000), max(5, nn // p.tenure_divisor),
+              deadline)
     return x
 
 
@@ -364,15 +391,17 @@ def _canonical(x):
 
 
 def refine(graph, starts, *, seed: int = 0, params: RefineParams = RefineParams(),
-           progress=None):
+           progress=None, deadline: float = NO_DEADLINE):
     """Improve the bipartitions ``starts`` (list of ±1 int8 vectors) by multilevel memetic search.
 
     Half the population grows from the given states (cluster V-cycles that
     never make a state worse), the other half from fresh V-cycles; then
-    ``params.rounds`` rounds of recombination.  Returns ``(x, history)``:
-    the best state (int8 ±1) and the best frustration after each round.
+    ``params.rounds`` rounds of recombination.  At ``deadline``
+    (``time.perf_counter()`` seconds) the running V-cycles end early and no
+    new round starts.  Returns ``(x, history)``: the best state (int8 ±1)
+    and the best frustration after each round.
     """
-    level0 = (graph.indptr, graph.indices.astype(np.int64),
+    level0 = (graph.indptr, np.ascontiguousarray(graph.indices, dtype=np.int32),
               graph.sign[graph.slot_edge].astype(np.int64))
     P = max(2, int(params.population))
     threads = params.threads or numba.get_num_threads()
@@ -388,7 +417,7 @@ def refine(graph, starts, *, seed: int = 0, params: RefineParams = RefineParams(
 
     def run(job):
         x0, s, respect = job
-        x = _vcycle(level0, x0, s, respect, None, params)
+        x = _vcycle(level0, x0, s, respect, None, params, deadline)
         return cost(x), x
 
     history = []
@@ -399,6 +428,8 @@ def refine(graph, starts, *, seed: int = 0, params: RefineParams = RefineParams(
             progress(history[-1])
         stale = 0
         for r in range(int(params.rounds)):
+            if passed(deadline):
+                break
             ranked = sorted(range(P), key=lambda i: (pop[i][0], i))
             pairs = []
             for k in range(P // 2):
@@ -411,7 +442,7 @@ def refine(graph, starts, *, seed: int = 0, params: RefineParams = RefineParams(
 
             def child(pair):
                 a, b, s = pair
-                x = _vcycle(level0, pop[a][1], s, True, pop[b][1], params)
+                x = _vcycle(level0, pop[a][1], s, True, pop[b][1], params, deadline)
                 return cost(x), x
 
             children = list(pool.map(child, pairs))
@@ -482,22 +513,24 @@ def vertex_gains(graph, x, *, backend: str = "cpu") -> np.ndarray:
     return d
 
 
-def parallel_descent(graph, x, *, seed: int = 0, backend: str = "cpu", max_rounds: int = 10_000):
+def parallel_descent(graph, x, *, seed: int = 0, backend: str = "cpu", max_rounds: int = 10_000,
+                     deadline: float = NO_DEADLINE):
     """Simultaneous improving moves until no vertex move lowers the frustration.
 
-    Returns ``(x, rounds)``; ``x`` is a 1-opt local minimum.  CPU and GPU
-    give the same state.
+    Returns ``(x, rounds)``; ``x`` is a 1-opt local minimum unless
+    ``deadline`` (``time.perf_counter()`` seconds) passed first.  CPU and
+    GPU give the same state.
     """
     x = np.array(x, dtype=np.int8, copy=True)
     if backend == "gpu":
         from ._gpu import parallel_descent_gpu
 
-        return parallel_descent_gpu(graph, x, seed, max_rounds)
+        return parallel_descent_gpu(graph, x, seed, max_rounds, deadline)
     J = graph.sign[graph.slot_edge].astype(np.int64)
     d = np.empty(graph.n, np.int64)
     flip = np.empty(graph.n, np.bool_)
     rounds = 0
-    while rounds < max_rounds:
+    while rounds < max_rounds and not passed(deadline):
         _gains_cpu(graph.indptr, graph.indices, J, x, d)
         if _descent_round_cpu(graph.indptr, graph.indices, J, x, d, _u64(seed), flip) == 0:
             break

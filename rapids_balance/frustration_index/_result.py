@@ -55,7 +55,9 @@ class FrustrationResult:
     params : dict
         The parameters of the run.
     info : dict
-        Counts: trees, distinct states seen, states evicted by the cap, timings.
+        Counts: trees (sampled), distinct states seen, states evicted by the
+        cap, timings; ``stopped``: ``"time_limit"`` when the time limit cut
+        the work short, else None.
     """
 
     index: int

@@ -1,0 +1,165 @@
+"""Frustration and correlation clustering at scale: time limits, defaults, peak memory.
+
+Graphs are seeded planted-partition signed graphs with power-law degrees
+(:func:`rapids_balance.generators.planted_partition_graph`): k groups,
+positive inside, negative across, a share ``--flip`` of the signs flipped.
+The planted partition's cost (its disagreeing edges) is an upper bound on
+both optima, so each row reports the result against it (``vs_planted`` < 1:
+better than the planted partition).
+
+Rows (each run in its own Python process, so its peak memory is its own):
+
+* ``frustration(g, time_limit=60)`` on k = 2 graphs of 10^6 (and, with
+  ``--large``, 10^7) edges: seconds, index, trees sampled, whether the limit
+  stopped it, and peak resident memory per edge;
+* ``frustration(g)`` with its defaults on the 10^6-edge k = 2 graph
+  (target: <= 60 s, at or below the planted cost);
+* ``correlation_clustering(g, time_limit=30)`` on k = 5 graphs of 10^6 (and
+  10^7) edges, and ``time_limit=10`` on 6 * 10^5 edges (target: at most the
+  planted cost).
+
+Peak memory is the process's ``ru_maxrss`` after the call; the graph is
+read from a pickle, so the peak is that of the graph plus the call (the
+generator's own peak is not in it).  ``peak_bytes_per_edge`` divides the
+whole process's peak by the edge count (the interpreter and numba's
+compiled code, about 200 MB, included); ``call_bytes_per_edge`` only what
+the call added to the peak.  Timings are of the call alone, after a warm-up
+on a small graph (no compilation inside).
+
+Usage: python benchmarks/bench_scale.py [--large] [--flip F] [--exponent X] [--seed S]
+       [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _harness import REPO, Report
+
+#: (function, groups k, edges, keyword arguments of the call)
+ROWS = [
+    ("frustration", 2, 10**6, {"time_limit": 60}),
+    ("frustration", 2, 10**6, {}),
+    ("clustering", 5, 6 * 10**5, {"time_limit": 10}),
+    ("clustering", 5, 10**6, {"time_limit": 30}),
+]
+LARGE_ROWS = [
+    ("frustration", 2, 10**7, {"time_limit": 60}),
+    ("clustering", 5, 10**7, {"time_limit": 30}),
+]
+
+
+def _maxrss_bytes() -> int:
+    # Linux reports kilobytes
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def _warm_up(kind: str) -> None:
+    import rapids_balance as rb
+    from rapids_balance.generators import planted_partition_graph
+
+    g = planted_partition_graph(20_000, n_groups=2 if kind == "frustration" else 5,
+                                exponent=2.5, seed=0).graph
+    if kind == "frustration":
+        rb.frustration(g, 8, progress=False, time_limit=5)
+    else:
+        rb.correlation_clustering(g, progress=False, time_limit=2)
+
+
+def run_row(kind: str, graph_path: str, kwargs: dict) -> dict:
+    """One row, in this process: the call's result, time and peak memory."""
+    import rapids_balance as rb
+
+    _warm_up(kind)
+    with open(graph_path, "rb") as fh:
+        graph = pickle.load(fh)
+    before = _maxrss_bytes()
+    start = time.perf_counter()
+    if kind == "frustration":
+        res = rb.frustration(graph, progress=False, **kwargs)
+        out = {"value": int(res.index), "trees": int(res.info["trees"]),
+               "stopped": res.info.get("stopped"), "tree_index": res.tree_index,
+               "refined_index": res.refined_index,
+               "refine": res.params.get("refine")}
+    else:
+        res = rb.correlation_clustering(graph, progress=False, **kwargs)
+        out = {"value": float(res.imbalance), "method": res.method, "iterations": res.iterations,
+               "clusters": int(res.n_clusters)}
+    seconds = time.perf_counter() - start
+    peak = _maxrss_bytes()
+    return {**out, "seconds": round(seconds, 2), "peak_bytes": peak,
+            "peak_bytes_per_edge": round(peak / graph.m, 1),
+            "call_bytes_per_edge": round(max(peak - before, 0) / graph.m, 1)}
+
+
+def _graph_file(tmp: Path, k: int, m: int, args) -> tuple[str, int, int, int]:
+    """Generate (once) and pickle the planted graph; (path, n, m, planted cost)."""
+    from rapids_balance.generators import planted_partition_graph
+
+    path = tmp / f"planted-k{k}-m{m}.pkl"
+    pp = planted_partition_graph(m, n_groups=k, flip=args.flip, exponent=args.exponent,
+                                 seed=args.seed)
+    with open(path, "wb") as fh:
+        pickle.dump(pp.graph, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    return str(path), pp.graph.n, pp.graph.m, int(pp.disagreements)
+
+
+def _subprocess_row(kind: str, path: str, kwargs: dict) -> dict:
+    cmd = [sys.executable, __file__, "--row", kind, "--graph", path, "--kwargs", json.dumps(kwargs)]
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
+    if done.returncode != 0:
+        return {"error": (done.stderr or done.stdout)[-2000:]}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--large", action="store_true", help="also the 10^7-edge rows")
+    ap.add_argument("--flip", type=float, default=0.03, help="share of flipped signs (0.03)")
+    ap.add_argument("--exponent", type=float, default=2.5, help="degree exponent (2.5)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", default=None, help="JSON folder (default bench-results/)")
+    ap.add_argument("--row", help=argparse.SUPPRESS)
+    ap.add_argument("--graph", help=argparse.SUPPRESS)
+    ap.add_argument("--kwargs", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.row:  # a child process: one row, one JSON line
+        print(json.dumps(run_row(args.row, args.graph, json.loads(args.kwargs)), default=str))
+        return
+    rep = Report("scale", description=__doc__.split("\n\n")[0],
+                 params={"flip": args.flip, "exponent": args.exponent, "seed": args.seed,
+                         "large": args.large})
+    rows = ROWS + (LARGE_ROWS if args.large else [])
+    with tempfile.TemporaryDirectory() as tmp:
+        graphs: dict[tuple[int, int], tuple[str, int, int, int]] = {}
+        for kind, k, m, kwargs in rows:
+            if (k, m) not in graphs:
+                graphs[(k, m)] = _graph_file(Path(tmp), k, m, args)
+            path, n, m_real, planted = graphs[(k, m)]
+            r = _subprocess_row(kind, path, kwargs)
+            call = ("frustration(g" if kind == "frustration" else "correlation_clustering(g") + "".join(
+                f", {a}={v}" for a, v in kwargs.items()) + ")"
+            name = f"planted k={k}, {n:,} v, {m_real:,} e"
+            if "error" in r:
+                rep.add(input=name, figure=call, value=None, error=r["error"])
+                continue
+            limit = kwargs.get("time_limit")
+            value = r.pop("value")
+            rep.add(input=name, figure=call, value=value, unit="edges" if kind == "frustration"
+                    else "I(P)", published="planted partition's cost", published_value=planted,
+                    vs_planted=round(value / planted, 4) if planted else None,
+                    within_limit=None if limit is None else r["seconds"] <= 1.1 * limit,
+                    **r)
+    rep.finish(args.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+"""Deadlines of the searches: a ``time.perf_counter()`` value, also read inside numba loops.
+
+A search with a ``time_limit`` turns it into a deadline (``NO_DEADLINE``,
+infinity, without one) and passes it down to its kernels as a float.  A
+kernel cannot read the clock in nopython mode, so :func:`now` reads it in
+numba's object mode; that takes the GIL for about a microsecond, so the
+kernels read it once every ``CHECK_EVERY`` steps of their long loops
+(:func:`expired`), and never without a deadline: without one a kernel runs
+exactly as before, step for step.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numba
+
+__all__ = ["NO_DEADLINE", "CHECK_EVERY", "deadline_of", "passed", "now", "expired"]
+
+NO_DEADLINE = math.inf
+#: loop steps between two clock reads inside a kernel
+CHECK_EVERY = 1024
+
+
+def deadline_of(start: float, time_limit: float | None) -> float:
+    """The deadline ``start + time_limit`` (``NO_DEADLINE`` when there is no limit)."""
+    return NO_DEADLINE if time_limit is None else start + float(time_limit)
+
+
+def passed(deadline: float) -> bool:
+    """True once ``deadline`` is behind us (never for ``NO_DEADLINE``)."""
+    return deadline != NO_DEADLINE and time.perf_counter() >= deadline
+
+
+@numba.njit(cache=True)
+def now():
+    """``time.perf_counter()`` from inside a kernel."""
+    with numba.objmode(t="float64"):
+        t = time.perf_counter()
+    return t
+
+
+@numba.njit(cache=True)
+def expired(deadline, step):
+    """In a kernel's loop: True when ``deadline`` has passed, read at every
+    ``CHECK_EVERY``-th ``step`` only (False at the others and without a deadline)."""
+    return deadline != math.inf and step % CHECK_EVERY == 0 and now() >= deadline
