@@ -433,6 +433,7 @@ def test_closed_stdout_ends_quietly():
     "betweenness --example highland --out {tmp}/bc.csv --plot {tmp}/p.pdf",
     "cluster --example highland --max-iterations 2 --out {tmp}/c.csv --plot {tmp}/p.png",
     "generate planted --edges 500 --out {tmp}/g.csv --plot {tmp}/p.png",
+    "info --example bitcoin-otc --plot {tmp}/p.png",
 ])
 def test_every_command_draws_its_picture(tmp_path, capsys, argv):
     pytest.importorskip("matplotlib")

@@ -7,7 +7,7 @@ import json
 import os
 from typing import Any
 
-from ..cli import add_input_arguments, check_input, input_options
+from ..cli import add_input_arguments, add_plot_argument, check_input, check_plot, input_options
 
 __all__ = ["register", "format_summary"]
 
@@ -22,6 +22,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     add_input_arguments(p)
     p.add_argument("--json", action="store_true", help="print graph.summary() as JSON")
     p.add_argument("--unsigned", action="store_true", help="read as an unsigned (weighted) graph")
+    add_plot_argument(p, "the degree distribution (CCDF, log-log; one graph, not a whole archive)")
     p.set_defaults(func=_run)
     return p
 
@@ -74,6 +75,7 @@ def _run(args) -> int:
     from . import _reader, _sources
 
     check_input(args)
+    check_plot(args)
     opts = input_options(args)
     opts["signed"] = not args.unsigned
     if args.example is not None:
@@ -85,6 +87,8 @@ def _run(args) -> int:
         name, data, comp = _sources.read_container(args.path)
         archive = _sources.is_tar(data) and args.member is None
         if archive:
+            if args.plot is not None:
+                raise ValueError("--plot draws one graph: name it with --member")
             members = _sources.archive_members(data, name)
             summaries = []
             for mem in members:
@@ -100,5 +104,9 @@ def _run(args) -> int:
         src = _sources.source_from_bytes(name, data, comp, member=args.member)
         graphs = [_reader.graph_from_source(src, format=args.format, **opts)]
     s = graphs[0].summary()
+    if args.plot is not None:
+        from ..plot import main_picture
+
+        main_picture(graphs[0], args.plot)  # written atomically
     print(json.dumps(s, indent=2, default=str) if args.json else format_summary(s))
     return 0
