@@ -50,7 +50,9 @@ def to_dask_frame(df: Any, npartitions: int | None = None, rows_per_partition: i
     try:
         import dask.dataframe as dd
     except ImportError as exc:
-        raise ImportError('as_dask=True needs dask.dataframe: pip install "rapids-balance[dask]"') from exc
+        from .errors import missing_extra
+
+        raise missing_extra("dask", "as_dask=True (dask.dataframe)") from exc
     if npartitions is None:
         npartitions = max(1, -(-len(df) // int(rows_per_partition)))
     return dd.from_pandas(df, npartitions=int(npartitions), sort=False)

@@ -63,9 +63,6 @@ EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 
-# optional module -> the extra that installs it (for install hints)
-_EXTRAS = {"highspy": "exact", "pyarrow": "io", "polars": "io", "matplotlib": "plot", "dask": "dask",
-           "distributed": "dask", "cupy": "gpu", "cudf": "rapids", "cugraph": "rapids"}
 # what makes each command's memory grow, for the out-of-memory message
 _MEMORY_OPTIONS = {"balance": "--trees/--batch-size", "frustration": "--trees/--max-states/--memory-limit",
                    "betweenness": "--k", "cluster": "--method multilevel"}
@@ -214,7 +211,9 @@ def user_message(exc: BaseException, args: argparse.Namespace | None = None) -> 
     elif isinstance(exc, OSError) and exc.strerror:
         text = exc.strerror
     elif isinstance(exc, ImportError) and "pip install" not in str(exc):
-        extra = _EXTRAS.get((exc.name or "").split(".")[0])
+        from .errors import EXTRAS
+
+        extra = EXTRAS.get((exc.name or "").split(".")[0])
         text = str(exc) + (f"; install it with: pip install 'rapids-balance[{extra}]'" if extra else "")
     else:
         text = str(exc) or type(exc).__name__
@@ -405,10 +404,9 @@ def check_input(args: argparse.Namespace) -> None:
 def require_module(module: str, what: str) -> None:
     """Raise ImportError with the install hint when the optional ``module`` is missing."""
     if not _module_available(module):
-        extra = _EXTRAS.get(module)
-        hint = f"pip install 'rapids-balance[{extra}]'" if extra else f"pip install {module}"
-        raise ImportError(f"{what} needs {module}, which is not installed; install it with: {hint}",
-                          name=module)
+        from .errors import missing_extra
+
+        raise missing_extra(module, what)
 
 
 def _module_available(module: str) -> bool:

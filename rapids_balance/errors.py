@@ -8,7 +8,20 @@ against plain Python exceptions keeps working.
 from __future__ import annotations
 
 __all__ = ["GraphInputError", "GraphFormatError", "BackendUnavailableError", "InvalidParameterError",
-           "short_repr"]
+           "short_repr", "missing_extra", "EXTRAS"]
+
+#: optional module -> the extra of this package that installs it (for install hints)
+EXTRAS = {"highspy": "exact", "pyarrow": "io", "polars": "io", "matplotlib": "plot", "dask": "dask",
+          "distributed": "dask", "networkx": "networkx", "cupy": "gpu", "cudf": "rapids",
+          "cugraph": "rapids", "dask_cuda": "rapids"}
+
+
+def missing_extra(module: str, what: str) -> ImportError:
+    """The one message for a missing optional package: what needs it and the install line."""
+    extra = EXTRAS.get(module.split(".")[0])
+    hint = f"pip install 'rapids-balance[{extra}]'" if extra else f"pip install {module}"
+    return ImportError(f"{what} needs {module}, which is not installed; install it with: {hint}",
+                       name=module)
 
 
 class GraphInputError(ValueError):

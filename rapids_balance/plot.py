@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from ._validation import check_bool, check_choice, check_int, param_error
+from .errors import missing_extra
 
 __all__ = ["require_matplotlib", "check_picture_path", "status_histogram", "status_scatter",
            "edge_shares", "frustration_convergence", "cloud_growth", "betweenness_ccdf",
@@ -40,7 +41,6 @@ __all__ = ["require_matplotlib", "check_picture_path", "status_histogram", "stat
            "main_picture", "save", "PICTURE_SUFFIXES"]
 
 PICTURE_SUFFIXES = (".png", ".svg", ".pdf")
-INSTALL_HINT = "pip install 'rapids-balance[plot]'"
 # the default size of signed_graph's refusal: beyond a few hundred vertices a
 # drawing is a hairball and the layout takes long
 MAX_DRAWN_VERTICES = 300
@@ -72,8 +72,7 @@ def require_matplotlib(what: str = "plotting") -> Any:
     try:
         import matplotlib
     except ImportError:
-        raise ImportError(f"{what} needs matplotlib, which is not installed; install it with: "
-                          f"{INSTALL_HINT}", name="matplotlib") from None
+        raise missing_extra("matplotlib", what) from None
     return matplotlib
 
 

@@ -28,8 +28,9 @@ def require_distributed(what: str):
     try:
         import distributed
     except ImportError as exc:
-        raise ImportError(f"{what} needs dask.distributed, which is not installed: "
-                          'pip install "rapids-balance[dask]"') from exc
+        from ..errors import missing_extra
+
+        raise missing_extra("distributed", what) from exc
     return distributed
 
 
@@ -103,7 +104,7 @@ def start_cluster(n_workers: int | None = None, *, gpu: str | bool = "auto",
     BackendUnavailableError
         ``gpu=True`` without dask-cuda or without a usable GPU.
     ImportError
-        ``distributed`` is not installed (``pip install "rapids-balance[dask]"``).
+        ``distributed`` is not installed (``pip install 'rapids-balance[dask]'``).
 
     Notes
     -----

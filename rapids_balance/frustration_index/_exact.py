@@ -232,8 +232,9 @@ def frustration_index_exact(graph: Any, *, time_limit: float = 60.0, solver: str
     try:
         import highspy
     except ImportError as exc:  # pragma: no cover - highspy is in the dev extra
-        raise ImportError("frustration_index_exact needs highspy: pip install "
-                          "'rapids-balance[exact]'") from exc
+        from ..errors import missing_extra
+
+        raise missing_extra("highspy", "frustration_index_exact") from exc
     graph = graph_from_any(graph, signed=True, **roles)
     if graph.sign is None:
         raise GraphInputError("frustration_index_exact needs a signed graph")

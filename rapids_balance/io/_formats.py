@@ -578,7 +578,9 @@ def _parse_parquet(data: bytes, name: str) -> Parsed:
     try:
         frame = pd.read_parquet(io.BytesIO(data))
     except ImportError as exc:
-        raise ImportError(f"{name}: reading Parquet needs pyarrow (pip install 'rapids-balance[io]')") from exc
+        from ..errors import missing_extra
+
+        raise missing_extra("pyarrow", f"{name}: reading Parquet") from exc
     except Exception as exc:  # pyarrow raises its own error types
         raise GraphFormatError(f"cannot read Parquet ({type(exc).__name__}: {exc})", path=name) from None
     if frame.shape[0] == 0:
