@@ -1,9 +1,15 @@
 """Result tables in the caller's flavour: pandas, cuDF, or a dask DataFrame.
 
-Algorithms build their tables with pandas.  A caller whose input was a cuDF
-table gets cuDF back; a caller who asks for ``as_dask=True`` gets the
-per-edge tables as a ``dask.dataframe`` (partitioned by rows), which is what
-a graph with hundreds of millions of edges needs downstream.
+:func:`make_table` is the one place a result table is made from columns:
+pandas from host (numpy) columns; cuDF straight from device (CuPy) columns,
+with no pandas in between, when the graph lives on the device or the input
+was cuDF.  A caller who asks for ``as_dask=True`` gets the per-edge tables
+as a ``dask.dataframe`` (dask-cuDF for cuDF tables), partitioned by rows,
+which is what a graph with hundreds of millions of edges needs downstream.
+
+Results still built as pandas by a capability (frustration, betweenness,
+clustering) are converted with :func:`as_frame_like` (``cudf.from_pandas``:
+one host-to-device copy) when the input was on the device.
 """
 
 from __future__ import annotations
@@ -13,7 +19,8 @@ import functools
 import inspect
 from typing import Any, Callable
 
-__all__ = ["is_cudf", "as_frame_like", "to_dask_frame", "convert_result_frames", "frames_like_input"]
+__all__ = ["is_cudf", "is_device_array", "wants_device", "make_table", "as_frame_like", "to_dask_frame",
+           "convert_result_frames", "frames_like_input"]
 
 
 def is_cudf(obj: Any) -> bool:
@@ -21,15 +28,87 @@ def is_cudf(obj: Any) -> bool:
     return type(obj).__module__.split(".", 1)[0] in ("cudf", "dask_cudf")
 
 
-def as_frame_like(df: Any, like: Any) -> Any:
-    """``df`` (pandas) as cuDF when ``like`` is a cuDF object, else unchanged."""
-    if not is_cudf(like) or is_cudf(df):
-        return df
+def is_device_array(a: Any) -> bool:
+    """An array that is not numpy: CuPy, or another array-API library's (see :mod:`rapids_balance._xp`)."""
+    from ._xp import is_device_array as _is_device
+
+    return _is_device(a)
+
+
+def wants_device(like: Any) -> bool:
+    """Results for ``like`` are device tables: a cuDF or cuGraph input, or a graph kept on the device."""
+    return (is_cudf(like) or type(like).__module__.split(".", 1)[0] == "cugraph"
+            or bool(getattr(like, "on_device", False)))
+
+
+def _cudf_module():
     try:
         import cudf
-    except ImportError as exc:  # pragma: no cover - like is cuDF, so cudf imports
-        raise ImportError("returning cuDF results needs cudf (the 'rapids' extra)") from exc
-    return cudf.from_pandas(df)
+    except ImportError as exc:
+        from .errors import missing_extra
+
+        raise missing_extra("cudf", "cuDF result tables") from exc
+    return cudf
+
+
+def _host(a: Any) -> Any:
+    """A device column on the host: the array namespace helpers' one counted copy."""
+    from . import _xp
+
+    return _xp.to_host(a)
+
+
+def make_table(columns: dict[str, Any], like: Any = None) -> Any:
+    """A result table from named columns, in the flavour the input asks for.
+
+    Parameters
+    ----------
+    columns : dict of str to array
+        numpy arrays, device arrays (CuPy) or, for text labels kept on the
+        device, cuDF columns; all of one length.
+    like : object, optional
+        The user's input or the graph: a cuDF input, or a graph kept on the
+        device, asks for a cuDF table.
+
+    Returns
+    -------
+    pandas.DataFrame or cudf.DataFrame
+        cuDF when a column is a device array or ``like`` asks for it (built
+        from the device columns, with no pandas in between), pandas
+        otherwise.  Without cuDF installed, device columns are copied to the
+        host once and a pandas table is returned.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> make_table({"vertex": np.array([3, 7]), "status": np.array([0.5, 1.0])}).shape
+    (2, 2)
+    """
+    device = wants_device(like) or any(is_device_array(c) or is_cudf(c) for c in columns.values())
+    if device:
+        try:
+            cudf = _cudf_module()
+        except ImportError:
+            if is_cudf(like):
+                raise
+            columns = {k: _host(c) if is_device_array(c) else c for k, c in columns.items()}
+        else:
+            return cudf.DataFrame(columns)
+    import pandas as pd
+
+    return pd.DataFrame(columns)
+
+
+def as_frame_like(df: Any, like: Any) -> Any:
+    """``df`` (pandas) as cuDF when ``like`` asks for device tables (see :func:`wants_device`)."""
+    if not wants_device(like) or is_cudf(df):
+        return df
+    if not is_cudf(like):
+        try:
+            _cudf_module()
+        except ImportError:
+            return df  # a device graph without cuDF: host tables
+    return _cudf_module().from_pandas(df)
 
 
 def to_dask_frame(df: Any, npartitions: int | None = None, rows_per_partition: int = 1_000_000):
@@ -55,6 +134,10 @@ def to_dask_frame(df: Any, npartitions: int | None = None, rows_per_partition: i
         raise missing_extra("dask", "as_dask=True (dask.dataframe)") from exc
     if npartitions is None:
         npartitions = max(1, -(-len(df) // int(rows_per_partition)))
+    if is_cudf(df):
+        import dask_cudf
+
+        return dask_cudf.from_cudf(df, npartitions=int(npartitions), sort=False)
     return dd.from_pandas(df, npartitions=int(npartitions), sort=False)
 
 
@@ -72,7 +155,7 @@ def convert_result_frames(result: Any, like: Any = None, *, as_dask: bool = Fals
 
     for f in dataclasses.fields(result):
         val = getattr(result, f.name)
-        if not isinstance(val, pd.DataFrame):
+        if not (isinstance(val, pd.DataFrame) or is_cudf(val)):
             continue
         new = as_frame_like(val, like)
         if as_dask and f.name in dask_fields:

@@ -381,6 +381,12 @@ def load_input(args: argparse.Namespace, **read_options):
         return load_example(args.example, **opts)
     from .io import read_edgelist
 
+    if getattr(args, "backend", "auto") != "cpu" and "backend" not in opts:
+        # a GPU run reads the file with cuDF where it is installed, so the edges go
+        # straight to the device (read_edgelist notes the host reader otherwise)
+        from .backend import resolve_backend
+
+        opts["backend"] = resolve_backend(args.backend)
     return read_edgelist(args.path, format=args.format, member=args.member, **opts)
 
 

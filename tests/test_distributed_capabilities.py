@@ -2,9 +2,9 @@
 
 Same seed, 1 and 2 worker processes: the distributed result must equal the
 local one bit for bit (floating-point betweenness included), because both
-use the same batches and the same reduction order.  The drivers in
-``rapids_balance.distributed`` are also checked directly against the local
-loop.  On a GPU machine (``RAPIDS_BALANCE_REAL_GPU=1``, dask-cuda installed)
+use the same batches and the same reduction order.  The capabilities'
+per-batch functions are also run through ``distributed.run_batches`` directly
+and checked against the local loop.  On a GPU machine (``RAPIDS_BALANCE_REAL_GPU=1``, dask-cuda installed)
 the ``gpu`` tests repeat the equality checks on a ``LocalCUDACluster``.
 """
 
@@ -45,9 +45,9 @@ def slashdot():
 # --- betweenness -------------------------------------------------------------------
 
 @pytest.mark.parametrize("workers", [1, 2])
-def test_bc_driver_bit_identical_to_local_batches(clients, slashdot, workers):
+def test_bc_batches_folded_on_cluster_bit_identical_to_local_loop(clients, slashdot, workers):
     from rapids_balance.centrality.betweenness import _bc_partial, _check_params, _setup
-    from rapids_balance.distributed._centrality import bc_sums
+    from rapids_balance.distributed import run_batches
 
     owner = "edge_betweenness_centrality"
     p = _check_params(owner, dict(k=300, weight=None, seed=7, directed=None, backend="cpu",
@@ -61,7 +61,8 @@ def test_bc_driver_bit_identical_to_local_batches(clients, slashdot, workers):
         nb, eb = _bc_partial(bg, b, params)
         node += nb
         edge += eb
-    got_node, got_edge = bc_sums(clients[workers], bg, batches, params)
+    got_node, got_edge = run_batches(clients[workers], bg, _bc_partial, batches, params,
+                                     split_every=None)
     assert np.array_equal(got_node, node)
     assert np.array_equal(got_edge, edge)
     assert node.sum() > 0
@@ -84,7 +85,7 @@ def test_betweenness_client_equals_local(clients, slashdot, workers):
 @pytest.mark.parametrize("method,iterations", [("grasp", 8), ("ils", 3)])
 def test_restart_driver_equals_sequential_loop(clients, slashdot, method, iterations):
     from rapids_balance.clustering._solve import _restart
-    from rapids_balance.distributed._clustering import run_restarts
+    from rapids_balance.clustering._scale_out import run_restarts
 
     params = dict(method=method, seed=5, max_clusters=0, alpha=1.0, local_search="auto",
                   construction="auto", perturbation_max=30, ils_max=5, backend="cpu",
@@ -138,19 +139,22 @@ def test_balance_client_equals_local(clients, slashdot, workers, method):
 
 
 @pytest.mark.parametrize("workers", [1, 2])
-def test_balance_driver_counters_equal_one_local_batch(clients, slashdot, workers):
-    # the cluster cuts the 30 trees into its own batches (a few per worker);
-    # the counters must equal those of all 30 trees in one local call
-    from rapids_balance.balancing._engine import BalanceParams, _balance_partial
-    from rapids_balance.distributed._balance import balance_counters
+def test_balance_cluster_cut_counters_equal_one_local_batch(clients, slashdot, workers):
+    # the cluster cuts the 30 trees into its own batches (two per worker);
+    # the counters must equal those of all 30 trees in one local batch
+    from rapids_balance.balancing._engine import BalanceParams, batch_size_for
+    from rapids_balance.distributed import WorkerBatches
 
+    kw = dict(n_trees=30, seed=5, backend="cpu", sampler="bfs-random-root", progress=False)
     params = BalanceParams(n_trees=30, seed=5, backend="cpu", sampler="bfs-random-root")
-    local = _balance_partial(slashdot, range(30), params)
-    got = balance_counters(clients[workers], slashdot, params)
-    assert got.keys() == local.keys()
-    for k in local:
-        assert np.array_equal(got[k], local[k]), k
-    assert int(got["trees"][0]) == 30
+    cut = WorkerBatches(30, max_size=batch_size_for(slashdot, params), per_worker=2)
+    assert len(cut.for_workers(workers)) == 2 * workers  # not the local run's single batch
+    local = rb.balance(slashdot, batch_size=30, **kw)
+    got = rb.balance(slashdot, client=clients[workers], **kw)
+    assert got.counters.keys() == local.counters.keys()
+    for k in local.counters:
+        assert np.array_equal(got.counters[k], local.counters[k]), k
+    assert int(got.counters["trees"][0]) == 30
 
 
 # --- frustration ---------------------------------------------------------------------------

@@ -22,7 +22,8 @@ cloudpickle = pytest.importorskip("cloudpickle")
 
 from rapids_balance._output import as_frame_like, convert_result_frames  # noqa: E402
 from rapids_balance.distributed import (  # noqa: E402
-    map_batches, map_reduce, ordered_reduce, scatter_graph, split_range, start_cluster, to_dask_frame)
+    WorkerBatches, map_batches, map_reduce, ordered_reduce, run_batches, scatter_graph, split_range,
+    start_cluster, to_dask_frame)
 from rapids_balance.distributed._map import check_client  # noqa: E402
 from rapids_balance.distributed._tasks import sum_parts, tree_groups  # noqa: E402
 from rapids_balance.errors import BackendUnavailableError  # noqa: E402
@@ -155,6 +156,19 @@ def test_split_range():
         split_range(10, 0)
 
 
+def test_worker_batches_cut_for_the_cluster_cover_every_id_once():
+    for n, max_size, per_worker, workers in [(30, None, 2, 2), (30, 4, 4, 1), (7, None, 4, 3),
+                                             (0, None, 4, 2), (10**12, 256, 2, 4)]:
+        cut = WorkerBatches(n, max_size, per_worker).for_workers(workers)
+        assert cut.n == n
+        if n and n < 10**6:
+            assert [i for r in cut for i in r] == list(range(n))
+        if max_size is not None and n < 256 * 200_000:
+            assert cut.size <= max_size
+    assert len(WorkerBatches(30, per_worker=2).for_workers(2)) == 4  # two per worker
+    assert len(WorkerBatches(10**12, 256, 2).for_workers(4)) <= 200_000  # the task cap wins
+
+
 def test_start_cluster_rejects_bad_arguments():
     with pytest.raises(ValueError):
         start_cluster(gpu="yes")
@@ -280,6 +294,25 @@ def test_map_reduce_one_worker_equals_two(client):
     with start_cluster(1, gpu=False, processes=False) as one_client:
         one = map_reduce(one_client, GRAPH, _float_part, batches, params)
     assert np.array_equal(one, two)
+
+
+def test_run_batches_reduces_on_the_cluster_or_folds_on_the_client(client):
+    batches = split_range(120, 13)
+    params = {"scale": 0.25}
+    local_parts = [_float_part(GRAPH, b, params) for b in batches]
+    # combine on the cluster: the shape of ordered_reduce, bit for bit
+    got = run_batches(client, GRAPH, _float_part, batches, params, split_every=None)
+    assert np.array_equal(got, ordered_reduce(local_parts, split_every=None))
+    # fold on the client: it receives the parts in batch order
+    seen = run_batches(client, GRAPH, _float_part, batches, params, fold=list)
+    assert len(seen) == len(local_parts)
+    assert all(np.array_equal(g, w) for g, w in zip(seen, local_parts))
+    # a cut left to the cluster, with an integer reduction: the counters of one local batch
+    node, edge = run_batches(client, GRAPH, _counter_part, WorkerBatches(40, per_worker=2), None)
+    want_node, want_edge = _counter_part(GRAPH, range(40), None)
+    assert np.array_equal(node, want_node) and np.array_equal(edge, want_edge)
+    with pytest.raises(TypeError, match="not both"):
+        run_batches(client, GRAPH, _float_part, batches, params, combine=sum_parts, fold=list)
 
 
 def test_batch_errors_reach_the_caller(client):

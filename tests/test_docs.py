@@ -65,6 +65,20 @@ def test_readme_python_block_runs_as_written(index, tmp_path):
     assert r.returncode == 0, f"README python block {index} failed:\n{block}\n{r.stderr[-3000:]}"
 
 
+def readme_cudf_blocks() -> list[str]:
+    """The ```python cudf blocks of README.md: they need cuDF, so they run only where it imports."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return [textwrap.dedent(b) for b in re.findall(r"^```python cudf\n(.*?)^```", text, re.S | re.M)]
+
+
+@pytest.mark.parametrize("index", range(len(readme_cudf_blocks())))
+def test_readme_cudf_block_runs_where_cudf_is_installed(index, tmp_path):
+    pytest.importorskip("cudf", reason="README's cuDF block needs cuDF (RAPIDS); not installed here")
+    block = readme_cudf_blocks()[index]
+    r = _python(block, cwd=tmp_path)
+    assert r.returncode == 0, f"README cuDF block {index} failed:\n{block}\n{r.stderr[-3000:]}"
+
+
 # ---------------------------------------------------------------------------
 # the documentation's code blocks
 # ---------------------------------------------------------------------------

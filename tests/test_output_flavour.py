@@ -72,3 +72,26 @@ def test_as_dask_is_refused_where_there_is_no_edge_table():
 def test_as_dask_must_be_a_bool_before_any_work(fn):
     with pytest.raises(rb.InvalidParameterError, match=f"'as_dask' parameter of {fn}"):
         getattr(rb, fn)(_Untouchable(), as_dask="yes")
+
+
+def test_make_table_flavours(monkeypatch):
+    """numpy columns -> pandas; device columns -> cuDF; device columns without cuDF -> pandas, counted copies."""
+    import array_api_strict as xps
+    import numpy as np
+
+    import _standins as standins
+    from rapids_balance import _xp
+    from rapids_balance._output import make_table
+
+    cols = {"vertex": np.array([3, 7]), "x": np.array([0.5, 0.25])}
+    assert isinstance(make_table(cols), pd.DataFrame)
+    device = {"vertex": xps.asarray(cols["vertex"]), "x": xps.asarray(cols["x"])}
+    monkeypatch.setitem(sys.modules, "cudf", None)  # cuDF not installed
+    _xp.host_copies.clear()
+    host = make_table(device)
+    pd.testing.assert_frame_equal(host, pd.DataFrame(cols))
+    assert _xp.host_copies == [2, 2]
+    standins.install(monkeypatch)
+    out = make_table(device)
+    assert isinstance(out, standins.DataFrame) and "cudf.DataFrame" in standins.CALLS
+    assert isinstance(make_table(cols, like=out), standins.DataFrame)  # a cuDF input asks for cuDF

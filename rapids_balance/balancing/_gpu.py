@@ -560,7 +560,11 @@ def _k_vertex_counters(indptr, indices, side, maj, status2, clean):
 
 
 def batch_counters_gpu(graph, roots, s2, params):
-    """One batch of trees on the GPU -> (host int64 counters, reached per tree)."""
+    """One batch of trees on the GPU -> (int64 counters, reached per tree on the host).
+
+    Counters stay on the device for a graph kept there (``graph.on_device``),
+    and are copied to the host otherwise.
+    """
     from ._result import EDGE_COUNTERS, VERTEX_COUNTERS
 
     xp = array_module("gpu")
@@ -589,8 +593,14 @@ def batch_counters_gpu(graph, roots, s2, params):
                                       c["agree2"], unbalanced)
     blocks, threads = launch_config(n)
     _k_vertex_counters[blocks, threads](d["indptr"], d["indices"], side, maj, c["status2"], c["clean"])
-    out = {k: np.asarray(v.get() if hasattr(v, "get") else v, dtype=np.int64) for k, v in c.items()}
-    out["trees"] = np.array([T], np.int64)
-    out["ties"] = np.array([int((maj == 2).sum())], np.int64)
+    if getattr(graph, "on_device", False):
+        # a graph kept on the device: its counters stay there, and so do the result tables
+        out = dict(c)
+        out["trees"] = xp.full(1, T, dtype=np.int64)
+        out["ties"] = xp.reshape((maj == 2).sum(dtype=np.int64), (1,))
+    else:
+        out = {k: np.asarray(v.get() if hasattr(v, "get") else v, dtype=np.int64) for k, v in c.items()}
+        out["trees"] = np.array([T], np.int64)
+        out["ties"] = np.array([int((maj == 2).sum())], np.int64)
     # -1 makes the engine report an internal error, as the CPU path does
     return out, np.full(T, -1 if int(unbalanced[0]) else n, np.int64)

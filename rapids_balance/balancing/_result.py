@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["BalanceResult", "ATTRIBUTE_DEFINITIONS", "compute_attributes", "graphbplus_text"]
+__all__ = ["BalanceResult", "ATTRIBUTE_DEFINITIONS", "compute_attributes", "graphbplus_text", "counter_namespace",
+           "zero_counters"]
 
 ATTRIBUTE_DEFINITIONS = ("consensus", "datalab")
 
@@ -27,56 +28,112 @@ EDGE_COUNTERS = ("in_tree", "negative", "switched", "agree2")
 VERTEX_COUNTERS = ("status2", "clean")
 
 
-def zero_counters(n: int, m: int) -> dict[str, np.ndarray]:
-    """Empty counters for a graph with n vertices and m edges."""
-    out = {k: np.zeros(m, np.int64) for k in EDGE_COUNTERS}
-    out.update({k: np.zeros(n, np.int64) for k in VERTEX_COUNTERS})
-    out["trees"] = np.zeros(1, np.int64)
-    out["ties"] = np.zeros(1, np.int64)
+def zero_counters(n: int, m: int, xp: Any = np) -> dict[str, np.ndarray]:
+    """Empty counters for a graph with n vertices and m edges (in namespace ``xp``: numpy or CuPy)."""
+    out = {k: xp.zeros(m, dtype=xp.int64) for k in EDGE_COUNTERS}
+    out.update({k: xp.zeros(n, dtype=xp.int64) for k in VERTEX_COUNTERS})
+    out["trees"] = xp.zeros(1, dtype=xp.int64)
+    out["ties"] = xp.zeros(1, dtype=xp.int64)
     return out
 
 
-def _incident_sum(graph, per_edge: np.ndarray) -> np.ndarray:
-    """Sum of an edge quantity over each vertex's incident edges (fixed order)."""
-    return (np.bincount(graph.edge_src, weights=per_edge, minlength=graph.n)
-            + np.bincount(graph.edge_dst, weights=per_edge, minlength=graph.n))
+def counter_namespace(graph, backend: str) -> Any:
+    """Where a run's counters live: the graph's device namespace for a GPU run on a graph kept
+    on the device (counters and result tables never leave it), numpy otherwise."""
+    if backend == "gpu" and getattr(graph, "on_device", False):
+        from array_api_compat import array_namespace
+
+        return array_namespace(graph.device_arrays()["indptr"])
+    return np
+
+
+def _graph_arrays(graph, on_host: bool) -> dict[str, Any]:
+    """The graph arrays the attributes read: host arrays, or the graph's device arrays."""
+    names = ("indptr", "slot_edge", "edge_src", "edge_dst", "sign")
+    if on_host:
+        out = {k: getattr(graph, k) for k in names}
+        out["zero_sign"] = graph.zero_sign
+        return out
+    d = graph.device_arrays()
+    out = {k: d[k] for k in names}
+    if "zero_sign" in d:
+        out["zero_sign"] = d["zero_sign"]
+    elif graph.on_device:  # read where it lives: graph.zero_sign would copy it to the host
+        out["zero_sign"] = graph._xp_arrays.get("zero_sign")
+    else:
+        from ..backend import to_device
+
+        out["zero_sign"] = None if graph.zero_sign is None else to_device(graph.zero_sign, "gpu")
+    return out
+
+
+def _incident_sum(xp, a: dict[str, Any], per_edge: Any) -> Any:
+    """Sum of an int64 edge quantity over each vertex's incident edges, exactly.
+
+    Integer sums along the CSR rows (a prefix sum over the slots, differenced
+    at the row starts): no floating-point order to depend on, so host and
+    device give the same bits.
+    """
+    vals = xp.take(per_edge, xp.astype(a["slot_edge"], xp.int64))
+    csum = xp.concat([xp.zeros(1, dtype=xp.int64), xp.cumulative_sum(vals)])
+    indptr = xp.astype(a["indptr"], xp.int64)
+    return xp.take(csum, indptr[1:]) - xp.take(csum, indptr[:-1])
 
 
 def compute_attributes(graph, counters: dict[str, np.ndarray], attributes: str = "consensus"):
-    """Vertex and edge DataFrames from the counters (see :func:`balance` for formulas)."""
-    import pandas as pd
+    """Vertex and edge tables from the counters (see :func:`balance` for formulas).
+
+    Counters on the device (a GPU run on a graph kept on the device) give
+    cuDF tables built from device arrays; host counters give pandas tables
+    (cuDF for a graph kept on the device), through :func:`_output.make_table`.
+    Incident sums are exact integer sums, so every backend gives the same bits.
+    """
+    from array_api_compat import array_namespace
+
+    from .._output import make_table
 
     if attributes not in ATTRIBUTE_DEFINITIONS:
         raise ValueError(f"attributes must be one of {ATTRIBUTE_DEFINITIONS}, got {attributes!r}")
+    xp = array_namespace(counters["status2"])
+    on_host = isinstance(counters["status2"], np.ndarray)
+    a = _graph_arrays(graph, on_host)
+    f64 = xp.float64
     T = int(counters["trees"][0])
-    status = counters["status2"] / (2.0 * T)
-    agreement = counters["agree2"] / (2.0 * T)
-    degree = graph.degrees().astype(np.float64)
+    status = xp.astype(counters["status2"], f64) / (2.0 * T)
+    agreement = xp.astype(counters["agree2"], f64) / (2.0 * T)
+    src, dst = xp.astype(a["edge_src"], xp.int64), xp.astype(a["edge_dst"], xp.int64)
+    indptr = xp.astype(a["indptr"], xp.int64)
+    degree = xp.astype(indptr[1:] - indptr[:-1], f64)
+    influence = xp.astype(_incident_sum(xp, a, counters["agree2"]), f64) / (2.0 * T)
     if attributes == "consensus":
-        influence = _incident_sum(graph, agreement) / degree
-        edge_authority = (status[graph.edge_src] + status[graph.edge_dst]) / 2.0
-        authority = _incident_sum(graph, edge_authority) / degree
+        influence = influence / degree
+        # mean over v's edges of (status(u) + status(v)) / 2 = sum(status2[u] + status2[v]) / (4T deg)
+        edge_status4 = xp.take(counters["status2"], src) + xp.take(counters["status2"], dst)
+        authority = xp.astype(_incident_sum(xp, a, edge_status4), f64) / (4.0 * T) / degree
     else:  # datalab
-        influence = _incident_sum(graph, agreement)
-        authority = counters["clean"] / float(T)
-    sign = graph.sign.astype(np.int8)
-    if graph.zero_sign is not None:
-        sign = np.where(graph.zero_sign, 0, sign).astype(np.int8)
-    vertices = pd.DataFrame({
-        "vertex": graph.labels,
-        "status": status,
-        "influence": influence,
-        "authority": authority,
-    })
-    edges = pd.DataFrame({
-        "src": graph.labels[graph.edge_src],
-        "dst": graph.labels[graph.edge_dst],
+        authority = xp.astype(counters["clean"], f64) / float(T)
+    sign = xp.astype(a["sign"], xp.int8)
+    if a["zero_sign"] is not None:
+        sign = xp.where(a["zero_sign"], xp.zeros_like(sign), sign)
+    if on_host:
+        labels = graph.labels
+        vertex, src_lab, dst_lab = labels, labels[graph.edge_src], labels[graph.edge_dst]
+    else:
+        from ..io._device import device_labels_column
+
+        vertex = device_labels_column(graph)
+        src_lab, dst_lab = device_labels_column(graph, src), device_labels_column(graph, dst)
+    vertices = make_table({"vertex": vertex, "status": status, "influence": influence,
+                           "authority": authority}, like=graph)
+    edges = make_table({
+        "src": src_lab,
+        "dst": dst_lab,
         "sign": sign,
-        "in_tree": counters["in_tree"] / float(T),
-        "negative": counters["negative"] / float(T),
-        "switched": counters["switched"] / float(T),
+        "in_tree": xp.astype(counters["in_tree"], f64) / float(T),
+        "negative": xp.astype(counters["negative"], f64) / float(T),
+        "switched": xp.astype(counters["switched"], f64) / float(T),
         "agreement": agreement,
-    })
+    }, like=graph)
     return vertices, edges
 
 
@@ -111,9 +168,10 @@ class BalanceResult:
 
     Attributes
     ----------
-    vertices : pandas.DataFrame
+    vertices : pandas.DataFrame or cudf.DataFrame
         ``vertex`` (original label), ``status``, ``influence``, ``authority``.
-    edges : pandas.DataFrame
+        cuDF when the input was cuDF or the graph is kept on the device.
+    edges : pandas.DataFrame or cudf.DataFrame
         ``src``, ``dst`` (original labels, each undirected edge once),
         ``sign`` (input sign; 0 for an input 0, balanced as +1), ``in_tree``,
         ``negative``, ``switched``, ``agreement``.
@@ -121,8 +179,9 @@ class BalanceResult:
         Number of trees T.
     params : dict
         The arguments the result was computed with (backend resolved).
-    counters : dict of numpy.ndarray
-        The integer counters behind the attributes (see module docstring).
+    counters : dict of numpy.ndarray or device arrays
+        The integer counters behind the attributes (see module docstring);
+        CuPy arrays after a GPU run on a graph kept on the device.
     graph : SignedGraph
         The graph balanced.
     """

@@ -229,9 +229,13 @@ def _from_networkx(G, weight, directed, for_edges) -> tuple[Graph, np.ndarray | 
 
 
 def _from_frame(df, weight, directed, roles: dict[str, Any] | None = None) -> tuple[Graph, np.ndarray | None]:
-    if not hasattr(df, "columns") or not hasattr(df, "iloc"):
-        df = df.to_pandas()
-    elif type(df).__module__.startswith("cudf"):
+    if type(df).__module__.split(".")[0] in ("cudf", "dask_cudf"):
+        from ..io._device import host_frame
+        from ..io._frames import materialise
+
+        # the betweenness kernels read host arrays: one copy per column (io/_device.py)
+        df = host_frame(materialise(df)[0])
+    elif not hasattr(df, "columns") or not hasattr(df, "iloc"):
         df = df.to_pandas()
     cols = list(df.columns)
     roles = dict(roles or {})
@@ -276,7 +280,10 @@ def _from_cugraph(G, weight, directed) -> tuple[Graph, np.ndarray | None]:
     if directed is not None and bool(directed) != is_dir:
         raise GraphInputError(f"directed={directed} but the cuGraph graph is "
                               f"{'directed' if is_dir else 'undirected'}")
-    df = G.view_edge_list().to_pandas()
+    from ..io._device import cugraph_columns, host_frame
+
+    edges, _, arrays, _ = cugraph_columns(G)
+    df = host_frame(edges, arrays if edges is None else None)
     cols = list(df.columns)
     wcol = next((c for c in ("weight", "weights", "wgt") if c in cols), None)
     if isinstance(weight, str) and weight not in ("weight", "abs") and weight in cols:

@@ -2,11 +2,17 @@
 
 Every algorithm splits its work into independent batches (spanning trees,
 betweenness sources, clustering restarts) with a pure per-batch function and
-a reduction in batch order.  This package holds the generic machinery:
+a reduction in batch order.  This package holds the generic machinery and
+knows nothing of the algorithms (it imports none of their packages):
 
 * :func:`start_cluster` -- a ``LocalCUDACluster`` (one worker per GPU) or a
   ``LocalCluster`` of CPU processes, and its client;
-* :func:`scatter_graph` -- the graph goes to each worker once;
+* :func:`run_batches` -- the one entry point the algorithms use: they hand
+  it their per-batch function, their batches (:class:`RangeBatches`, or
+  :class:`WorkerBatches` cut for the cluster at hand) and their reduction,
+  either ``combine`` on the cluster or ``fold`` on the client;
+* :func:`scatter_graph` -- the graph goes to each worker once (one shared
+  mapping for the worker processes of this machine);
 * :func:`map_batches` / :func:`map_reduce` -- one task per batch, Dask
   retries, a progress bar, results in batch order and reductions whose shape
   is fixed by the number of batches (:func:`ordered_reduce` is the same
@@ -15,17 +21,19 @@ a reduction in batch order.  This package holds the generic machinery:
   ``as_dask=True`` gives), for pipelines that stay on the cluster.
 
 Nothing here imports ``distributed`` until it is used, so the package loads
-without the ``dask`` extra.  The capability-specific drivers
-(``_balance.py``, ``_centrality.py``, ``_clustering.py``) are private: the
-public door is the ``client=`` argument of each algorithm.
+without the ``dask`` extra.  The public door for users is the ``client=``
+argument of each algorithm; each algorithm's package reaches this one
+through ``_run.py`` only.
 """
 
 from .._output import to_dask_frame
+from ._batches import RangeBatches, WorkerBatches
 from ._cluster import gpu_cluster_available, start_cluster
 from ._map import map_batches, map_reduce, scatter_graph, split_range
+from ._run import run_batches
 from ._tasks import ordered_reduce
 
 __all__ = [
-    "start_cluster", "gpu_cluster_available", "scatter_graph", "map_batches", "map_reduce",
-    "split_range", "ordered_reduce", "to_dask_frame",
+    "start_cluster", "gpu_cluster_available", "run_batches", "RangeBatches", "WorkerBatches",
+    "scatter_graph", "map_batches", "map_reduce", "split_range", "ordered_reduce", "to_dask_frame",
 ]

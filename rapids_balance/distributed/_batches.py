@@ -5,14 +5,20 @@ ranges.  :class:`RangeBatches` is that cut as a lazy sequence: it knows its
 length and computes the ``i``-th range when asked, so a run of ``10**12``
 trees holds one range at a time, never a list of ``10**12 / batch_size``
 ranges (which would need tens of GB before the first tree is built).
+:class:`WorkerBatches` is a cut left to the cluster: its size is chosen
+from the number of workers when the run starts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Iterator
 
-__all__ = ["RangeBatches"]
+__all__ = ["RangeBatches", "WorkerBatches", "MAX_TASKS"]
+
+#: most batches one run submits: the scheduler holds state for every task it knows
+MAX_TASKS = 200_000
 
 
 class RangeBatches(Sequence):
@@ -73,3 +79,46 @@ class RangeBatches(Sequence):
 
     def __repr__(self) -> str:
         return f"RangeBatches(n={self.n}, size={self.size})"
+
+
+@dataclass(frozen=True)
+class WorkerBatches:
+    """``range(0, n)`` cut by the cluster: about ``per_worker`` batches per worker.
+
+    Several batches per worker keep every worker busy to the end and make a
+    lost worker cheap to redo.  ``max_size`` caps a batch (memory) unless
+    that would make more than :data:`MAX_TASKS` batches, when batches grow
+    instead (the per-batch functions work through a large batch in chunks).
+
+    Use it only where the cut cannot change the result (integer counters,
+    best-of with ties to the smallest id), never for floating-point sums,
+    whose batches must be those of the single-process path.
+
+    Parameters
+    ----------
+    n : int
+        Number of ids (``>= 0``).
+    max_size : int, optional
+        Most ids per batch.
+    per_worker : int
+        Batches per worker (``>= 1``).
+
+    Examples
+    --------
+    >>> WorkerBatches(30, per_worker=2).for_workers(2)
+    RangeBatches(n=30, size=8)
+    >>> WorkerBatches(30, max_size=4).for_workers(1)
+    RangeBatches(n=30, size=4)
+    """
+
+    n: int
+    max_size: int | None = None
+    per_worker: int = 4
+
+    def for_workers(self, workers: int) -> RangeBatches:
+        """The cut for a cluster of ``workers`` workers."""
+        n = int(self.n)
+        size = -(-n // (int(self.per_worker) * max(1, int(workers))))
+        if self.max_size is not None:
+            size = max(min(size, int(self.max_size)), -(-n // MAX_TASKS))
+        return RangeBatches(n, max(1, size))

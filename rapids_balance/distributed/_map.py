@@ -30,16 +30,13 @@ from typing import Any, Callable, Iterable, Sequence
 from .._progress import progress_bar
 from .._validation import check_bool, check_int, param_error
 from ..errors import InvalidParameterError
-from ._batches import RangeBatches
+from ._batches import MAX_TASKS, RangeBatches, WorkerBatches
 from ._cluster import require_distributed
 from ._shared import share_graph, shared_graph_enabled
 from ._tasks import fold, fold_to_host, run_batch, sum_parts, tree_groups
 
 __all__ = ["scatter_graph", "map_batches", "map_reduce", "split_range", "cluster_batches",
            "n_workers", "check_client", "check_client_arg", "check_task_count", "MAX_TASKS"]
-
-#: most batches one run submits: the scheduler holds state for every task it knows
-MAX_TASKS = 200_000
 
 # graph -> {client id: future of its scattered copy}; entries go with the graph
 _SCATTERED: "weakref.WeakKeyDictionary[Any, dict[str, Any]]" = weakref.WeakKeyDictionary()
@@ -167,21 +164,13 @@ def n_workers(client: Any) -> int:
 
 def cluster_batches(client: Any, n_items: int, *, max_size: int | None = None,
                     tasks_per_worker: int = 4) -> RangeBatches:
-    """``range(n_items)`` cut into about ``tasks_per_worker`` batches per worker.
+    """``range(n_items)`` cut into about ``tasks_per_worker`` batches per worker of ``client``.
 
-    Several batches per worker keep every worker busy to the end and make a
-    lost worker cheap to redo; ``max_size`` caps a batch (memory) unless
-    that would make more than :data:`MAX_TASKS` batches, when batches grow
-    instead (the per-batch functions work through a large batch in chunks).
-    Use it only where the batching cannot change the result (integer
-    counters, best-of), not for floating-point sums, whose batches must be
-    those of the single-process path.
+    :meth:`WorkerBatches.for_workers <._batches.WorkerBatches.for_workers>`
+    with the number of workers the scheduler knows now; only where the cut
+    cannot change the result.
     """
-    n_items = int(n_items)
-    size = -(-n_items // (tasks_per_worker * n_workers(client)))
-    if max_size is not None:
-        size = max(min(size, int(max_size)), -(-n_items // MAX_TASKS))
-    return split_range(n_items, max(1, size))
+    return WorkerBatches(n_items, max_size, tasks_per_worker).for_workers(n_workers(client))
 
 
 def check_task_count(n_batches: int, what: str) -> None:

@@ -225,9 +225,12 @@ def from_cugraph(G: Any, sign: str | None = None, weight: str | None = None, **o
 
     Notes
     -----
-    The edge list is copied to the host once; the library's kernels build
-    their own device arrays from it.  Results of the algorithms come back
-    as pandas DataFrames (cuDF when the input was a cuDF edge list).
+    The graph stays on the device.  A graph built with ``renumber=False``
+    hands over its CSR (``G.view_adj_list()``: rows are the original vertex
+    ids; an undirected edge is taken once, from the row of its smaller
+    end); a renumbered graph its edge list with the original ids
+    (``G.view_edge_list()``).  Either way the columns are CuPy arrays and
+    the graph is built in CuPy; results come back as cuDF DataFrames.
 
     Examples
     --------
@@ -239,26 +242,44 @@ def from_cugraph(G: Any, sign: str | None = None, weight: str | None = None, **o
     2
     """
     _require_cugraph()
+    from ._device import cugraph_columns, frame_columns
+
     opts = _build_options(dict(options), "from_cugraph")
-    edges = G.view_edge_list()  # original vertex ids, also for renumbered graphs
-    cols = list(edges.columns)
-    src_col = getattr(G, "source_columns", None)
-    dst_col = getattr(G, "destination_columns", None)
-    src_col = src_col[0] if isinstance(src_col, list) else src_col
-    dst_col = dst_col[0] if isinstance(dst_col, list) else dst_col
-    res = resolve_roles(cols, {"source": src_col, "target": dst_col, "sign": sign, "weight": weight},
+    edges, cols, arrays, how = cugraph_columns(G)
+    if edges is None:  # the CSR: rows are the original vertex ids
+        src_col, dst_col = "source", "target"
+    else:
+        src_col = getattr(G, "source_columns", None)
+        dst_col = getattr(G, "destination_columns", None)
+        src_col = src_col[0] if isinstance(src_col, list) else src_col
+        dst_col = dst_col[0] if isinstance(dst_col, list) else dst_col
+    values = [c for c in cols if c not in (src_col, dst_col)]
+    # a cuGraph graph carries one value per edge: unless told otherwise, it is the sign
+    one_value = sign is None and weight is None and len(values) == 1
+    res = resolve_roles(cols, {"source": src_col, "target": dst_col,
+                               "sign": values[0] if one_value else sign, "weight": weight},
                         where="cugraph edge list", want_sign=None)
     for role, key in (("source", src_col), ("target", dst_col)):
         if key is not None:
             res.why[role] = "fixed by the cuGraph graph"
-    if res.sign is None and res.weight is None and len(res.unused) == 1:
-        # a cuGraph graph carries one value per edge: its edge attribute, fixed by cuGraph
-        res.sign, res.why["sign"] = res.unused[0], "fixed by the cuGraph edge list (its one edge value)"
-    u, v, s, w = edgelist_columns(edges, source=res.source, target=res.target, sign=res.sign, weight=res.weight)
+    if one_value:
+        res.why["sign"] = "fixed by the cuGraph edge list (its one edge value)"
+    text = None
+    if edges is None:
+        u, v = arrays[res.source], arrays[res.target]
+        s, w = (None if k is None else arrays[k] for k in (res.sign, res.weight))
+    else:
+        u, v, s, w, text = frame_columns(edges, source=res.source, target=res.target, sign=res.sign,
+                                         weight=res.weight, where="cugraph edge list")
     opts.setdefault("name", "cugraph")
-    report = CleaningReport(source="cugraph", columns=res.report())
-    return build_graph(u, v, sign=s, weight=w, graph_class=SignedGraph if s is not None else Graph,
-                       report=report, **opts)
+    report = CleaningReport(source="cugraph", columns=res.report(), notes=[f"read from the cuGraph {how}"])
+    g = build_graph(u, v, sign=s, weight=w, graph_class=SignedGraph if s is not None else Graph,
+                    report=report, **opts)
+    if text is not None:
+        from ._device import attach_string_labels
+
+        attach_string_labels(g, text)
+    return g
 
 
 def coerce_graph(obj: Any, *, signed: bool | None = None, source: Any = None, target: Any = None,

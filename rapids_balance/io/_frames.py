@@ -1,10 +1,11 @@
 """Edge columns out of tables: pandas, polars, pyarrow, cuDF, Dask, dicts, tuples.
 
 :func:`edgelist_columns` is the one place where a user's table becomes the
-numpy columns that :func:`rapids_balance.graph.build_graph` cleans.  Cleaning
-(sorting, de-duplication, components) runs on the host, so device tables
-(cuDF) are copied to the host once here; numeric cuDF columns go through
-their CuPy ``.values`` (one device-to-host copy, no pandas round trip).
+columns that :func:`rapids_balance.graph.build_graph` cleans.  Host tables
+give numpy columns.  Device inputs stay on the device: cuDF columns come out
+as CuPy arrays (through :mod:`rapids_balance.io._device`, the only module
+that calls cuDF), CuPy arrays are passed on as they are, and the graph is
+built in their array namespace.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._output import is_device_array
 from ..errors import GraphInputError, short_repr
 from ._roles import missing_column_error, resolve_roles
 
@@ -57,11 +59,21 @@ def _host(arr: Any) -> np.ndarray:
             exact[:] = list(arr)
             return exact
         return out
-    if hasattr(arr, "__cuda_array_interface__") and hasattr(arr, "get"):
-        return arr.get()
-    if type(arr).__module__.split(".")[0] in ("pandas", "polars", "pyarrow", "cudf"):
+    if type(arr).__module__.split(".")[0] in ("pandas", "polars", "pyarrow"):
         return _column_to_numpy(arr, type(arr).__module__.split(".")[0])
     return np.asarray(arr)
+
+
+def _column_as_given(arr: Any) -> Any:
+    """Device arrays stay where they are (CuPy; anything with ``__cuda_array_interface__`` is
+    viewed as CuPy, without a copy); everything else becomes numpy."""
+    if is_device_array(arr):
+        return arr
+    if hasattr(arr, "__cuda_array_interface__"):
+        import cupy
+
+        return cupy.asarray(arr)
+    return _host(arr)
 
 
 def _column_to_numpy(col: Any, kind: str) -> np.ndarray:
@@ -75,10 +87,6 @@ def _column_to_numpy(col: Any, kind: str) -> np.ndarray:
         return col.to_numpy()
     if kind == "pyarrow":
         return _column_to_numpy(col.to_pandas(), "pandas")
-    if kind == "cudf":
-        if col.dtype.kind in "biuf" and not col.has_nulls:
-            return col.values.get()  # CuPy view of the device column, one copy to host
-        return col.to_pandas().to_numpy()
     return np.asarray(col)
 
 
@@ -89,14 +97,31 @@ def _get_column(data: Any, kind: str, key: Any) -> np.ndarray:
         return _column_to_numpy(data.get_column(key), "polars")
     if kind == "pyarrow":
         return _column_to_numpy(data.column(key), "pyarrow")
-    if kind == "cudf":
-        return _column_to_numpy(data[key], "cudf")
     if kind == "mapping":
-        return _host(data[key])
+        return _column_as_given(data[key])
     raise AssertionError(kind)
 
 
-def _check_no_missing(arr: np.ndarray, what: str) -> None:
+def _cudf_columns(data: Any, available: list, *keys: Any) -> tuple:
+    """cuDF edge columns as device arrays; text ids come back as host labels (CuPy has no strings)."""
+    from . import _device
+
+    for role, key in zip(("source", "target", "sign", "weight"), keys):
+        if key is not None and key not in available:
+            raise missing_column_error(role, key, available)
+    src, dst, sgn, wgt, text = _device.frame_columns(data, source=keys[0], target=keys[1], sign=keys[2],
+                                                     weight=keys[3])
+    if text is not None:
+        from .. import _xp
+
+        host = np.asarray(text.values_host, dtype=object)
+        src, dst = host[_xp.to_host(src)], host[_xp.to_host(dst)]
+    return src, dst, sgn, wgt
+
+
+def _check_no_missing(arr: Any, what: str) -> None:
+    if is_device_array(arr):
+        return  # device columns have no missing values (cuDF nulls are refused when taken out)
     if arr.dtype.kind in "Of":  # only object and float columns can hold None/NaN/NA
         miss = pd.isna(arr)
         if miss.any():
@@ -107,7 +132,7 @@ def _check_no_missing(arr: np.ndarray, what: str) -> None:
 def edgelist_columns(data: Any, *, source: Any = "source", target: Any = "target",
                      sign: Any = None, weight: Any = None
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
-    """Pull edge columns out of a table as numpy arrays.
+    """Pull edge columns out of a table: numpy arrays, or device arrays for device inputs.
 
     Parameters
     ----------
@@ -125,9 +150,10 @@ def edgelist_columns(data: Any, *, source: Any = "source", target: Any = "target
 
     Returns
     -------
-    src, dst : numpy.ndarray
-        Endpoint labels, as given (integers of any size or strings).
-    sign, weight : numpy.ndarray or None
+    src, dst : numpy.ndarray or device array
+        Endpoint labels, as given (integers of any size or strings); device
+        arrays (CuPy) for device inputs.
+    sign, weight : numpy.ndarray, device array or None
 
     Raises
     ------
@@ -138,9 +164,12 @@ def edgelist_columns(data: Any, *, source: Any = "source", target: Any = "target
     Notes
     -----
     Dask DataFrames and polars LazyFrames are materialised (``.compute()`` /
-    ``.collect()``).  cuDF columns are copied to the host once: cleaning and
-    CSR construction run on the host and the finished graph is moved to the
-    GPU by :meth:`Graph.device_arrays`.
+    ``.collect()``; a dask-cuDF frame is computed once).  Device inputs stay
+    on the device: numeric cuDF columns come back as CuPy arrays
+    (``Series.to_cupy()``) and CuPy arrays in a tuple are returned as they
+    are.  Text ids of a cuDF table are factorised on the device and returned
+    as host labels (CuPy has no strings; :meth:`Graph.from_edgelist` keeps
+    their codes on the device instead).
 
     Examples
     --------
@@ -152,7 +181,7 @@ def edgelist_columns(data: Any, *, source: Any = "source", target: Any = "target
     """
     data, kind = materialise(data)
     if kind == "sequence":
-        arrays = [_host(a) for a in data]
+        arrays = [_column_as_given(a) for a in data]
         if len(arrays) not in (2, 3, 4):
             raise GraphInputError(f"a tuple of edge columns has 2, 3 or 4 arrays (src, dst[, sign][, weight]), "
                                   f"got {len(arrays)}")
@@ -165,13 +194,14 @@ def edgelist_columns(data: Any, *, source: Any = "source", target: Any = "target
                 wgt = arrays[2]
         elif len(arrays) == 4:
             sgn, wgt = arrays[2], arrays[3]
-        names = ("tuple[0]", "tuple[1]", "tuple[2]", "tuple[3]")
-        _check_no_missing(src, f"source column {names[0]}")
-        _check_no_missing(dst, f"target column {names[1]}")
+        _check_no_missing(src, "source column tuple[0]")
+        _check_no_missing(dst, "target column tuple[1]")
         return src, dst, sgn, wgt
     if kind == "unknown":
         raise _unsupported(data)
     available = table_columns(data, kind)
+    if kind == "cudf":
+        return _cudf_columns(data, available, source, target, sign, weight)
     out = []
     for role, key in (("source", source), ("target", target), ("sign", sign), ("weight", weight)):
         if key is None:
@@ -220,12 +250,24 @@ def table_to_graph(data: Any, *, roles: dict[str, Any], want_sign: bool | None, 
     columns = table_columns(data, kind)
     res = resolve_roles(columns, roles, where=where, header=True, want_sign=want_sign,
                         what="the mapping" if kind == "mapping" else "the table")
-    src, dst, sgn, wgt = edgelist_columns(data, source=res.source, target=res.target, sign=res.sign,
-                                          weight=res.weight)
+    text = None
+    if kind == "cudf":
+        from ._device import frame_columns
+
+        src, dst, sgn, wgt, text = frame_columns(data, source=res.source, target=res.target, sign=res.sign,
+                                                 weight=res.weight, where=where)
+    else:
+        src, dst, sgn, wgt = edgelist_columns(data, source=res.source, target=res.target, sign=res.sign,
+                                              weight=res.weight)
     report = CleaningReport(source=where, columns=res.report())
     if res.unused:
         report.notes.append(f"column(s) {', '.join(short_repr(c, 40) for c in res.unused)} not used "
                             "(name them with sign=/weight= to use them)")
     if graph_class is None:
         graph_class = SignedGraph if sgn is not None else Graph
-    return build_graph(src, dst, sign=sgn, weight=wgt, graph_class=graph_class, report=report, **options)
+    graph = build_graph(src, dst, sign=sgn, weight=wgt, graph_class=graph_class, report=report, **options)
+    if text is not None:
+        from ._device import attach_string_labels
+
+        attach_string_labels(graph, text)
+    return graph

@@ -1,0 +1,114 @@
+"""The one door from a capability to the cluster: run its batches, reduce them.
+
+A capability scales out by handing :func:`run_batches` its pure per-batch
+function ``batch_fn(graph, batch, params)``, its batches and its reduction;
+nothing in ``distributed/`` knows what a tree, a source or a restart is.
+Two reductions cover every capability:
+
+* ``combine(a, b)`` on the cluster: the partial results are folded in batch
+  order along a tree whose shape depends only on the number of batches and
+  ``split_every`` (:func:`~._map.map_reduce`); only the root comes back
+  (balance counters, betweenness sums);
+* ``fold(parts)`` on the client: the parts come back in batch order and the
+  capability merges them with state that belongs to its call (the
+  frustration cloud and its state cap, the best clustering restart).
+
+Capability packages import this module and no other private module of
+``distributed/`` (a test holds both sides to it); the argument checks and
+batch cuts they need are re-exported here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Callable
+
+from ._batches import RangeBatches, WorkerBatches
+from ._map import check_client, check_client_arg, check_task_count, map_batches, map_reduce, n_workers
+from ._tasks import sum_parts
+
+__all__ = ["run_batches", "RangeBatches", "WorkerBatches", "check_client", "check_client_arg",
+           "check_task_count"]
+
+
+def run_batches(client: Any, graph: Any, batch_fn: Callable[[Any, Any, Any], Any],
+                batches: Iterable[Any] | WorkerBatches, params: Any = None, *,
+                combine: Callable[[Any, Any], Any] | None = None,
+                split_every: int | None = 8, fold: Callable[[list], Any] | None = None,
+                progress: bool = False, desc: str | None = None, retries: int = 3) -> Any:
+    """Run ``batch_fn(graph, batch, params)`` for every batch on the cluster and reduce.
+
+    The graph is scattered once per client (workers on this machine map one
+    shared copy); each batch is one pure task, rerun by Dask when its worker
+    dies or (``retries`` times) when it raises.
+
+    Parameters
+    ----------
+    client : distributed.Client
+        A running client.
+    graph : Graph, SignedGraph or distributed.Future
+        What every batch reads; a future is used as it is.
+    batch_fn : callable
+        Module-level (importable by the workers) and pure: it never updates
+        its arguments in place.
+    batches : iterable or WorkerBatches
+        One task per item, in this order.  A :class:`WorkerBatches` is cut
+        here for the workers the scheduler knows now.
+    params : object
+        Passed unchanged to every call (small: it travels with each task).
+    combine : callable, optional
+        ``combine(a, b) -> new object``: reduce on the cluster, in batch
+        order, along the tree fixed by ``split_every`` (``None``: one left
+        fold).  Default: elementwise sum
+        (:func:`~rapids_balance.distributed.ordered_reduce` gives the same
+        reduction locally, bit for bit).
+    split_every : int or None
+        Fan-in of the cluster reduction (>= 2); unused with ``fold``.
+    fold : callable, optional
+        ``fold(parts)``: the per-batch results come back to the client as a
+        list in batch order and ``fold`` merges them there.  Give either
+        ``combine`` or ``fold``, not both.
+    progress : bool
+        Progress bar over finished batches.
+    desc : str, optional
+        Progress label and task-name prefix (default: ``batch_fn``'s name).
+    retries : int
+        Reruns of a batch that raised.
+
+    Returns
+    -------
+    object
+        The cluster reduction's root (host arrays), or what ``fold`` returns.
+
+    Raises
+    ------
+    TypeError
+        Both ``combine`` and ``fold`` given, or ``client`` is not a
+        ``distributed.Client``.
+    InvalidParameterError
+        More batches than the scheduler takes (``MAX_TASKS``), or a bad
+        ``retries`` / ``progress`` / ``split_every``.
+    ValueError
+        No batches.
+
+    Examples
+    --------
+    >>> from rapids_balance.distributed import RangeBatches, run_batches
+    >>> def degree_sum(graph, ids, params):  # module-level in real code
+    ...     return int(graph.degrees()[ids.start:ids.stop].sum())
+    >>> total = run_batches(client, g, degree_sum, RangeBatches(g.n, 1000))  # doctest: +SKIP
+    >>> per_batch = run_batches(client, g, degree_sum, RangeBatches(g.n, 1000),
+    ...                         fold=list)                                 # doctest: +SKIP
+    """
+    if combine is not None and fold is not None:
+        raise TypeError("run_batches takes combine= (reduce on the cluster) or fold= (merge on "
+                        "the client), not both")
+    check_client(client)
+    if isinstance(batches, WorkerBatches):
+        batches = batches.for_workers(n_workers(client))
+    if fold is not None:
+        return fold(map_batches(client, graph, batch_fn, batches, params, retries=retries,
+                                progress=progress, desc=desc))
+    return map_reduce(client, graph, batch_fn, batches, params,
+                      combine=sum_parts if combine is None else combine, split_every=split_every,
+                      retries=retries, progress=progress, desc=desc)

@@ -1,0 +1,353 @@
+"""The device path in: columns out of cuDF, dask-cuDF and cuGraph as device arrays.
+
+This is the only module that calls cuDF, dask-cuDF or cuGraph for input.
+Every call it makes is listed in :data:`DEVICE_CALLS` (and in
+``docs/rapids.rst``), so a user with RAPIDS installed can check them
+against their version.  Everything after the hand-over is array-API code
+(CuPy on a GPU) in :func:`rapids_balance.graph.build_graph`.
+
+* A cuDF DataFrame hands over its numeric columns as CuPy arrays
+  (``Series.to_cupy()``); string vertex ids are factorised on the device
+  (``Series.factorize``), so only the ``n`` vertex labels reach the host.
+* A dask-cuDF DataFrame is computed once, then read as a cuDF DataFrame.
+* A cuGraph ``Graph`` built without renumbering hands over its CSR
+  (``view_adj_list()``), whose row ids are the original vertex ids; a
+  renumbered graph hands over its edge list with original ids
+  (``view_edge_list()``).
+* :func:`read_device` parses a file with ``cudf.read_csv`` /
+  ``cudf.read_parquet`` after the host reader's format detection has looked
+  at the first lines; anything the device reader cannot reproduce exactly
+  (text ids, value columns with gaps or text, ``.g`` and Mrel files) is
+  handed to the host reader, which gives the same graph and the same errors.
+"""
+
+from __future__ import annotations
+
+import io
+import weakref
+from typing import Any
+
+from ..errors import GraphInputError
+from .._output import is_device_array
+
+__all__ = ["DEVICE_CALLS", "HOST_READER_NOTE", "is_device_array", "cudf_available", "frame_columns",
+           "cugraph_columns", "read_with_backend", "read_device", "host_frame", "attach_string_labels",
+           "device_labels_column"]
+
+#: every cuDF / dask-cuDF / cuGraph call the library makes (inputs here, results in ``_output``)
+DEVICE_CALLS = (
+    "cudf.read_csv",
+    "cudf.read_parquet",
+    "cudf.concat",
+    "cudf.DataFrame",
+    "cudf.from_pandas",
+    "cudf.DataFrame.columns",
+    "cudf.DataFrame.__getitem__",
+    "cudf.Series.dtype",
+    "cudf.Series.has_nulls",
+    "cudf.Series.isna",
+    "cudf.Series.to_cupy",
+    "cudf.Series.factorize",
+    "cudf.Index.take",
+    "cudf.Index.values_host",
+    "dask_cudf.DataFrame.compute",
+    "dask_cudf.from_cudf",
+    "cugraph.Graph.renumbered",
+    "cugraph.Graph.is_directed",
+    "cugraph.Graph.view_adj_list",
+    "cugraph.Graph.view_edge_list",
+    "cugraph.Graph.source_columns",
+    "cugraph.Graph.destination_columns",
+)
+
+# graph -> device string labels (cuDF), for graphs whose ids were strings factorised on the device
+_STRING_LABELS: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
+
+
+def _root(obj: Any) -> str:
+    return type(obj).__module__.split(".", 1)[0]
+
+
+def cudf_available() -> bool:
+    """True when cuDF imports (it needs a CUDA machine)."""
+    try:
+        import cudf  # noqa: F401
+    except Exception:  # ImportError, or a CUDA runtime error raised at import
+        return False
+    return True
+
+
+def _is_numeric(series: Any) -> bool:
+    return getattr(series.dtype, "kind", "O") in "biuf"
+
+
+def _first_true(mask: Any) -> int:
+    """Index of the first True of a device boolean array (one scalar crosses to the host)."""
+    from array_api_compat import array_namespace
+
+    xp = array_namespace(mask)
+    return int(xp.argmax(xp.astype(mask, xp.int8)))
+
+
+def _column(series: Any, what: str) -> Any:
+    """One cuDF column as a device array; a null is an error naming its row."""
+    _column_nulls(series, what)
+    return series.to_cupy()
+
+
+def _string_codes(u: Any, v: Any, where: str) -> tuple[Any, Any, Any]:
+    """Text ids of both endpoint columns -> (codes_u, codes_v, sorted labels), on the device.
+
+    Codes are ranks in sorted label order (``sort=True``), as the host path
+    numbers labels, so internal ids follow label order on both paths.
+    """
+    import cudf
+
+    both = cudf.concat([u, v], ignore_index=True)
+    codes, uniques = both.factorize(sort=True)
+    from array_api_compat import array_namespace
+
+    xp = array_namespace(codes)
+    k = codes.shape[0] // 2
+    return xp.astype(codes[:k], xp.int64), xp.astype(codes[k:], xp.int64), uniques
+
+
+def frame_columns(frame: Any, *, source: Any, target: Any, sign: Any = None, weight: Any = None,
+                  where: str = "<cudf table>") -> tuple[Any, Any, Any, Any, Any]:
+    """Edge columns of a cuDF frame as device arrays: (src, dst, sign, weight, string_labels).
+
+    ``string_labels`` is ``None`` for numeric ids; for text ids ``src`` and
+    ``dst`` are codes into it (see :func:`attach_string_labels`).
+    """
+    u, v = frame[source], frame[target]
+    labels = None
+    if _is_numeric(u) and _is_numeric(v):
+        su, sv = _column(u, f"source column {source!r}"), _column(v, f"target column {target!r}")
+    elif not (_is_numeric(u) or _is_numeric(v)):
+        _column_nulls(u, f"source column {source!r}")
+        _column_nulls(v, f"target column {target!r}")
+        su, sv, labels = _string_codes(u, v, where)
+    else:  # numbers in one column, text in the other: the host rules (the int 1 is not the text '1')
+        su, sv = _host_values(u, f"source column {source!r}"), _host_values(v, f"target column {target!r}")
+    out = [su, sv]
+    for role, key in (("sign", sign), ("weight", weight)):
+        out.append(None if key is None else _column(frame[key], f"{role} column {key!r}"))
+    return out[0], out[1], out[2], out[3], labels
+
+
+def attach_string_labels(graph: Any, uniques: Any) -> Any:
+    """Give a graph built from device codes its text labels (the ``n`` labels reach the host once)."""
+    import numpy as np
+
+    labels = uniques.take(graph.device_labels())  # the graph's labels are the codes it kept
+    _STRING_LABELS[graph] = labels
+    host = np.asarray(labels.values_host, dtype=object)
+    host.setflags(write=False)
+    graph.labels = host  # CuPy has no strings: the host labels are the text, the device keeps codes
+    return graph
+
+
+def device_labels_column(graph: Any, ids: Any = None) -> Any:
+    """The labels of internal ids ``ids`` (all vertices when None), where the graph keeps them.
+
+    Text labels factorised on the device come back as a cuDF column; numeric
+    labels as a device array of the graph's namespace.
+    """
+    text = _STRING_LABELS.get(graph)
+    if text is not None:
+        return text if ids is None else text.take(ids)
+    labels = graph.device_labels()
+    if ids is None:
+        return labels
+    from array_api_compat import array_namespace
+
+    return array_namespace(labels).take(labels, ids)
+
+
+def host_frame(frame: Any = None, arrays: dict[str, Any] | None = None):
+    """A cuDF frame (or named device arrays) copied to a pandas frame, one copy per column.
+
+    For capabilities whose kernels read host arrays (betweenness): numeric
+    columns go through CuPy (``to_cupy``), text columns are factorised on
+    the device and only their distinct values travel as text.
+    """
+    import pandas as pd
+
+    from .._xp import to_host
+
+    if arrays is None:
+        return pd.DataFrame({key: _host_values(frame[key], f"column {key!r}") for key in frame.columns})
+    return pd.DataFrame({k: to_host(a) for k, a in arrays.items()})
+
+
+def _host_values(series: Any, what: str) -> Any:
+    """One cuDF column on the host: numbers through CuPy, text as codes and its distinct values."""
+    import numpy as np
+
+    from .._xp import to_host
+
+    if _is_numeric(series):
+        return to_host(_column(series, what))
+    _column_nulls(series, what)
+    codes, uniques = series.factorize()
+    return np.asarray(uniques.values_host, dtype=object)[to_host(codes)]
+
+
+def _column_nulls(series: Any, what: str) -> None:
+    if series.has_nulls:
+        row = _first_true(series.isna().to_cupy())
+        raise GraphInputError(f"{what} has a missing value (NaN/None/null) in row {row} (0-based)")
+
+
+def cugraph_columns(G: Any) -> tuple[Any, list, dict[str, Any], str]:
+    """A cuGraph graph's edges on the device: (frame or None, columns, arrays, how).
+
+    A graph built with ``renumber=False`` hands over its CSR: its rows are
+    the original vertex ids, and each undirected edge is taken once (the
+    slot with ``row <= column``).  Otherwise its edge list with original ids.
+    ``arrays`` holds ``source``/``target`` and the value column under its
+    name; ``columns`` names every column.
+    """
+    if not getattr(G, "renumbered", True):
+        offsets, indices, values = G.view_adj_list()
+        from array_api_compat import array_namespace
+
+        off = offsets.to_cupy()
+        dst = indices.to_cupy()
+        xp = array_namespace(off, dst)
+        # row of each slot: the last row starting at or before it (rows may be empty)
+        slots = xp.arange(dst.shape[0], dtype=off.dtype)
+        src = xp.astype(xp.searchsorted(off, slots, side="right") - 1, dst.dtype)
+        val = None if values is None else values.to_cupy()
+        if not G.is_directed():
+            keep = src <= dst
+            src, dst = src[keep], dst[keep]
+            val = None if val is None else val[keep]
+        arrays = {"source": src, "target": dst}
+        if val is not None:
+            arrays["weights"] = val
+        return None, list(arrays), arrays, "CSR (view_adj_list)"
+    edges = G.view_edge_list()
+    return edges, list(edges.columns), {}, "edge list (view_edge_list)"
+
+
+# ---------------------------------------------------------------------------
+# files
+# ---------------------------------------------------------------------------
+
+#: text formats cuDF parses as the host reader does: format -> (sep, comment)
+_CSV_LAYOUT = {"graphb": (",", None), "csv": (",", None), "bitcoin": (",", None),
+               "snap": (None, "#"), "konect": (None, "%")}
+
+
+def _head_parsed(data: bytes, name: str, fmt: str):
+    """The host parser's verdict on the first lines: format, header, columns, comments.
+
+    The first 64 KiB (cut at a line end) go through the host parser, so a
+    header, a vertex table or a bad first line raise exactly as on the host.
+    """
+    from ._formats import check_text, detect_format, parse
+
+    notes: list[str] = []
+    text = check_text(data, name, notes)  # BOM stripped, UTF-16 decoded: cuDF parses this text
+    if fmt == "auto":
+        fmt = detect_format(text, name)
+    head = text[:65536]
+    if len(text) > len(head):
+        head = head[: head.rfind(b"\n") + 1] or text
+    return fmt, parse(head, name, fmt), text, notes
+
+
+def read_with_backend(src: Any, backend: str, options: dict[str, Any]):
+    """``read_edgelist(..., backend=)``: cuDF's parsers for ``"gpu"`` (and ``"auto"`` on a GPU).
+
+    Falls back to the host reader (same graph, same errors) where cuDF is
+    missing or cannot reproduce the host rules exactly; the graph's
+    ``cleaning.notes`` say which reader ran.
+    """
+    from ..backend import resolve_backend
+    from ._reader import graph_from_source
+
+    if resolve_backend(backend) == "gpu":
+        if not cudf_available():
+            graph = graph_from_source(src, **options)
+            graph.cleaning.notes.append(HOST_READER_NOTE)
+            return graph
+        if options.get("vertex_table") is None and options.get("weight") != "abs":
+            graph = read_device(src, **options)
+            if graph is not None:
+                return graph
+        graph = graph_from_source(src, **options)
+        graph.cleaning.notes.append("backend='gpu': parsed on the host (text ids, a value column that is "
+                                    "not numeric, or a format cuDF does not read as the host reader does)")
+        return graph
+    return graph_from_source(src, **options)
+
+
+def read_device(src: Any, *, format: str = "auto", source: Any = None, target: Any = None, sign: Any = None,
+                weight: Any = None, signed: bool | None = True, directed: bool = False, ids: str = "auto",
+                name: str | None = None, vertex_table: Any = None, **build: Any):
+    """:func:`read_edgelist` with cuDF's parsers, or ``None`` where the host reader must do it.
+
+    Returns the graph, or ``None`` when the input needs the host reader (a
+    format or id spelling cuDF cannot reproduce exactly, a column with gaps,
+    text or a ragged row); the host reader then gives the same graph and
+    raises the same errors with their lines.
+    """
+    import cudf
+
+    given = {"source": source, "target": target, "sign": sign, "weight": weight}
+
+    from ._formats import _count_lines_starting, canonical_format, noncanonical_ints
+    from ._reader import _display_name, _resolve
+
+    fmt = canonical_format(format)
+    comments, notes = 0, []
+    if fmt == "parquet" or (fmt == "auto" and src.data[:4] == b"PAR1"):
+        frame, fmt, header, names = cudf.read_parquet(io.BytesIO(src.data)), "parquet", True, None
+    else:
+        fmt, head, text, notes = _head_parsed(src.data, src.name, fmt)
+        if fmt not in _CSV_LAYOUT or ids == "text" or noncanonical_ints(text):
+            return None
+        sep, comment = _CSV_LAYOUT[fmt]
+        header, names = head.header, list(head.frame.columns)
+        layout = dict(sep=sep, skipinitialspace=True) if sep else dict(delim_whitespace=True)
+        try:
+            frame = cudf.read_csv(io.BytesIO(text), header=0 if header else None, names=names,
+                                  comment=comment, skip_blank_lines=True, **layout)
+        except Exception:  # a row cuDF cannot parse: the host reader names its line
+            return None
+        comments = _count_lines_starting(text, comment.encode()) if comment else 0
+    columns = list(frame.columns)
+    if names is not None and columns != names:
+        return None
+    if any(frame[c].has_nulls for c in columns):
+        return None  # a gap or a short row: the host reader names its line
+    roles = _resolve(_Columns(frame, fmt, header), given, False if directed else signed, src.name)
+    kinds = {role: getattr(frame[k].dtype, "kind", "O") for role, k in
+             (("source", roles.source), ("target", roles.target), ("sign", roles.sign),
+              ("weight", roles.weight)) if k is not None}
+    if any(kinds[r] not in "iu" for r in ("source", "target")) or any(
+            kinds.get(r, "i") not in "iuf" for r in ("sign", "weight")):
+        return None  # ids that are not integers (the text rules), or values of text or booleans
+    from ..graph import CleaningReport, Graph, SignedGraph, build_graph
+
+    report = CleaningReport(source=src.name, columns=roles.report(), ids=ids, comment_lines=comments,
+                            header_lines=int(bool(header) and fmt != "parquet"), notes=src.notes + notes)
+    report.notes.append(f"parsed on the GPU with cudf.{'read_parquet' if fmt == 'parquet' else 'read_csv'}")
+    u, v, s, w, _ = frame_columns(frame, source=roles.source, target=roles.target, sign=roles.sign,
+                                  weight=roles.weight, where=src.name)
+    return build_graph(u, v, sign=s, weight=w, directed=directed, name=name or _display_name(src.name),
+                       graph_class=SignedGraph if s is not None else Graph, report=report, **build)
+
+
+class _Columns:
+    """What the host reader's role resolution reads of a parsed file."""
+
+    def __init__(self, frame: Any, fmt: str, header: bool):
+        self.frame, self.format, self.header = frame, fmt, header
+
+
+#: the note a graph read with ``backend="gpu"`` carries when cuDF is not installed
+HOST_READER_NOTE = ("backend='gpu': cuDF is not installed, so the file was parsed on the host (pandas) "
+                    "and the graph built from host columns")
