@@ -44,11 +44,12 @@ def main() -> None:
     gb = rb.load_example("highland", numbering="graphbplus")
     ref = rb.balance(gb, 1000, roots=graphbplus_roots(gb, 1000), seed=17, majority="agreeable",
                      backend=backend, progress=False)
-    path = os.path.join(tempfile.mkdtemp(), "highland_graphbplus.txt")
-    ref.write_graphbplus(path)
-    print(f"wrote {path} (graphB+ v0.2 format):")
-    with open(path) as fh:
-        print("".join(fh.readlines()[:4]), end="")
+    with tempfile.TemporaryDirectory() as tmp:  # removed on exit, like every file the example writes
+        path = os.path.join(tmp, "highland_graphbplus.txt")
+        ref.write_graphbplus(path)
+        print("wrote highland_graphbplus.txt (graphB+ v0.2 format):")
+        with open(path) as fh:
+            print("".join(fh.readlines()[:4]), end="")
 
 if __name__ == "__main__":
     main()

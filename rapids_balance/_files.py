@@ -128,11 +128,12 @@ def atomic_path(path: str | os.PathLike) -> Iterator[str]:
     Examples
     --------
     >>> import os, tempfile
-    >>> target = os.path.join(tempfile.mkdtemp(), "t.txt")
-    >>> with atomic_path(target) as tmp:
-    ...     _ = open(tmp, "w").write("done")
-    >>> open(target).read()
-    'done'
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     target = os.path.join(folder, "t.txt")
+    ...     with atomic_path(target) as tmp:
+    ...         _ = open(tmp, "w").write("done")
+    ...     print(open(target).read(), os.listdir(folder))
+    done ['t.txt']
     """
     path = os.fspath(path)
     fd, tmp = _temp_file(path)

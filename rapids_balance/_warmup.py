@@ -30,10 +30,13 @@ def _jobs() -> list[tuple[str, Callable[[], object]]]:
     table = signed.edges_frame()
     # a weighted, unsigned graph for betweenness (lengths |sign| + vertex-dependent part)
     weighted = table.assign(weight=1.0 + (table["src"].to_numpy() % 3)).drop(columns="sign")
+    # non-integer lengths take the radix-heap queue, integer ones Dial's buckets
+    fractional = weighted.assign(weight=weighted["weight"] + 0.5)
     sources = np.asarray(signed.labels[:4])
 
     def balance():
-        rb.balance(signed, n_trees=4, seed=0, backend="cpu", progress=False)
+        # 65 trees: one full block of 64 (the block kernels) and a lone last tree (the per-tree ones)
+        rb.balance(signed, n_trees=65, seed=0, backend="cpu", progress=False)
         rb.balance(signed, n_trees=4, seed=0, sampler="bfs-random-root", backend="cpu", progress=False)
 
     def frustration():
@@ -46,6 +49,8 @@ def _jobs() -> list[tuple[str, Callable[[], object]]]:
             rb.edge_betweenness_centrality(weighted, weight=w, backend="cpu", progress=False)
         rb.betweenness_centrality(weighted, k=sources.size, seed=0, weight="weight", backend="cpu",
                                   progress=False)
+        rb.betweenness_centrality(fractional, weight="weight", backend="cpu", progress=False)
+        rb.edge_betweenness_centrality(fractional, weight="weight", backend="cpu", progress=False)
 
     def clustering():
         from .clustering._solve import METHODS

@@ -211,6 +211,51 @@ def test_result_independent_of_batches_threads_and_partials(graphs):
     assert res.vertices.equals(full.vertices) and res.edges.equals(full.edges)
 
 
+@pytest.mark.parametrize("majority", ["larger", "agreeable"])
+def test_blocks_of_trees_equal_tree_by_tree_counters(graphs, majority):
+    """The fused block pass (path signs) gives the counters of the tree-by-tree passes."""
+    from rapids_balance.balancing._engine import _blocks_cpu, _trees_cpu
+    from rapids_balance.balancing._result import zero_counters
+    from rapids_balance.balancing._trees import BLOCK, seed_mix
+
+    T = BLOCK + 13
+    params = BalanceParams(n_trees=T, seed=4, majority=majority)
+    for g in graphs:
+        roots, seeds = tree_roots(g, np.arange(T), sampler="bfs-random-root", seed=4)
+        roots, s2 = roots.astype(np.int32), seed_mix(seeds)
+        a, b = zero_counters(g.n, g.m), zero_counters(g.n, g.m)
+        _blocks_cpu(g, roots, s2, params, a)
+        _trees_cpu(g, roots, s2, params, b)
+        for k in a:
+            assert np.array_equal(a[k], b[k]), k
+
+
+def test_blocks_split_over_threads_give_the_same_counters(graphs):
+    """Several blocks per batch: one thread or two, one batch or many, the same integers."""
+    import numba
+
+    from rapids_balance.balancing._trees import BLOCK
+
+    g = graphs[3]
+    T = 3 * BLOCK + 5
+    full = run(g, T, seed=9)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        single = run(g, T, seed=9)
+    finally:
+        numba.set_num_threads(before)
+    batched = run(g, T, seed=9, batch_size=BLOCK + 1)  # blocks of 65 trees: 64 + a tail of 1
+    for other in (single, batched):
+        assert all(np.array_equal(full.counters[k], other.counters[k]) for k in full.counters)
+
+
+def test_block_path_rejects_a_disconnected_graph():
+    g = build_graph([0, 1, 3], [1, 2, 4], sign=[1, -1, 1], component="all")
+    with pytest.raises(GraphInputError, match="not connected"):
+        run(g, 20)
+
+
 def test_graphbplus_file_layout(tmp_path):
     g = build_graph([10, 10, 20, 30], [20, 30, 30, 40], sign=[1, -1, -1, 1])
     res = run(g, 3, majority="agreeable")

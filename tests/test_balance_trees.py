@@ -7,8 +7,9 @@ the graphB+ hash, the BFS parent rule and brute-force path signs.
 import numpy as np
 import pytest
 
-from rapids_balance.balancing._trees import (bfs_trees, graphbplus_roots, parent_key, path_signs,
-                                           seed_mix, tree_roots)
+from rapids_balance.balancing._trees import (BLOCK, MIN_BLOCK_TREES, bfs_trees, block_split,
+                                           graphbplus_roots, parent_key, path_signs, seed_mix,
+                                           tree_roots)
 from rapids_balance.errors import GraphInputError
 from rapids_balance.graph import build_graph
 
@@ -138,6 +139,55 @@ class _Degrees:
 ])
 def test_graphbplus_roots_replay_libstdcxx_partial_sort(k, deg, expected):
     assert graphbplus_roots(_Degrees(deg), k) == expected
+
+
+def per_tree_reference(g, roots, seeds):
+    """The tree-by-tree CPU kernel, the path ``bfs_trees`` takes for batches shorter than a block."""
+    from rapids_balance.balancing._trees import _bfs_batch_cpu
+
+    T = len(roots)
+    out = [np.empty((T, g.n), np.int32) for _ in range(3)]
+    reached = np.empty(T, np.int64)
+    _bfs_batch_cpu(g.indptr, g.indices, g.slot_edge, g.edge_src, g.edge_dst,
+                   np.asarray(roots, np.int64), seed_mix(seeds), *out, reached, 1)
+    return out
+
+
+@pytest.mark.parametrize("T", [BLOCK - 1, BLOCK + MIN_BLOCK_TREES, 2 * BLOCK + MIN_BLOCK_TREES - 1])
+def test_blocks_of_trees_equal_tree_by_tree(small_graphs, T):
+    """Full blocks, a partial block and a tail built tree by tree give the rule's trees."""
+    assert block_split(T) >= BLOCK - 1  # at least one block runs
+    for k, g in enumerate(small_graphs[:4]):
+        roots, seeds = tree_roots(g, np.arange(T), sampler="bfs-random-root", seed=1000 + k)
+        got = bfs_trees(g, roots, seeds)
+        for a, b in zip(got, per_tree_reference(g, roots, seeds)):
+            assert np.array_equal(a, b)
+        adj = adjacency(g)
+        for t in (0, T // 2, T - 1):  # and the Python rule itself, on a few trees
+            par, _ = ref_bfs(adj, int(roots[t]), int(seeds[t]))
+            assert got[0][t].tolist() == [par[v] for v in range(g.n)]
+
+
+def test_blocks_on_a_deep_graph():
+    """A long cycle with chords: many levels, so the depth-parity bookkeeping wraps many times."""
+    rng = np.random.default_rng(5)
+    n = 700
+    s = np.r_[np.arange(n), rng.integers(0, n, 40)]
+    d = np.r_[(np.arange(n) + 1) % n, rng.integers(0, n, 40)]
+    g = build_graph(s, d, sign=rng.choice([-1, 1], s.size))
+    T = BLOCK + 9
+    roots, seeds = tree_roots(g, np.arange(T), sampler="bfs-random-root", seed=8)
+    got = bfs_trees(g, roots, seeds)
+    for a, b in zip(got, per_tree_reference(g, roots, seeds)):
+        assert np.array_equal(a, b)
+    ps = path_signs(got[2], got[0], got[1], g.sign)
+    assert np.array_equal(ps, brute_path_signs(got[0], got[1], g.sign))
+
+
+def test_disconnected_graph_is_rejected_by_blocks():
+    g = build_graph([0, 1, 3], [1, 2, 4], sign=[1, -1, 1], component="all")
+    with pytest.raises(GraphInputError, match="not connected"):
+        bfs_trees(g, np.zeros(BLOCK, np.int64), np.arange(BLOCK))
 
 
 def test_disconnected_graph_is_rejected():

@@ -14,6 +14,16 @@ Three numba-parallel passes per batch, none with a data race:
 2. *edges* (parallel over edges): each edge owns its counters.
 3. *vertices* (parallel over blocks of vertices): each vertex owns its counters.
 
+For ``method="path-sign"`` the three passes are fused in :func:`block_pass`:
+trees go through the BFS in blocks of ``_trees.BLOCK`` = 64, bit-sliced
+(one bit per tree in a uint64 per vertex; one row read per block and
+level, the hash SIMD over the block's trees); the path signs come out of
+the same pull as the parents and the tree edges are counted there, and one
+more pass over the rows turns the block's sign bits into the edge and
+vertex counters with popcounts.  Same trees, same counters as the three
+passes below, which remain for ``method="cycle"`` and for a batch's last
+tree when it would sit alone in a block.
+
 All counters are integers (status and agreement in half units, so a tied
 tree adds 1 instead of 2), so any batching and any thread count give the
 same sums.
@@ -27,9 +37,10 @@ from numba import prange
 
 from ._cycle import cycle_balance_into, sides_from_balanced_into
 from ._harary import TIE, agreeable_side, larger_side
-from ._trees import bfs_tree_into
+from ._trees import (BLOCK, PREFETCH_SLOTS, bfs_block_into, bfs_tree_into, block_lanes, block_scratch,
+                     prefetch_row, real_lanes)
 
-__all__ = ["trees_pass", "edge_pass", "vertex_pass", "VERTEX_BLOCK"]
+__all__ = ["trees_pass", "block_pass", "edge_pass", "vertex_pass", "VERTEX_BLOCK"]
 
 VERTEX_BLOCK = 512
 
@@ -82,6 +93,144 @@ def trees_pass(indptr, indices, slot_edge, edge_src, edge_dst, sign, roots, s2s,
                 maj[t] = agreeable_side(edge_src, edge_dst, side, uf, count)
             else:
                 maj[t] = larger_side(side)
+
+
+@numba.njit(cache=True)
+def _block_majority(edge_src, edge_dst, state, ones, n_lanes, agreeable, side, uf, count, maj):
+    """Majority of each tree of a block into ``maj`` (its first ``n_lanes`` entries).
+
+    ``"larger"`` reads the count of side-1 vertices the BFS kept; ``"agreeable"``
+    runs the union-find of :func:`agreeable_side` tree by tree on the side
+    column read out of the block's sign bits.
+    """
+    n = state.shape[0]
+    for t in range(n_lanes):
+        if agreeable:
+            for v in range(n):
+                side[v] = (state[v, 1] >> np.uint64(t)) & np.uint64(1)
+            maj[t] = agreeable_side(edge_src, edge_dst, side, uf, count)
+        else:
+            zeros = n - ones[t]
+            maj[t] = 0 if zeros > ones[t] else (1 if ones[t] > zeros else TIE)
+
+
+@numba.njit(cache=True, inline="always")
+def _popcount(x):
+    """Set bits of a uint64 (the SWAR sum, which LLVM turns into one popcnt where it can)."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int32((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@numba.njit(cache=True)
+def _block_counters(indptr, indices, slot_edge, state, maj, n_lanes, negative, agree2, status2, clean):
+    """Edge and vertex counters of one block, fused in one pass over the rows, 64 trees per word.
+
+    Vertex v reads its row once: each neighbour's sign bits give the
+    negative balanced edges at v (``clean``) and, for ``u > v``, the edge's
+    ``negative`` and ``agree2``; ``status2`` needs only v's own bits.  The
+    majority masks turn the definitions of :func:`edge_pass` and
+    :func:`vertex_pass` into popcounts.
+    """
+    n = indptr.size - 1
+    real = real_lanes(n_lanes)
+    maj0 = np.uint64(0)
+    maj1 = np.uint64(0)
+    tie = np.uint64(0)
+    for t in range(n_lanes):
+        bit = np.uint64(1) << np.uint64(t)
+        if maj[t] == 0:
+            maj0 |= bit
+        elif maj[t] == 1:
+            maj1 |= bit
+        else:
+            tie |= bit
+    n_ties = _popcount(tie)
+    last = indices.size - 1
+    for v in range(n):
+        ps_v = state[v, 1]
+        in_maj = (ps_v & maj1) | (~ps_v & maj0)  # delta_t(v) = 1
+        dirty = np.uint64(0)
+        for j in range(indptr[v], indptr[v + 1]):
+            prefetch_row(state, indices[min(j + PREFETCH_SLOTS, last)])
+            u = indices[j]
+            across = (ps_v ^ state[u, 1]) & real  # trees where the balanced edge is negative
+            dirty |= across
+            if u > v:
+                e = slot_edge[j]
+                same = ~across & real
+                negative[e] += _popcount(across)
+                agree2[e] += 2 * _popcount(same & in_maj) + _popcount(same & tie)
+        status2[v] += 2 * _popcount(in_maj) + n_ties
+        clean[v] += _popcount(~dirty & real)
+
+
+@numba.njit(cache=True)
+def _fold_chunk(edge_slots, sign, tree_slots, n_trees, negative, in_tree, switched):
+    """A chunk's per-slot tree counts to per-edge ones, and ``switched`` from ``negative``.
+
+    Over a chunk's trees, an edge is switched in every tree where its
+    balanced sign differs from its input sign, so ``switched`` is
+    ``negative`` for a positive edge and ``n_trees - negative`` for a
+    negative one; the per-tree counts need not be kept.
+    """
+    for e in range(in_tree.size):
+        in_tree[e] = tree_slots[edge_slots[e, 0]] + tree_slots[edge_slots[e, 1]]
+        switched[e] = n_trees - negative[e] if sign[e] < 0 else negative[e]
+
+
+@numba.njit(parallel=True, cache=True)
+def block_pass(indptr, indices, slot_edge, slot_neg, edge_slots, edge_src, edge_dst, sign, roots,
+               s2s, agreeable, n_chunks, maj_all, reached, in_tree, negative, switched, agree2,
+               status2, clean):
+    """``method="path-sign"`` for a batch, by blocks of ``_trees.BLOCK`` trees (see module doc).
+
+    Chunk c takes blocks c, c + n_chunks, ... with its own scratch and its
+    own int32 counters (a chunk holds at most a batch of trees, far below
+    2**30), which a second parallel loop adds, in chunk order, to the int64
+    counters.  ``maj_all`` gets each tree's majority.
+    """
+    T = roots.size
+    n = indptr.size - 1
+    m = edge_src.size
+    n_blocks = (T + BLOCK - 1) // BLOCK
+    no_tree = np.empty((0, 0), np.int32)
+    e_part = np.zeros((n_chunks, 4, m), np.int32)  # in_tree, negative, switched, agree2
+    v_part = np.zeros((n_chunks, 2, n), np.int32)  # status2, clean
+    for c in prange(n_chunks):
+        state, newbits, pending, got, ones = block_scratch(n)
+        maj = np.empty(BLOCK, np.uint8)
+        tree_slots = np.zeros(indices.size, np.int32)
+        side = np.empty(n if agreeable else 0, np.int8)
+        uf = np.empty(n if agreeable else 0, np.int32)
+        count = np.empty(n if agreeable else 0, np.int32)
+        ep = e_part[c]
+        vp = v_part[c]
+        done = 0
+        for blk in range(c, n_blocks, n_chunks):
+            r, s, nl = block_lanes(roots, s2s, blk, T)
+            t0 = blk * BLOCK
+            bfs_block_into(indptr, indices, slot_edge, slot_neg, r, s, nl, state, newbits, pending,
+                           got, ones, tree_slots, no_tree, no_tree, no_tree, t0)
+            for t in range(nl):
+                reached[t0 + t] = got[t]
+            _block_majority(edge_src, edge_dst, state, ones, nl, agreeable, side, uf, count, maj)
+            for t in range(nl):
+                maj_all[t0 + t] = maj[t]
+            _block_counters(indptr, indices, slot_edge, state, maj, nl, ep[1], ep[3], vp[0], vp[1])
+            done += nl
+        _fold_chunk(edge_slots, sign, tree_slots, done, ep[1], ep[0], ep[2])
+    for e in prange(m):
+        for c in range(n_chunks):
+            in_tree[e] += e_part[c, 0, e]
+            negative[e] += e_part[c, 1, e]
+            switched[e] += e_part[c, 2, e]
+            agree2[e] += e_part[c, 3, e]
+    for v in prange(n):
+        for c in range(n_chunks):
+            status2[v] += v_part[c, 0, v]
+            clean[v] += v_part[c, 1, v]
 
 
 @numba.njit(parallel=True, cache=True)

@@ -19,10 +19,11 @@ import numpy as np
 from .._output import frames_like_input
 from ..backend import resolve_backend
 from .._validation import check_backend, check_bool, check_choice, check_count, check_roles, check_seed
-from ..distributed._batches import RangeBatches
+from ..distributed._run import RangeBatches
 from ..errors import GraphInputError
 from ._harary import MAJORITIES, TIE
-from ._result import ATTRIBUTE_DEFINITIONS, BalanceResult, compute_attributes, zero_counters
+from ._result import (ATTRIBUTE_DEFINITIONS, BalanceResult, compute_attributes, counter_namespace,
+                      zero_counters)
 from ._trees import SAMPLERS, check_root_labels, check_roots_arg, cpu_chunks, seed_mix, tree_roots
 
 __all__ = ["balance", "BalanceParams", "_balance_partial", "_balance_finalize", "batch_size_for",
@@ -30,6 +31,9 @@ __all__ = ["balance", "BalanceParams", "_balance_partial", "_balance_finalize", 
 
 METHODS = ("path-sign", "cycle")
 MAX_CPU_BATCH = 256
+#: path-sign batches on the CPU: 16 blocks of 64 trees, so two threads get 8 each and the
+#: per-batch work (counter reduction, slot signs) is paid once per 1000 trees
+MAX_CPU_BLOCK_BATCH = 1024
 MAX_GPU_BATCH = 4096
 
 
@@ -81,7 +85,9 @@ def batch_size_for(graph, params: BalanceParams) -> int:
 
     Per tree, the CPU batch keeps one byte of side per vertex (plus one
     byte per edge for ``method="cycle"``; tree edges are counted per thread
-    chunk, not stored per tree); the GPU batch
+    chunk, not stored per tree; ``method="path-sign"`` works in blocks of
+    64 trees with per-thread state of about 28 bytes per vertex and 20 per
+    edge, whatever the batch, so this bound is loose there); the GPU batch
     keeps about 64 bytes per vertex of BFS, path-sign and component state
     (plus one byte per edge for the cycle walk).  The batch size changes
     only speed and memory, never the result.
@@ -95,7 +101,8 @@ def batch_size_for(graph, params: BalanceParams) -> int:
         free, cap = _gpu_free_memory() // 4, MAX_GPU_BATCH
     else:
         per_tree = n + cyc
-        free, cap = min(_available_ram() // 4, 1 << 30), MAX_CPU_BATCH
+        cap = MAX_CPU_BATCH if params.method == "cycle" else MAX_CPU_BLOCK_BATCH
+        free = min(_available_ram() // 4, 1 << 30)
     return int(max(1, min(cap, params.n_trees, free // max(per_tree, 1))))
 
 
@@ -115,6 +122,39 @@ def _check_reached(reached: np.ndarray, n: int) -> None:
 
 def _batch_cpu(graph, roots: np.ndarray, s2: np.ndarray, params: BalanceParams,
                counters: dict[str, np.ndarray]) -> None:
+    from ._trees import block_split
+
+    roots = roots.astype(np.int32)
+    # path signs: whole blocks of trees at once, a short tail tree by tree (same trees either way)
+    nb = 0 if params.method == "cycle" else block_split(roots.size)
+    if nb:
+        _blocks_cpu(graph, roots[:nb], s2[:nb], params, counters)
+    if nb < roots.size:
+        _trees_cpu(graph, roots[nb:], s2[nb:], params, counters)
+
+
+def _blocks_cpu(graph, roots: np.ndarray, s2: np.ndarray, params: BalanceParams,
+                counters: dict[str, np.ndarray]) -> None:
+    """Counters of a batch by blocks of trees: tree, path signs, edges and vertices fused."""
+    from ._cpu import block_pass
+    from ._trees import BLOCK, slot_negative
+
+    T = roots.size
+    maj = np.empty(T, np.uint8)
+    reached = np.empty(T, np.int64)
+    block_pass(graph.indptr, graph.indices, graph.slot_edge, slot_negative(graph), graph.edge_slots,
+               graph.edge_src, graph.edge_dst, graph.sign, roots, s2,
+               params.majority == "agreeable", cpu_chunks(-(-T // BLOCK)), maj, reached,
+               counters["in_tree"], counters["negative"], counters["switched"], counters["agree2"],
+               counters["status2"], counters["clean"])
+    _check_reached(reached, graph.n)
+    counters["trees"][0] += T
+    counters["ties"][0] += int((maj == TIE).sum())
+
+
+def _trees_cpu(graph, roots: np.ndarray, s2: np.ndarray, params: BalanceParams,
+               counters: dict[str, np.ndarray]) -> None:
+    """Counters of a batch tree by tree (the cycle walk, and short tails of path-sign batches)."""
     from ._cpu import edge_pass, trees_pass, vertex_pass
 
     T, n, m = roots.size, graph.n, graph.m
@@ -127,7 +167,7 @@ def _batch_cpu(graph, roots: np.ndarray, s2: np.ndarray, params: BalanceParams,
     reached = np.empty(T, np.int64)
     agreeable = params.majority == "agreeable"
     trees_pass(graph.indptr, graph.indices, graph.slot_edge, graph.edge_src, graph.edge_dst,
-               graph.sign, roots.astype(np.int32), s2, use_cycle, agreeable, n_chunks,
+               graph.sign, roots, s2, use_cycle, agreeable, n_chunks,
                side_T, in_tree_c, bal_T, maj, reached)
     _check_reached(reached, n)
     edge_pass(graph.edge_src, graph.edge_dst, graph.sign, side_T, in_tree_c, bal_T, use_cycle, maj,
@@ -159,7 +199,7 @@ def _balance_partial(graph, tree_ids, params: BalanceParams) -> dict[str, np.nda
     """
     if not isinstance(tree_ids, range):
         tree_ids = np.asarray(tree_ids, dtype=np.int64).reshape(-1)
-    counters = zero_counters(graph.n, graph.m)
+    counters = zero_counters(graph.n, graph.m, counter_namespace(graph, params.backend))
     step = batch_size_for(graph, params)
     # roots and seeds per kernel launch: a batch of any length costs one launch's memory
     for a in range(0, len(tree_ids), step):
@@ -205,14 +245,17 @@ def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
     check_backend(p["backend"], owner)
     check_bool(p["progress"], "progress", owner)
     out["batch_size"] = check_count(p["batch_size"], "batch_size", owner, allow_none=True)
-    from ..distributed._map import check_client_arg
+    from ..distributed._run import check_client_arg
 
     check_client_arg(p["client"], owner)
     return out
 
 
 def _check_graph(graph) -> None:
-    if getattr(graph, "sign", None) is None or getattr(graph, "directed", False):
+    # a graph kept on the device is asked there: graph.sign would copy the signs to the host
+    signed = ("sign" in graph.device_arrays() if getattr(graph, "on_device", False)
+              else getattr(graph, "sign", None) is not None)
+    if not signed or getattr(graph, "directed", False):
         raise GraphInputError("balance needs an undirected signed graph (a SignedGraph with a sign "
                               "on every edge)")
     if graph.n < 2 or graph.m < 1:
@@ -365,13 +408,15 @@ def balance(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs",
     if params.roots is not None:
         check_root_labels(graph, params.roots, "balance")
     if client is not None:
-        from ..distributed._map import check_client
-        from ..distributed._balance import balance_counters
+        from ..distributed._run import WorkerBatches, run_batches
 
-        counters = balance_counters(check_client(client), graph, params, progress=progress)
+        # integer sums do not depend on the cut: the cluster picks its batches (two per worker)
+        batches = WorkerBatches(n_trees, max_size=batch_size_for(graph, params), per_worker=2)
+        counters = run_batches(client, graph, _balance_partial, batches, params,
+                               progress=progress, desc="balance")
     else:
         batches = tree_batches(n_trees, batch_size_for(graph, params))
-        counters = zero_counters(graph.n, graph.m)
+        counters = zero_counters(graph.n, graph.m, counter_namespace(graph, params.backend))
         with progress_bar(n_trees, "balance", progress, unit="tree") as bar:
             for b in batches:
                 part = _balance_partial(graph, b, params)
