@@ -42,7 +42,7 @@ import time
 
 import numpy as np
 
-from _harness import SHARED_DATA, Report
+from _harness import SHARED_DATA, Report, graph_roofline
 
 import rapids_balance as rb
 from rapids_balance.centrality import betweenness as bmod
@@ -186,10 +186,11 @@ def max_rel(ours, peer) -> float:
 def ours(g: Graph, sources, edges: bool, backend: str):
     k = None if sources is None else sources.tolist()
     t = time.perf_counter()
+    # weight="weight": the graph's lengths (the default, as in networkx, is unweighted)
     if edges:
-        r = rb.edge_betweenness_centrality(g, k=k, backend=backend)
+        r = rb.edge_betweenness_centrality(g, k=k, weight="weight", backend=backend, progress=False)
     else:
-        r = rb.betweenness_centrality(g, k=k, backend=backend)
+        r = rb.betweenness_centrality(g, k=k, weight="weight", backend=backend, progress=False)
     return time.perf_counter() - t, r["betweenness_centrality"].to_numpy()
 
 
@@ -205,16 +206,19 @@ def bench_graph(rep: Report, g: Graph, *, exact: bool, k: int, seed: int, nx_sou
     for edges in (False, True):
         what = "edge" if edges else "node"
         t_ours, v_ours = ours(g, sources, edges, backend)
+        # roofline: each source's search relaxes every adjacency entry once
+        roof = graph_roofline(g, n_src * g.indices.size, t_ours, "relaxations (sources x 2m)") \
+            if backend == "cpu" else {}
         total_ours += t_ours
         scores[edges] = v_ours
         if not peers:
             rep.add(input=name, figure=f"{what} BC {mode}, ours ({backend}) s", value=round(t_ours, 3),
-                    unit="s", load=_load())
+                    unit="s", load=_load(), **roof)
             continue
         t_ig, raw_ig = igraph_raw(g, sources, edges)
         diff = max_rel(v_ours, _normalise(raw_ig, g, sources, edges))
         rep.add(input=name, figure=f"{what} BC {mode}, ours ({backend}) s", value=round(t_ours, 3), unit="s",
-                peer="igraph (1 thread)", peer_value=round(t_ig, 3), max_rel_diff=diff, load=_load())
+                peer="igraph (1 thread)", peer_value=round(t_ig, 3), max_rel_diff=diff, load=_load(), **roof)
         rep.add(input=name, figure=f"{what} BC {mode}: max rel diff to igraph", value=diff, unit="rel")
         # networkx on a few sources, extrapolated; values compared on those sources
         t_nx, raw_nx = networkx_raw(g, nx_src, edges)
@@ -262,8 +266,8 @@ def main() -> None:
     only = {s.strip() for s in args.only.split(",") if s.strip()}
     # warm-up: numba compilation (cached on disk after the first run) is not timed
     warm = synthetic("BA", 200, 3, 0)
-    rb.betweenness_centrality(warm, backend=backend)
-    rb.edge_betweenness_centrality(warm, backend=backend)
+    rb.betweenness_centrality(warm, weight="weight", backend=backend, progress=False)
+    rb.edge_betweenness_centrality(warm, weight="weight", backend=backend, progress=False)
     for kind in ("BA", "ER"):
         if only and kind not in only:
             continue

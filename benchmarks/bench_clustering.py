@@ -14,9 +14,11 @@
    on file_400_0.1_0.2 gives 3192 = 2 x 1596 negative pairs), so for those
    rows our imbalance on the undirected graph is reported doubled.
 2. Full Slashdot (soc-sign-Slashdot090221) and Epinions, graphB+ "keep"
-   cleaning (the default): multilevel solver with a 10 s limit vs the figures
+   cleaning (the default): the default method (``method="auto"``, which picks the
+   memetic multilevel search on these graphs) with a 10 s limit vs the figures
    of Hausberger, Faraj and Schulz's multilevel solver (arXiv 2208.13618,
-   69,029 / 49,008 in about 1 s on a 2-core CPU), plus the paper's VND alone
+   69,029 / 49,008 in about 1 s on a 2-core CPU; their 60 s memetic results
+   68,309 / 48,817), plus the paper's VND alone
    (sparse sums) and a 2-cluster solution against graphB++'s published
    frustration estimate (1000 BFS trees: 117,587 / 100,450).  These rows are
    decided by the time limit (the target is a time: <= 10 s), so their
@@ -72,6 +74,8 @@ SLASHDOT_FIRST_N = {
 RESTARTS = 10  # the paper's ILS iter = 10
 VARIANTS = ("SeqGRASP", "SeqGRASP/CUDA VND", "SeqILS", "SeqILS/CUDA VND")
 MULTILEVEL_SOTA = {"slashdot": 69029, "epinions": 49008}      # Hausberger et al., ~1 s, 2 cores
+MEMETIC_SOTA = {"slashdot": 68309, "epinions": 48817}         # Hausberger et al., memetic, 60 s
+TARGET_10S = {"slashdot": 68300, "epinions": 48800}           # this release's targets, 10 s
 GRAPHBPP_FRUSTRATION = {"slashdot": 117587, "epinions": 100450}  # graphB++, 1000 BFS trees
 LARGE = {"slashdot": "soc-sign-Slashdot090221.txt.gz", "epinions": "soc-sign-epinions.txt.gz"}
 
@@ -148,17 +152,19 @@ def main() -> None:
         for key, fname in LARGE.items():
             g = rb.read_edgelist(SHARED_DATA / fname)
             name = f"{key} ({g.n:,} v, {g.m:,} e)"
-            res = rb.correlation_clustering(g, method="multilevel", seed=args.seed, progress=False,
+            res = rb.correlation_clustering(g, seed=args.seed, progress=False,
                                             time_limit=args.large_time_limit, max_iterations=1000)
             first = float(res.history["imbalance"].iloc[0])
-            report.add(input=name, figure=f"I(P), multilevel, {args.large_time_limit:g} s limit",
-                       value=res.imbalance, published="Hausberger et al. multilevel (~1 s, 2 cores)",
-                       published_value=MULTILEVEL_SOTA[key], time_s=round(res.elapsed_s, 2),
+            report.add(input=name, figure=f"I(P), default method ({res.method}), "
+                       f"{args.large_time_limit:g} s limit",
+                       value=res.imbalance, published="Hausberger et al. memetic (60 s)",
+                       published_value=MEMETIC_SOTA[key], time_s=round(res.elapsed_s, 2),
+                       multilevel_1s_value=MULTILEVEL_SOTA[key], target=TARGET_10S[key],
                        first_cycle_imbalance=first,
                        first_cycle_s=round(float(res.history["time_s"].iloc[0]), 2),
                        cycles=res.iterations, decided_by="time limit",
-                       target_met=res.imbalance <= {"slashdot": 70400, "epinions": 50000}[key]
-                       and res.elapsed_s <= 10.0)
+                       target_met=res.imbalance <= TARGET_10S[key]
+                       and res.elapsed_s <= 1.05 * args.large_time_limit)
             t0 = time.perf_counter()
             vnd = rb.correlation_clustering(g, method="vnd", local_search="best", progress=False,
                                             backend="cpu")

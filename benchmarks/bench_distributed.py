@@ -17,6 +17,10 @@ the distributed call with one local worker over the single-process call
 with the same threads (graph scatter, task dispatch and the reduction
 included; numba compilation excluded by a warm-up on a small graph).
 Every distributed result is checked equal to the single-process one.
+Each timing row carries a roofline (``benchmarks/_harness.py``): adjacency
+entries visited per second (balancing: trees x 2m; betweenness: sources x
+2m edges relaxed) as a share of the machine's copy and gather rates over
+arrays of the graph's size, measured in the same run.
 A pure-Python loop mapped over the same clusters shows how far this
 machine lets worker processes scale at all.
 
@@ -41,7 +45,7 @@ import time
 import dask
 import numpy as np
 
-from _harness import SHARED_DATA, Report
+from _harness import SHARED_DATA, Report, graph_roofline
 
 import rapids_balance as rb
 from rapids_balance.balancing import balance  # not rb.balance: see the note in docs/distributed.md
@@ -118,6 +122,9 @@ def main() -> None:
                + [(w, max(1, cores // w), True) for w in workers])
     if cores > 1 and cores in workers:
         configs.append((cores, 1, False))
+    # roofline work unit per job (the same kernel work in every configuration)
+    work = {"balance": (args.trees * g.indices.size, "adjacency entries (trees x 2m)"),
+            "bc": (args.bc_k * g.indices.size, "edges relaxed (sources x 2m)")}
     for job in args.jobs.split(","):
         if job in ("busy", "gather"):
             _reference(job, report, g, workers, args.repeat)
@@ -161,7 +168,7 @@ def main() -> None:
             t = best[cfg]
             if not w:
                 report.add(input=label, figure=f"single process, {nt} numba thread(s)", value=t,
-                           unit="s")
+                           unit="s", **graph_roofline(g, work[job][0], t, work[job][1]))
                 continue
             extra = {"identical": same[cfg]}
             peer = peer_t = None
@@ -176,7 +183,8 @@ def main() -> None:
                 extra["speedup_vs_1_worker_1_thread"] = round(base / t, 2)
             how = "" if shared else ", graph copy per worker"
             report.add(input=label, figure=f"dask {w} worker(s) x {nt} numba thread(s){how}",
-                       value=t, unit="s", peer=peer, peer_value=peer_t, **extra)
+                       value=t, unit="s", peer=peer, peer_value=peer_t, **extra,
+                       **graph_roofline(g, work[job][0], t, work[job][1]))
             print(f"    {extra}")
             if not extra["identical"]:
                 print(f"    WARNING: {job} result differs from the single-process one")

@@ -7,7 +7,10 @@ Rows:
   the paper; their "AB" (Aldous-Broder) column is a uniform spanning-tree
   sampler like our ``uniform``).  The quick default samples fewer trees than
   the paper's 1000 (``--trees``), so our tree-only figures are for fewer
-  trees: more trees can only lower them;
+  trees: more trees can only lower them.  CPU rows carry a roofline
+  (``benchmarks/_harness.py``): adjacency entries of the trees (trees x 2m)
+  per second, as a share of the machine's copy and gather rates over
+  arrays of the graph's size, measured in the same run;
 * graphB++ reproduction: Bitcoin OTC, graphB+ numbering, roots and seed 17,
   100 BFS trees: best 2,138 switches measured with the reference code;
 * refined index (multilevel memetic search) and its wall time beside the
@@ -38,7 +41,7 @@ import subprocess
 import sys
 import time
 
-from _harness import REPO, SHARED_DATA, Report
+from _harness import REPO, SHARED_DATA, Report, graph_roofline
 
 import rapids_balance as rb
 from rapids_balance.frustration_index import SAMPLERS, frustration_lower_bound
@@ -55,6 +58,7 @@ PUBLISHED = {
     "Bitcoin OTC": {"bfs": 1_927},
 }
 TARGETS = {"Slashdot": 74_500, "Epinions": 54_000, "wiki-Elec": 16_500, "Bitcoin OTC": 1_150}
+GAP_TARGETS = {"Slashdot": 3.0, "Epinions": 0.4, "wiki-Elec": 0.4}  # certified gap, % of the index
 BLP = {"Slashdot": 77_283, "wiki-Elec": 29_257}  # graphB++ Table III baseline (40 h limit)
 
 INPUTS = [  # (name, shared-data file, large?, read options, sampler rows?)
@@ -91,19 +95,27 @@ def sampler_rows(rep: Report, name: str, g, samplers, trees: int, backend: str =
         rep.add(input=name, figure=f"tree index, {s}, {trees} trees{_on(backend)}", value=res.tree_index,
                 unit="edges", published=f"graphB++ {s}, 1000 trees" if pub else None,
                 published_value=pub, seconds=round(sec, 3),
-                ms_per_tree=round(1000 * sec / max(trees, 1), 2), states=len(res.cloud))
+                ms_per_tree=round(1000 * sec / max(trees, 1), 2), states=len(res.cloud),
+                **(graph_roofline(g, trees * g.indices.size, sec, "adjacency entries (trees x 2m)")
+                   if backend == "cpu" else {}))
 
 
 def _on(backend: str) -> str:
     return "" if backend == "cpu" else f", {backend}"
 
 
-def refine_row(rep: Report, name: str, g, trees: int, backend: str = "cpu") -> None:
+def refine_row(rep: Report, name: str, g, trees: int, backend: str = "cpu",
+               time_limit: float | None = None) -> None:
     t0, c0 = time.perf_counter(), time.process_time()
-    res = rb.frustration(g, trees, sampler="bfs", refine=True, progress=False, backend=backend)
+    if time_limit is not None:  # the defaults, stopped at the limit
+        res = rb.frustration(g, time_limit=time_limit, progress=False, backend=backend)
+        how = f"defaults, {time_limit:g} s limit{_on(backend)}"
+    else:
+        res = rb.frustration(g, trees, sampler="bfs", refine=True, progress=False, backend=backend)
+        how = f"{trees} BFS trees + refine{_on(backend)}"
     sec, cpu = time.perf_counter() - t0, time.process_time() - c0
     target = TARGETS.get(name)
-    rep.add(input=name, figure=f"refined index ({trees} BFS trees + refine{_on(backend)})",
+    rep.add(input=name, figure=f"refined index ({how})",
             value=res.index,
             unit="edges", published="issue target (<=)" if target else None,
             published_value=target, seconds=round(sec, 2),
@@ -114,7 +126,8 @@ def refine_row(rep: Report, name: str, g, trees: int, backend: str = "cpu") -> N
     lb = frustration_lower_bound(g, res.best_state)
     rep.add(input=name, figure="lower bound: edge-disjoint unbalanced cycles around that state",
             value=lb.bound, unit="edges", peer="refined index (upper bound)", peer_value=res.index,
-            gap=lb.gap, seconds=round(time.perf_counter() - t0, 2),
+            gap=lb.gap, gap_percent=round(100 * lb.gap / max(res.index, 1), 3),
+            gap_target_percent=GAP_TARGETS.get(name), seconds=round(time.perf_counter() - t0, 2),
             target_reachable=None if target is None else lb.bound <= target)
     pub = PUBLISHED.get(name, {}).get("bfs")
     if pub:
@@ -194,6 +207,9 @@ def main() -> None:
     ap.add_argument("--skip", nargs="*", default=[],
                     choices=("samplers", "refine", "graphbplus", "exact", "memory"))
     ap.add_argument("--out", default=None, help="JSON folder (default bench-results/)")
+    ap.add_argument("--time-limit", type=float, default=None,
+                    help="refine rows: frustration's defaults with this limit (s) instead of "
+                    "16 trees + refine")
     ap.add_argument("--backend", default="cpu", choices=("cpu", "gpu", "auto"),
                     help="backend of the sampler and refine rows (default cpu)")
     args = ap.parse_args()
@@ -201,7 +217,9 @@ def main() -> None:
     large = args.large_trees or (1000 if args.full else 16)
     rep = Report("frustration", description=__doc__.split("\n\n")[0],
                  params={"trees_small": small, "trees_large": large, "full": args.full,
-                         "exact_time": args.exact_time, "backend": args.backend})
+                         "exact_time": args.exact_time, "backend": args.backend,
+                         "time_limit": args.time_limit,
+                         "note": "2-core machine shared with other jobs: times inflated"})
     warm_up()
     if "graphbplus" not in args.skip:
         graphbplus_row(rep)
@@ -212,7 +230,7 @@ def main() -> None:
         if "samplers" not in args.skip and with_samplers:
             sampler_rows(rep, name, g, SAMPLERS, large if is_large else small, args.backend)
         if "refine" not in args.skip:
-            refine_row(rep, name, g, 16, args.backend)
+            refine_row(rep, name, g, 16, args.backend, args.time_limit)
     if "exact" not in args.skip:
         exact_rows(rep, args.exact_time)
         near_balanced_rows(rep, args.exact_time)

@@ -37,7 +37,7 @@ import time
 
 import numpy as np
 
-from _harness import Report
+from _harness import Report, reset_peak_rss, rss_bytes
 
 TARGET_S = {1_000_000: 2.0, 50_000_000: 60.0}
 TARGET_BYTES_PER_EDGE = 40.0
@@ -46,20 +46,6 @@ TARGET_BYTES_PER_EDGE = 40.0
 # ---------------------------------------------------------------------------
 # one measurement in a fresh process
 # ---------------------------------------------------------------------------
-
-def _status_kib(field: str) -> int:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    raise RuntimeError(f"{field} not in /proc/self/status")
-
-
-def _reset_peak() -> None:
-    # writing 5 resets VmHWM to the current resident size (Linux >= 4.0)
-    with open("/proc/self/clear_refs", "w") as fh:
-        fh.write("5")
-
 
 def _graph_bytes(g) -> int:
     names = ("edge_src", "edge_dst", "sign", "weight", "labels", "indptr", "indices", "slot_edge",
@@ -89,12 +75,12 @@ def child(what: str, m: int) -> None:
     run, nbytes = _job(what, m)
     if what != "networkx":
         _job(what, 2000)[0]()  # compile / warm caches
-    base = _status_kib("VmRSS")
-    _reset_peak()
+    base = rss_bytes() // 1024
+    reset_peak_rss()
     t0 = time.perf_counter()
     out = run()
     seconds = time.perf_counter() - t0
-    peak = _status_kib("VmHWM")
+    peak = rss_bytes(peak=True) // 1024
     edges = out.m if hasattr(out, "m") else (out.src.size if hasattr(out, "src") else out.number_of_edges())
     print(json.dumps({"seconds": seconds, "peak_kib": peak, "base_kib": base,
                       "output_bytes": int(nbytes(out)), "edges": int(edges)}))

@@ -15,7 +15,10 @@ All three run in the same process on the same graph and the same sources;
 dispatch and direct are timed ``--repeat`` times, interleaved, after one
 warm-up call (JIT compilation excluded); the median is reported.  networkx
 runs once (minutes).  The values of the dispatch are compared with
-networkx's (max relative difference).
+networkx's (max relative difference).  A last row gives the direct call's
+roofline (``benchmarks/_harness.py``): relaxations (k x 2m, each source's
+Dijkstra relaxes every adjacency entry once) per second, as a share of the
+machine's copy and gather rates over arrays of the graph's size.
 
 Run: ``python benchmarks/bench_nx_backend.py [--k 500] [--repeat 5] [--skip-networkx]``
 """
@@ -29,7 +32,7 @@ import time
 
 import numpy as np
 
-from _harness import REPO, Report
+from _harness import REPO, Report, machine_rates, roofline
 
 import networkx as nx
 
@@ -84,6 +87,11 @@ def main() -> None:
     report.add(input=label, figure="networkx -> rapids_balance (dispatch)", value=d_med, unit="s",
                peer="rapids_balance direct", peer_value=r_med,
                overhead_pct=100 * (d_med / r_med - 1))
+    # roofline of the direct call: each source's Dijkstra relaxes every adjacency entry once
+    entries = 2 * G.number_of_edges()
+    report.add(input=label, figure="rapids_balance direct", value=r_med, unit="s",
+               **roofline(args.k * entries, r_med, "relaxations (k x 2m)",
+                          machine_rates(entries, G.number_of_nodes())))
     if not args.skip_networkx:
         t0 = time.perf_counter()
         ref = nx.betweenness_centrality(G, k=args.k, seed=args.seed, weight="weight")

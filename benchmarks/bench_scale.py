@@ -9,6 +9,10 @@ better than the planted partition).
 
 Rows (each run in its own Python process, so its peak memory is its own):
 
+* ``read_edgelist`` of the k = 2 graph written as CSV (``src,dst,sign``, as
+  ``rapids-balance generate`` writes it) at 10^6 (and 10^7) edges: seconds
+  and peak bytes per edge (target at 10^7: <= 10 s, <= 100 bytes per edge
+  above the process's baseline), with the parse / graph-build split;
 * ``frustration(g, time_limit=60)`` on k = 2 graphs of 10^6 (and, with
   ``--large``, 10^7) edges: seconds, index, trees sampled, whether the limit
   stopped it, and peak resident memory per edge;
@@ -18,48 +22,59 @@ Rows (each run in its own Python process, so its peak memory is its own):
   10^7) edges, and ``time_limit=10`` on 6 * 10^5 edges (target: at most the
   planted cost).
 
-Peak memory is the process's ``ru_maxrss`` after the call; the graph is
+Frustration rows carry a roofline (``benchmarks/_harness.py``): adjacency
+entries of the sampled trees (trees x 2m) per second of the whole call, as a
+share of the machine's copy and gather rates over arrays of the graph's
+size, measured in the same run (the refinement's work is not counted, so
+this is a lower bound).  Load and clustering rows have none: parsing is not
+a graph kernel, and the clustering result exposes no count of moves.
+
+Peak memory is the process's ``VmHWM`` after the call (``ru_maxrss`` would
+start at the parent's peak); the graph is
 read from a pickle, so the peak is that of the graph plus the call (the
 generator's own peak is not in it).  ``peak_bytes_per_edge`` divides the
 whole process's peak by the edge count (the interpreter and numba's
 compiled code, about 200 MB, included); ``call_bytes_per_edge`` only what
-the call added to the peak.  Timings are of the call alone, after a warm-up
-on a small graph (no compilation inside).
+the call added to the peak (for loading: the peak above the resident size
+just before the call, the high-water mark reset there).  Timings are of the
+call alone, after a warm-up on a small graph (no compilation inside).
 
-Usage: python benchmarks/bench_scale.py [--large] [--flip F] [--exponent X] [--seed S]
-       [--out DIR]
+Usage: python benchmarks/bench_scale.py [--large] [--only load|frustration|clustering]
+       [--flip F] [--exponent X] [--seed S] [--out DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import pickle
-import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from _harness import REPO, Report
+from _harness import REPO, Report, machine_rates, reset_peak_rss, roofline, rss_bytes
 
 #: (function, groups k, edges, keyword arguments of the call)
 ROWS = [
+    ("load", 2, 10**6, {}),
     ("frustration", 2, 10**6, {"time_limit": 60}),
     ("frustration", 2, 10**6, {}),
     ("clustering", 5, 6 * 10**5, {"time_limit": 10}),
     ("clustering", 5, 10**6, {"time_limit": 30}),
 ]
 LARGE_ROWS = [
+    ("load", 2, 10**7, {}),
     ("frustration", 2, 10**7, {"time_limit": 60}),
     ("clustering", 5, 10**7, {"time_limit": 30}),
 ]
 
 
 def _maxrss_bytes() -> int:
-    # Linux reports kilobytes
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    # VmHWM, not ru_maxrss: a child's ru_maxrss starts at its parent's peak (the generated graph)
+    return rss_bytes(peak=True)
 
 
 def _warm_up(kind: str) -> None:
@@ -68,7 +83,10 @@ def _warm_up(kind: str) -> None:
 
     g = planted_partition_graph(20_000, n_groups=2 if kind == "frustration" else 5,
                                 exponent=2.5, seed=0).graph
-    if kind == "frustration":
+    if kind == "load":
+        with tempfile.TemporaryDirectory() as tmp:
+            rb.read_edgelist(_write_csv(g, Path(tmp) / "warm.csv"))
+    elif kind == "frustration":
         rb.frustration(g, 8, progress=False, time_limit=5)
     else:
         rb.correlation_clustering(g, progress=False, time_limit=2)
@@ -79,6 +97,8 @@ def run_row(kind: str, graph_path: str, kwargs: dict) -> dict:
     import rapids_balance as rb
 
     _warm_up(kind)
+    if kind == "load":
+        return _load_row(graph_path)
     with open(graph_path, "rb") as fh:
         graph = pickle.load(fh)
     before = _maxrss_bytes()
@@ -100,6 +120,45 @@ def run_row(kind: str, graph_path: str, kwargs: dict) -> dict:
             "call_bytes_per_edge": round(max(peak - before, 0) / graph.m, 1)}
 
 
+def _write_csv(graph, path: Path) -> str:
+    from rapids_balance.generators._cli import write_edges
+
+    write_edges(graph.edges_frame(), str(path))
+    return str(path)
+
+
+def _load_row(csv_path: str) -> dict:
+    """``read_edgelist`` of a CSV: time and peak memory, with the graph build timed apart."""
+    import rapids_balance as rb
+    from rapids_balance.io import _reader
+
+    build = {}
+    real_build = _reader.build_graph
+
+    def timed_build(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return real_build(*args, **kwargs)
+        finally:
+            build["seconds"] = time.perf_counter() - start
+
+    _reader.build_graph = timed_build
+    gc.collect()
+    before = rss_bytes()
+    reset_peak_rss()
+    start = time.perf_counter()
+    graph = rb.read_edgelist(csv_path)
+    seconds = time.perf_counter() - start
+    peak = rss_bytes(peak=True)
+    _reader.build_graph = real_build
+    return {"value": round(seconds, 2), "seconds": round(seconds, 2),
+            "build_graph_seconds": round(build["seconds"], 2),
+            "parse_seconds": round(seconds - build["seconds"], 2), "peak_bytes": peak,
+            "peak_bytes_per_edge": round(peak / graph.m, 1),
+            "call_bytes_per_edge": round(max(peak - before, 0) / graph.m, 1),
+            "file_bytes_per_edge": round(Path(csv_path).stat().st_size / graph.m, 1)}
+
+
 def _graph_file(tmp: Path, k: int, m: int, args) -> tuple[str, int, int, int]:
     """Generate (once) and pickle the planted graph; (path, n, m, planted cost)."""
     from rapids_balance.generators import planted_partition_graph
@@ -109,6 +168,7 @@ def _graph_file(tmp: Path, k: int, m: int, args) -> tuple[str, int, int, int]:
                                  seed=args.seed)
     with open(path, "wb") as fh:
         pickle.dump(pp.graph, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    _write_csv(pp.graph, path.with_suffix(".csv"))
     return str(path), pp.graph.n, pp.graph.m, int(pp.disagreements)
 
 
@@ -127,6 +187,7 @@ def main() -> None:
     ap.add_argument("--exponent", type=float, default=2.5, help="degree exponent (2.5)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=None, help="JSON folder (default bench-results/)")
+    ap.add_argument("--only", choices=("load", "frustration", "clustering"), help="only these rows")
     ap.add_argument("--row", help=argparse.SUPPRESS)
     ap.add_argument("--graph", help=argparse.SUPPRESS)
     ap.add_argument("--kwargs", help=argparse.SUPPRESS)
@@ -134,25 +195,33 @@ def main() -> None:
     if args.row:  # a child process: one row, one JSON line
         print(json.dumps(run_row(args.row, args.graph, json.loads(args.kwargs)), default=str))
         return
-    rep = Report("scale", description=__doc__.split("\n\n")[0],
+    rep = Report("scale" if args.only is None else f"scale-{args.only}", description=__doc__.split("\n\n")[0],
                  params={"flip": args.flip, "exponent": args.exponent, "seed": args.seed,
-                         "large": args.large})
-    rows = ROWS + (LARGE_ROWS if args.large else [])
+                         "large": args.large, "only": args.only})
+    rows = [r for r in ROWS + (LARGE_ROWS if args.large else []) if args.only in (None, r[0])]
     with tempfile.TemporaryDirectory() as tmp:
         graphs: dict[tuple[int, int], tuple[str, int, int, int]] = {}
         for kind, k, m, kwargs in rows:
             if (k, m) not in graphs:
                 graphs[(k, m)] = _graph_file(Path(tmp), k, m, args)
             path, n, m_real, planted = graphs[(k, m)]
-            r = _subprocess_row(kind, path, kwargs)
-            call = ("frustration(g" if kind == "frustration" else "correlation_clustering(g") + "".join(
-                f", {a}={v}" for a, v in kwargs.items()) + ")"
+            r = _subprocess_row(kind, str(Path(path).with_suffix(".csv")) if kind == "load" else path, kwargs)
+            call = ({"frustration": "frustration(g", "clustering": "correlation_clustering(g",
+                     "load": "read_edgelist(csv"}[kind]
+                    + "".join(f", {a}={v}" for a, v in kwargs.items()) + ")")
             name = f"planted k={k}, {n:,} v, {m_real:,} e"
             if "error" in r:
                 rep.add(input=name, figure=call, value=None, error=r["error"])
                 continue
+            if kind == "load":
+                rep.add(input=name, figure=call, value=r.pop("value"), unit="s", **r)
+                continue
             limit = kwargs.get("time_limit")
             value = r.pop("value")
+            if kind == "frustration":  # the tree sampling's share of the machine's limits
+                r.update(roofline(r["trees"] * 2 * m_real, r["seconds"],
+                                  "adjacency entries (trees x 2m; refine not counted)",
+                                  machine_rates(2 * m_real, n)))
             rep.add(input=name, figure=call, value=value, unit="edges" if kind == "frustration"
                     else "I(P)", published="planted partition's cost", published_value=planted,
                     vs_planted=round(value / planted, 4) if planted else None,

@@ -620,3 +620,138 @@ def test_bad_seed_names_every_accepted_kind():
 
     with pytest.raises(InvalidParameterError, match="random.Random"):
         betweenness_centrality(_random_graph(5, 6, 1), k=2, seed="x", backend="cpu")
+
+
+# ---------------------------------------------------------------------------
+# the CPU queues: Dial's buckets (integer lengths) and the radix heap (others)
+# ---------------------------------------------------------------------------
+
+def _queue_of(G, weight="weight"):
+    g, lengths = coerce_input(G, weight, None, for_edges=True)
+    return "dial" if BCGraph.from_graph(g, lengths).nbuckets else "radix"
+
+
+def _both_match_networkx(G, weight="weight"):
+    ours = betweenness_centrality(G, weight=weight, backend="cpu", progress=False)
+    _close(_node_dict(ours), nx.betweenness_centrality(G, weight=weight))
+    e = edge_betweenness_centrality(G, weight=weight, backend="cpu", progress=False)
+    _close(_edge_dict(e, G.is_directed()), _nx_edge(G, weight=weight))
+
+
+@pytest.mark.parametrize("directed", [False, True])
+@pytest.mark.parametrize("wmax", [10, 1000])
+def test_dial_matches_networkx_on_integer_lengths(directed, wmax):
+    # wide length ranges make many decrease-keys (stale bucket entries) and
+    # distances far beyond the bucket count (the circular index wraps)
+    G = _random_graph(60, 240, 41, directed, wmax=wmax)
+    assert _queue_of(G) == "dial"
+    _both_match_networkx(G)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_unweighted_long_paths_match_networkx(directed):
+    # diameter 2 * 11: two buckets wrap around many times
+    G = nx.grid_2d_graph(12, 12)
+    G = nx.convert_node_labels_to_integers(G.to_directed() if directed else G)
+    if directed:
+        G.remove_edges_from([(u, v) for u, v in list(G.edges) if (u + v) % 5 == 0 and u < v])
+    assert _queue_of(G, None) == "dial"
+    _both_match_networkx(G, None)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+@pytest.mark.parametrize("scale", [1.0, 1e-300, 1e300])
+def test_radix_heap_matches_networkx_on_float_lengths(directed, scale):
+    # random doubles (tiny and huge ones too: the heap keys are their bits)
+    G = _random_graph(60, 240, 42, directed)
+    rng = np.random.default_rng(7)
+    for u, v in G.edges:
+        G[u][v]["weight"] = float(rng.uniform(0.5, 3.0)) * scale
+    assert _queue_of(G) == "radix"
+    _both_match_networkx(G)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_radix_heap_on_subnormal_lengths_equals_integer_lengths(directed):
+    # k * 2**-1074 are subnormal doubles whose sums are exact: the radix heap
+    # must see the same ties and give the Dial path's scores on the integers
+    G = _random_graph(50, 180, 43, directed, wmax=6)
+    H = G.copy()
+    for u, v in H.edges:
+        H[u][v]["weight"] = G[u][v]["weight"] * 2.0**-1074
+    assert (_queue_of(G), _queue_of(H)) == ("dial", "radix")
+    for fn in (betweenness_centrality, edge_betweenness_centrality):
+        a = fn(G, weight="weight", backend="cpu", progress=False)
+        b = fn(H, weight="weight", backend="cpu", progress=False)
+        np.testing.assert_allclose(b["betweenness_centrality"], a["betweenness_centrality"],
+                                   rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("lengths", ["integer", "float", "absorbed"])
+@pytest.mark.parametrize("directed", [False, True])
+def test_settle_order_is_fixed_by_the_data(lengths, directed):
+    # Dial settles by distance; the radix heap pops the least (distance, id)
+    # queued, as the GPU kernel does when a length vanishes below the last
+    # bit of a distance
+    from rapids_balance.centrality import _cpu
+
+    G = _random_graph(40, 150, 44, directed, wmax=4)
+    rng = np.random.default_rng(8)
+    if lengths != "integer":
+        for u, v in G.edges:
+            G[u][v]["weight"] = float(rng.choice([1e20, 1.0, 0.5])) if lengths == "absorbed" \
+                else float(rng.uniform(1, 2))
+    g, lens = coerce_input(G, "weight", None, for_edges=True)
+    bg = BCGraph.from_graph(g, lens)
+    n, nnz = bg.n, bg.indices.size
+    order, pstart = np.empty(n, np.int32), np.empty(n + 1, np.int64)
+    pvert, pedge, sigma = np.empty(nnz + 1, np.int32), np.empty(nnz + 1, np.int32), np.zeros(n)
+    enext, evert = np.empty(nnz + 1, np.int32), np.empty(nnz + 1, np.int32)
+    args = (bg.indptr, bg.indices)
+    for s in range(n):
+        if bg.nbuckets:
+            dist = np.full(n, 1 << 30, np.int32)
+            w, rw = bg.wslot.astype(np.uint16), bg.rwslot.astype(np.uint16)
+            count = _cpu._sssp_dial(s, *args, w, bg.slot_edge, bg.rindptr, bg.rindices, rw,
+                                    bg.rslot_edge, bg.directed, True, bg.nbuckets - 1,
+                                    np.int32(1 << 30), dist, sigma, order, np.empty(bg.nbuckets, np.int32),
+                                    enext, evert, pstart, pvert, pedge)
+            key = dist[order[:count]].astype(float)
+            assert np.all(np.diff(key) >= 0)
+        else:
+            dist = np.full(n, np.inf)
+            count = _cpu._sssp_radix(s, *args, bg.wslot, bg.slot_edge, bg.rindptr, bg.rindices,
+                                     bg.rwslot, bg.rslot_edge, bg.directed, True, dist, sigma,
+                                     np.zeros(n, np.int8), order, np.empty(65, np.int32), enext, evert,
+                                     np.full(n, -1, np.int32), np.empty(n, np.int32), pstart, pvert, pedge)
+            o = order[:count]
+            # with absorbed lengths a vertex can join a distance after a larger
+            # id left it, so only the distances are sorted there
+            key = list(zip(dist[o], o)) if lengths == "float" else list(dist[o])
+            assert key == sorted(key)
+        ref = nx.single_source_dijkstra_path_length(G, s, weight="weight")
+        assert sorted(order[:count].tolist()) == sorted(ref)
+        np.testing.assert_allclose(dist[order[:count]].astype(float), [ref[v] for v in order[:count]])
+        sigma[:] = 0.0
+    assert (bg.nbuckets > 0) == (lengths == "integer")
+
+
+@pytest.mark.parametrize("lengths", ["integer", "float"])
+def test_both_queues_bit_identical_for_one_and_two_threads(lengths):
+    import numba
+
+    G = _random_graph(60, 220, 45, True, wmax=10)
+    if lengths == "float":
+        for u, v in G.edges:
+            G[u][v]["weight"] = G[u][v]["weight"] / 3.0
+    assert _queue_of(G) == ("dial" if lengths == "integer" else "radix")
+    before = numba.get_num_threads()
+    runs = []
+    try:
+        for t in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+            numba.set_num_threads(t)
+            runs.append([fn(G, weight="weight", backend="cpu", progress=False)
+                         for fn in (betweenness_centrality, edge_betweenness_centrality)])
+    finally:
+        numba.set_num_threads(before)
+    assert all(a.equals(b) for a, b in zip(*runs))

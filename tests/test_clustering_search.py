@@ -257,3 +257,64 @@ def test_auto_method_by_size_and_the_result_names_it():
     res = rb.correlation_clustering(big, seed=0, progress=False, max_iterations=1)
     assert res.method == "multilevel"
     assert res.imbalance == rb.imbalance(big, res.labels).imbalance
+
+
+@pytest.mark.parametrize("constrained", [False, True])
+def test_table_free_propagation_makes_the_sweeps_moves(constrained):
+    """``propagate`` (sums gathered afresh) = ``CPUState.sweeps`` (kept tables) on integer weights."""
+    from rapids_balance.clustering._state import propagate
+
+    g = _random_graph(81, 120, 500, weighted=True)
+    level = Level.of_graph(g)
+    start = np.arange(g.n, dtype=np.int32)
+    cons = np.random.default_rng(2).integers(0, 3, g.n).astype(np.int32) if constrained else None
+    st = CPUState(level, start)
+    st.sweeps(4, 9, max_sweeps=6, constraint=cons)
+    lab = propagate(level, start, 4, 9, 6, constraint=cons)
+    np.testing.assert_array_equal(lab, st.labels)
+    if constrained:  # every cluster stays inside one class
+        assert all(np.unique(cons[lab == k]).size == 1 for k in np.unique(lab))
+
+
+def test_size_capped_propagation_respects_the_cap():
+    from rapids_balance.clustering._state import propagate
+
+    g = _random_graph(82, 200, 900, p_neg=0.1)
+    level = Level.of_graph(g)
+    weight = np.random.default_rng(3).integers(1, 4, g.n).astype(np.int64)
+    lab = propagate(level, np.arange(g.n, dtype=np.int32), 1, 2, 5, vertex_weight=weight,
+                    max_weight=6)
+    totals = np.bincount(lab, weights=weight)
+    assert totals.max() <= 6 and np.unique(lab).size < g.n  # grouped, within the cap
+
+
+def test_overlay_groups_exactly_the_pairs_together_in_both():
+    from rapids_balance.clustering._multilevel import overlay
+
+    rng = np.random.default_rng(4)
+    a, b = rng.integers(0, 5, 300), rng.integers(0, 7, 300)
+    ov = overlay(a, b)
+    same = ov[:, None] == ov[None, :]
+    np.testing.assert_array_equal(same, (a[:, None] == a[None, :]) & (b[:, None] == b[None, :]))
+
+
+def test_combining_two_clusterings_is_never_worse_than_the_start():
+    from rapids_balance.clustering._multilevel import v_cycle
+
+    g = _random_graph(83, 150, 700, weighted=True)
+    level = Level.of_graph(g)
+    a = v_cycle(level, 5, 0)
+    b = v_cycle(level, 5, 1)
+    for start, partner in ((a, b), (b, a)):
+        child = v_cycle(level, 5, 2, start, partner=partner)
+        assert _python_cost(g, child) <= _python_cost(g, start)
+        np.testing.assert_array_equal(child, v_cycle(level, 5, 2, start, partner=partner))
+
+
+def test_parent_pairs_cover_every_pair():
+    from rapids_balance.clustering._solve import _pair
+
+    for size in (2, 3, 4, 5):
+        pairs = {_pair(g, size) for g in range(1, size * (size - 1) + 1)}
+        assert pairs == {(i, j) for i in range(size) for j in range(i + 1, size)}
+    assert _pair(7, 1) == (0, 0)

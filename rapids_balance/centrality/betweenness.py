@@ -93,7 +93,9 @@ def _batches(sources: np.ndarray, n: int, nnz: int, m_acc: int, backend: str,
 
     A batch is ``rows`` chunks; each chunk needs an accumulator row of
     ``n + m_acc`` float64 and its workspace (CPU: distances, counts,
-    dependencies, heap, DAG; GPU: the same without the DAG, plus queues).
+    dependencies, queue, DAG; GPU: the same without the DAG, plus queues).
+    The estimate fixes the batch boundaries and so the order of the
+    floating-point sums: changing it changes results in the last bits.
     """
     work = 45 * n + 8 * nnz if backend == "cpu" else 44 * n
     row_bytes = 8 * (n + m_acc) + work
@@ -111,10 +113,12 @@ def _run(graph: BCGraph, sources: np.ndarray, params: dict, *, progress: bool, c
     node = np.zeros(graph.n)
     edge = np.zeros(m_acc)
     if client is not None:
-        # same batches, reduced in batch order on the cluster: bit-identical
-        from ..distributed._centrality import bc_sums
+        # the same batches, summed by one left fold in batch order on the cluster
+        # (split_every=None): the same float additions as the loop below, bit for bit
+        from ..distributed._run import run_batches
 
-        nb, eb = bc_sums(client, graph, batches, params, progress=progress, desc=desc)
+        nb, eb = run_batches(client, graph, _bc_partial, batches, params, split_every=None,
+                             progress=progress, desc=desc)
         return node + nb, edge + eb
     results = (_bc_partial(graph, b, params) for b in batches)
     with progress_bar(sources.size, desc, enabled=progress, unit="src") as bar:
@@ -251,7 +255,7 @@ def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
     if p["directed"] is not None and not isinstance(p["directed"], (bool, np.bool_)):
         raise param_error("directed", owner, "True, False or None", p["directed"])
     check_backend(p["backend"], owner)
-    from ..distributed._map import check_client_arg
+    from ..distributed._run import check_client_arg
 
     check_client_arg(p["client"], owner)
     return out
@@ -432,9 +436,10 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
     Brandes' algorithm [1]_ in two phases per source.  Phase 1 finds
     distances and path counts; phase 2 accumulates dependencies from the
     farthest vertex back.  The CPU runs one Dijkstra per source, sources in
-    parallel: a binary heap, or Dial's buckets when all lengths are small
-    integers (BFS when unweighted); phase 2 walks the recorded
-    shortest-path DAG.  The GPU runs the level-synchronous Dijkstra of [2]_:
+    parallel: Dial's buckets when all lengths are integers up to 4096 (a
+    BFS when unweighted), else a radix heap [3]_ keyed by the bits of the
+    float64 distances; phase 2 walks the recorded shortest-path DAG.  The
+    GPU runs the level-synchronous Dijkstra of [2]_:
     each step settles every candidate with tentative distance strictly below
     :math:`\Delta = \min_c (d(c) + w_{min}(c))`, which keeps all shortest-path
     predecessors of a settled vertex in earlier levels; many sources run at
@@ -476,6 +481,9 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
     .. [2] A GPU-based solution for fast calculation of the betweenness
        centrality in large weighted networks.  PeerJ Computer Science 3:e140,
        2017, https://doi.org/10.7717/peerj-cs.140
+    .. [3] Ravindra K. Ahuja, Kurt Mehlhorn, James B. Orlin, Robert E. Tarjan:
+       Faster algorithms for the shortest path problem.  Journal of the ACM
+       37(2):213-223, 1990.
 
     Examples
     --------

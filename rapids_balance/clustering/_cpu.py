@@ -32,7 +32,7 @@ from ._tables import (
 
 # -- tables -----------------------------------------------------------------
 
-@numba.njit(parallel=True, cache=True)
+@numba.njit(parallel=True, cache=True, nogil=True)
 def build_tables(indptr, indices, a, labels, tid, tsum, tcnt, tlen, mark):
     """(Re)build the tables of every vertex, or of the vertices with ``mark``.
 
@@ -53,7 +53,7 @@ def build_tables(indptr, indices, a, labels, tid, tsum, tcnt, tlen, mark):
 HUB_DEGREE = 48
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _build_hub_tables(indptr, indices, a, labels, tid, tsum, tcnt, tlen, mark):
     """The tables of the vertices above ``HUB_DEGREE``: the entries, their
     order and their summation order of ``rebuild_table``, in O(degree)."""
@@ -86,14 +86,14 @@ def _build_hub_tables(indptr, indices, a, labels, tid, tsum, tcnt, tlen, mark):
         tlen[u] = ne
 
 
-@numba.njit(parallel=True, cache=True)
+@numba.njit(parallel=True, cache=True, nogil=True)
 def eval_all(indptr, labels, tid, tsum, tlen, allow_new, tol, constrained, cons, ccons, bd, bk):
     for u in prange(labels.size):
         best_move(u, labels[u], indptr, tid, tsum, tlen, allow_new, tol, constrained, cons,
                   ccons, bd, bk)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def refresh_list(indptr, indices, a, labels, tid, tsum, tcnt, tlen, allow_new, tol, verts, nv,
                  rebuild, bd, bk):
     """Rebuild (``rebuild``) and re-evaluate the tables of ``verts[:nv]``.
@@ -111,7 +111,7 @@ def refresh_list(indptr, indices, a, labels, tid, tsum, tcnt, tlen, allow_new, t
 
 # -- cluster-id bookkeeping ---------------------------------------------------
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def move_vertex(v, k2, indptr, indices, a, labels, csize, free, nfree, nclus,
                 tid, tsum, tcnt, tlen):
     """Move ``v`` to ``k2`` (a cluster id or NEW_CLUSTER); update sums; return k2."""
@@ -124,7 +124,7 @@ def move_vertex(v, k2, indptr, indices, a, labels, csize, free, nfree, nclus,
     return k2
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def reset_clusters(labels, csize, free, nfree, nclus):
     """Sizes, free stack (empty ids, smallest on top) and count from ``labels``."""
     n = labels.size
@@ -158,7 +158,7 @@ def tree_set(tree_d, tree_v, size, i, d):
         j >>= 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def tree_build(tree_d, tree_v, size, bd, n):
     for i in range(size):
         tree_d[size + i] = bd[i] if i < n else 0.0
@@ -180,7 +180,7 @@ def _refresh(u, indptr, labels, tid, tsum, tlen, allow_new, tol, cons, bd, bk,
     tree_set(tree_d, tree_v, size, u, bd[u])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _refresh_all(indptr, labels, tid, tsum, tlen, allow_new, tol, cons, bd, bk,
                  tree_d, tree_v, size):
     for u in range(labels.size):
@@ -190,7 +190,7 @@ def _refresh_all(indptr, labels, tid, tsum, tlen, allow_new, tol, cons, bd, bk,
 
 # -- paper-faithful VND: best improving move first ----------------------------
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def vnd_best(indptr, indices, a, labels, csize, free, nfree, nclus, maxc,
              tid, tsum, tcnt, tlen, bd, bk, tree_d, tree_v, size, tol, max_moves,
              log_v, log_k, nlog, deadline):
@@ -329,7 +329,7 @@ def _log(v, k1, log_v, log_k, nlog):
         nlog[0] = log_v.size + 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def undo(indptr, indices, a, labels, csize, free, nfree, nclus, maxc, tid, tsum, tcnt, tlen,
          bd, bk, tree_d, tree_v, size, tol, log_v, log_k, nlog, dirty, dlist):
     """Undo the logged moves in reverse order (exact with the LIFO id stack),
@@ -346,7 +346,7 @@ def undo(indptr, indices, a, labels, csize, free, nfree, nclus, maxc, tid, tsum,
                    tree_d, tree_v, size, dirty, dlist, nd)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _refresh_dirty(indptr, labels, tid, tsum, tlen, maxc, nclus, allow0, tol, bd, bk,
                    tree_d, tree_v, size, dirty, dlist, nd):
     """Re-evaluate the best moves of ``dlist[:nd]`` (all of them when the
@@ -364,7 +364,7 @@ def _refresh_dirty(indptr, labels, tid, tsum, tlen, maxc, nclus, allow0, tol, bd
         dirty[dlist[i]] = False
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def perturb(level, kinds, seed, stream, counter, indptr, indices, a, labels, csize, free, nfree, nclus,
             maxc, tid, tsum, tcnt, tlen, bd, bk, tree_d, tree_v, size, tol, log_v, log_k, nlog,
             dirty, dlist):
@@ -445,7 +445,7 @@ def _mark_around(v, indptr, indices, dirty, dlist, nd):
     return nd
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _kick(v, k2, indptr, indices, a, labels, csize, free, nfree, nclus, tid, tsum, tcnt, tlen,
           log_v, log_k, nlog):
     """One logged perturbation move (best moves not refreshed); returns its imbalance change."""
@@ -456,7 +456,7 @@ def _kick(v, k2, indptr, indices, a, labels, csize, free, nfree, nclus, tid, tsu
     return ch
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def logged_degree(indptr, log_v, nlog):
     """Slots touched by undoing the logged moves (their total degree)."""
     tot = 0
@@ -468,7 +468,7 @@ def logged_degree(indptr, log_v, nlog):
 
 # -- cluster-merge neighbourhood ------------------------------------------------
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def members_by_cluster(lab, nc):
     """Vertices grouped by cluster (counting sort, vertex order inside a
     cluster): cluster c's members are ``members[start[c]:start[c + 1]]``."""
@@ -487,7 +487,7 @@ def members_by_cluster(lab, nc):
 
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def best_merge(indptr, labels, tid, tsum, tlen, csize, tol):
     """The pair of clusters whose merge lowers the imbalance most.
 
@@ -535,7 +535,7 @@ def best_merge(indptr, labels, tid, tsum, tlen, csize, tol):
     return best_s, best_a, best_b
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def merge_clusters(ka, kb, indptr, indices, a, labels, csize, free, nfree, nclus, maxc, tid, tsum,
                    tcnt, tlen, bd, bk, tree_d, tree_v, size, tol, log_v, log_k, nlog, dirty, dlist):
     """Move every member of the smaller of ``ka``/``kb`` (ties: ``kb``) into the
@@ -568,7 +568,7 @@ def _move_gain(v, k1, k2, indptr, tid, tsum, tlen):
 
 # -- label propagation: first improvement in a random order -------------------
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def random_order(n, seed, stream):
     keys = np.empty(n, dtype=np.uint64)
     for i in range(n):
@@ -576,7 +576,7 @@ def random_order(n, seed, stream):
     return np.argsort(keys, kind="mergesort").astype(np.int32)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def sweeps(max_sweeps, seed, stream, indptr, indices, a, labels, csize, free, nfree, nclus, maxc,
            tid, tsum, tcnt, tlen, tol, constrained, cons, ccons, bd, bk, min_moves, deadline):
     """Sweeps of first-improvement moves (label propagation with the exact
@@ -609,16 +609,92 @@ def sweeps(max_sweeps, seed, stream, indptr, indices, a, labels, csize, free, nf
     return total, gain
 
 
+@numba.njit(cache=True, inline="always")
+def _dense_best(v, own, stamp, indptr, indices, a, labels, acc, seen, touched, allow_new, tol,
+                constrained, cons, ccons, vw, cw, cap):
+    """``best_move`` of ``v`` from its neighbours' labels (no tables): the sums
+    are gathered into the scratch ``acc`` in CSR order, the same candidates and
+    tie rules as :func:`._tables.best_move` (``stamp``: unique per call); with
+    ``cap`` > 0, clusters whose weight ``cw`` would pass ``cap`` with ``v``'s
+    weight ``vw[v]`` are no candidates.
+    Returns (gain, target)."""
+    nt = _gather(v, stamp, -1, indptr, indices, a, labels, acc, seen, touched, 0)
+    a_own = acc[own] if seen[own] == stamp else 0.0
+    best_d = -tol
+    best_k = NO_MOVE
+    for t in range(nt):
+        k = touched[t]
+        if k == own or (constrained and ccons[k] != cons[v]):
+            continue
+        if cap > 0 and cw[k] + vw[v] > cap:
+            continue
+        d = a_own - acc[k]
+        if d < best_d or (best_k >= 0 and d == best_d and k < best_k):
+            best_d = d
+            best_k = k
+    if allow_new and a_own < best_d:
+        best_d = a_own
+        best_k = NEW_CLUSTER
+    return best_d, best_k
+
+
+@numba.njit(cache=True, nogil=True)
+def sweeps_dense(max_sweeps, seed, stream, indptr, indices, a, labels, csize, free, nfree, nclus,
+                 maxc, tol, constrained, cons, ccons, min_moves, deadline, vw, cap):
+    """:func:`sweeps` without the per-vertex tables: each visited vertex sums
+    its neighbours' clusters afresh (O(degree)), and a move only relabels.
+    The same moves as :func:`sweeps` whenever the sums are exact (integer
+    weights); a sweep costs one pass over the adjacency, where the table
+    updates of :func:`sweeps` cost a scan of every neighbour's table per move
+    (quadratic around hubs).  With ``cap`` > 0 no cluster's total vertex
+    weight ``vw`` may pass ``cap`` (size-constrained label propagation, for
+    coarsening).  Returns (moves, gain)."""
+    n = labels.size
+    cw = np.zeros(n if cap > 0 else 0, np.int64)
+    if cap > 0:
+        for v in range(n):
+            cw[labels[v]] += vw[v]
+    acc = np.zeros(n, np.float64)
+    seen = np.full(n, -1, np.int64)
+    touched = np.empty(n, np.int64)
+    total = 0
+    gain = 0.0
+    for s in range(max_sweeps):
+        order = random_order(n, seed, stream * 1000003 + s)
+        moved = 0
+        for i in range(n):
+            if expired(deadline, i):
+                return total + moved, gain
+            v = order[i]
+            allow = (maxc <= 0 or nclus[0] < maxc) and not constrained
+            k1 = labels[v]
+            d, k2 = _dense_best(v, k1, s * n + i, indptr, indices, a, labels, acc, seen,
+                                touched, allow, tol, constrained, cons, ccons, vw, cw, cap)
+            if k2 != NO_MOVE:
+                gain += d
+                k2 = relabel(v, k2, labels, csize, free, nfree, nclus)
+                if cap > 0:
+                    cw[k1] -= vw[v]
+                    cw[k2] += vw[v]
+                if constrained:
+                    ccons[k2] = cons[v]
+                moved += 1
+        total += moved
+        if moved < min_moves or moved == 0:
+            break
+    return total, gain
+
+
 # -- parallel rounds of non-conflicting moves ---------------------------------
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def select_movers(indptr, indices, bd, bk, mover):
     """Movers of one parallel round (see :func:`._tables.is_mover`)."""
     for u in range(bd.size):
         mover[u] = is_mover(u, indptr, indices, bd, bk)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def apply_round(indptr, indices, labels, csize, free, nfree, nclus, maxc, bd, bk, mover, mark,
                 touched):
     """Apply the selected moves: new clusters take ids from the stack in vertex
@@ -677,7 +753,7 @@ def _gather(v, stamp, skip, indptr, indices, a, lab, acc, seen, touched, nt):
     return nt
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def contract(indptr, indices, a, lab, nc):
     """Coarse graph with one vertex per cluster of ``lab`` (ids 0..nc-1).
 
@@ -697,7 +773,8 @@ def contract(indptr, indices, a, lab, nc):
         nt = 0
         for q in range(mstart[c], mstart[c + 1]):
             nt = _gather(members[q], c, c, indptr, indices, a, lab, acc, seen, touched, nt)
-        tl = np.sort(touched[:nt])
+        tl = touched[:nt]
+        tl.sort()  # in place: one allocation per coarse vertex cost as much as the gathering
         for t in range(nt):
             cu = tl[t]
             if acc[cu] != 0.0:
@@ -708,7 +785,7 @@ def contract(indptr, indices, a, lab, nc):
     return out_ptr, out_idx[:pos].copy(), out_a[:pos].copy()
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def imbalance_slots(indptr, indices, a, labels):
     """I(P) up to the constant of contracted edges: half the sum over slots of
     positive cut and negative uncut weight (each edge has two slots)."""
@@ -726,7 +803,7 @@ def imbalance_slots(indptr, indices, a, labels):
 
 # -- GRASP construction -----------------------------------------------------------
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def grasp_construct(indptr, indices, a, alpha, seed, stream, maxc, labels):
     """Randomized greedy construction (Drummond et al.'s GRASP, per vertex).
 

@@ -26,17 +26,28 @@ import numpy as np
 from . import _cpu
 from .._deadline import NO_DEADLINE, passed
 from ._objective import canonical
-from ._state import CPUState, Level
+from ._state import CPUState, Level, propagate
 
-COARSEN_SWEEPS = 5        # label-propagation sweeps per coarsening level
+COARSEN_SWEEPS = 1        # label-propagation sweeps per coarsening level (more gave no better cycles)
+CLASSIC_SWEEPS = 5        # the same in the classic cycle (see v_cycle)
 REFINE_SWEEPS = 50        # sweeps per level while uncoarsening (stops at a local optimum)
 MIN_SHRINK = 0.97         # stop coarsening when a level keeps more than this share of vertices
 MAX_LEVELS = 40
+CAP_LEVELS = 6            # levels whose label propagation groups at most CAP_BASE * CAP_GROWTH**level
+CAP_BASE = 2              # input vertices
+CAP_GROWTH = 2
 
 
 def coarsen(level0: Level, seed: int, stream: int, constraint: np.ndarray | None,
-            deadline: float = NO_DEADLINE):
+            deadline: float = NO_DEADLINE, sweeps: int = COARSEN_SWEEPS,
+            cap_levels: int = CAP_LEVELS):
     """Hierarchy of levels and maps (fine vertex -> coarse vertex).
+
+    The first ``cap_levels`` levels group at most ``CAP_BASE * CAP_GROWTH**level``
+    input vertices (size-constrained label propagation, ``sweeps`` sweeps per
+    level): small groups first, so the hierarchy has several levels and each
+    refinement moves pieces of a useful size (full Slashdot, one V-cycle from
+    singletons: 68,900 instead of 69,730 without the cap).
 
     Returns ``levels, maps, top_labels, top_constraint`` where ``top_labels``
     is the label-propagation clustering of the coarsest level.  No level is
@@ -46,14 +57,21 @@ def coarsen(level0: Level, seed: int, stream: int, constraint: np.ndarray | None
     maps: list[np.ndarray] = []
     cur = level0
     cons = constraint
+    weight = np.ones(level0.n, np.int64)
+    capped = cap_levels
     while True:
         if passed(deadline):  # this level's sums would cost a pass over it: its vertices stay apart
             return levels, maps, np.arange(cur.n, dtype=np.int32), cons
-        st = CPUState(cur, np.arange(cur.n, dtype=np.int32), deadline=deadline)
-        st.sweeps(seed, stream * MAX_LEVELS + len(levels), max_sweeps=COARSEN_SWEEPS,
-                  min_moves=max(1, cur.n // 1000), constraint=cons)
-        lab = canonical(st.labels)
+        cap = CAP_BASE * CAP_GROWTH ** (len(levels) - 1) if len(levels) <= capped else 0
+        lab = propagate(cur, np.arange(cur.n, dtype=np.int32), seed,
+                        stream * MAX_LEVELS + len(levels), sweeps,
+                        min_moves=max(1, cur.n // 1000), constraint=cons, deadline=deadline,
+                        vertex_weight=weight, max_weight=cap)
+        lab = canonical(lab)
         nc = int(lab.max()) + 1 if lab.size else 0
+        if cap and nc > MIN_SHRINK * cur.n and not passed(deadline):
+            capped = 0  # the cap holds the groups back: go on without it
+            continue
         if nc > MIN_SHRINK * cur.n or len(levels) >= MAX_LEVELS or nc <= 1 or passed(deadline):
             return levels, maps, lab, cons
         ptr, idx, a = _cpu.contract(cur.indptr, cur.indices, cur.a, lab, nc)
@@ -61,45 +79,85 @@ def coarsen(level0: Level, seed: int, stream: int, constraint: np.ndarray | None
             cc = np.zeros(nc, np.int32)
             cc[lab] = cons
             cons = cc
+        weight = np.bincount(lab, weights=weight, minlength=nc).astype(np.int64)
         maps.append(lab)
         cur = Level(ptr, idx, a)
         levels.append(cur)
 
 
 def refine(level: Level, labels: np.ndarray, seed: int, stream: int, max_clusters: int,
-           finest: bool, final_vnd=None, deadline: float = NO_DEADLINE) -> np.ndarray:
+           finest: bool, final_vnd=None, deadline: float = NO_DEADLINE,
+           tables: bool = False) -> np.ndarray:
     """1-opt improvement of ``labels`` on one level: sweeps, then (input
     level) the best-move VND, on the device when ``final_vnd`` is given.
+    ``tables``: the finest level's sweeps run on the VND's state (the
+    construction of the ILS restarts keeps its published results so).
     Stops early at ``deadline`` (then no longer 1-opt, never worse)."""
     if passed(deadline):  # not even the sums of the level: they cost a pass over it
         return labels
-    st = CPUState(level, labels, max_clusters, deadline=deadline)
-    st.sweeps(seed, stream, max_sweeps=REFINE_SWEEPS)
-    if finest:
+    if tables and finest:
+        st = CPUState(level, labels, max_clusters, deadline=deadline)
+        st.sweeps(seed, stream, max_sweeps=REFINE_SWEEPS)
         if final_vnd is not None:
             return final_vnd(level, st.labels)
         st.vnd_best()
+        return st.labels
+    labels = propagate(level, labels, seed, stream, REFINE_SWEEPS, max_clusters=max_clusters,
+                       deadline=deadline)
+    if not finest or passed(deadline):
+        return labels
+    if final_vnd is not None:
+        return final_vnd(level, labels)
+    st = CPUState(level, labels, max_clusters, deadline=deadline)
+    st.vnd_best()
     return st.labels
 
 
 def v_cycle(level0: Level, seed: int, cycle: int, current: np.ndarray | None = None,
-            max_clusters: int = 0, final_vnd=None, deadline: float = NO_DEADLINE) -> np.ndarray:
+            max_clusters: int = 0, final_vnd=None, deadline: float = NO_DEADLINE,
+            partner: np.ndarray | None = None, classic: bool = False) -> np.ndarray:
     """One V-cycle; returns labels of ``level0`` (no worse than ``current``).
+
+    With ``partner`` (another clustering) the cycle *combines* the two: the
+    coarsening groups only vertices that share a cluster in both (their
+    overlay), and the uncoarsening starts from ``current``, so every coarse
+    level can move the pieces on which the two disagree (the recombination
+    of Hausberger, Faraj and Schulz's memetic algorithm).
+
+    ``classic``: the cycle of the first releases (five uncapped sweeps per
+    level, finest sweeps on the VND's state), which the ILS construction
+    keeps so that its restarts give their published results.
 
     At ``deadline`` the coarsening and the refinement stop where they are
     and the labels are projected back to ``level0``: a valid clustering.
     """
     stream = 1 + cycle
-    levels, maps, top, cons = coarsen(level0, seed, stream, current, deadline)
-    labels = cons.copy() if cons is not None else top
+    constraint = current if partner is None or current is None else overlay(current, partner)
+    sweeps, cap_levels = (CLASSIC_SWEEPS, 0) if classic else (COARSEN_SWEEPS, CAP_LEVELS)
+    levels, maps, top, cons = coarsen(level0, seed, stream, constraint, deadline, sweeps,
+                                      cap_levels)
+    if cons is None:
+        labels = top
+    else:
+        labels = np.ascontiguousarray(current, dtype=np.int32)
+        for m in maps:  # each coarse vertex lies inside one cluster of ``current``
+            coarse = np.zeros(int(m.max()) + 1 if m.size else 0, np.int32)
+            coarse[m] = labels
+            labels = coarse
     if max_clusters and int(labels.max()) + 1 > max_clusters:
         labels = _cap_clusters(levels[-1], seed, stream, max_clusters)
     for depth in range(len(levels) - 1, -1, -1):
         labels = refine(levels[depth], labels, seed, stream * MAX_LEVELS + depth + 20,
-                        max_clusters, depth == 0, final_vnd, deadline)
+                        max_clusters, depth == 0, final_vnd, deadline, tables=classic)
         if depth > 0:
             labels = labels[maps[depth - 1]]
     return labels
+
+
+def overlay(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Cluster ids of the overlay of two clusterings (vertices together in both)."""
+    key = np.asarray(a, np.int64) * max(int(np.max(b, initial=0)) + 1, 1) + np.asarray(b, np.int64)
+    return np.unique(key, return_inverse=True)[1].astype(np.int32).reshape(-1)
 
 
 def _cap_clusters(level: Level, seed: int, stream: int, max_clusters: int) -> np.ndarray:

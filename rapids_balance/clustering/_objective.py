@@ -70,7 +70,7 @@ def slot_weights(graph: Graph) -> np.ndarray:
     return np.ascontiguousarray(sw[graph.slot_edge])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _imbalance_parts(edge_src, edge_dst, sign, weight, labels):
     neg_in = 0.0
     pos_out = 0.0

@@ -17,9 +17,11 @@ of the snapshot when the moves touched much of the graph).
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+import numba
 import numpy as np
 import pandas as pd
 
@@ -173,7 +175,7 @@ def _construct(level: Level, restart_id: int, params: dict[str, Any]) -> np.ndar
         how = "grasp" if restart_id % 2 == 0 else "multilevel"
     if how == "multilevel":
         return v_cycle(level, seed, 1000 * (restart_id + 1), None, maxc,
-                       deadline=_deadline(params))
+                       deadline=_deadline(params), classic=True)
     lab = np.zeros(level.n, np.int32)
     _cpu.grasp_construct(level.indptr, level.indices, level.a, float(params["alpha"]), seed,
                          restart_id + 1, maxc, lab)
@@ -266,7 +268,7 @@ def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
             check_choice(init, "init", owner, INITS)
     check_backend(p["backend"], owner)
     check_bool(p["progress"], "progress", owner)
-    from ..distributed._map import check_client_arg
+    from ..distributed._run import check_client_arg
 
     check_client_arg(p["client"], owner)
     check_choice(p["local_search"], "local_search", owner, LOCAL_SEARCHES)
@@ -287,9 +289,9 @@ def auto_method(graph: Graph) -> str:
     and on graphs up to a few tens of thousands of edges, where its restarts
     take seconds; dense graphs of a few thousand vertices also favour it
     (its whole-cluster merge moves).  Past that, one ILS restart on a
-    500k-edge graph takes longer than the multilevel V-cycles need to reach
+    500k-edge graph takes longer than the multilevel search needs to reach
     a lower imbalance (full Slashdot, 10 s: ILS about 70,800, multilevel
-    about 68,600), so large sparse graphs get ``"multilevel"``.
+    about 68,420), so large sparse graphs get ``"multilevel"``.
     """
     small = graph.m <= AUTO_ILS_MAX_EDGES or graph.n <= AUTO_ILS_MAX_VERTICES
     return "ils" if small else "multilevel"
@@ -316,9 +318,11 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
         ``"multilevel"`` above (see :func:`auto_method`); the result's
         ``method`` says which ran.  ``"vnd"``: 1-opt local search from ``init``. ``"grasp"``: randomized
         greedy construction + VND, repeated. ``"ils"``: construction + VND +
-        iterated perturbation (Levorato et al.). ``"multilevel"``: label
-        propagation, contraction and refinement, iterated V-cycles (scales to
-        10^6 vertices; beyond the paper).
+        iterated perturbation (Levorato et al.). ``"multilevel"``: V-cycles of
+        size-constrained label propagation, contraction and refinement in a
+        memetic search (a population of four V-cycles whose pairs are
+        combined by coarsening inside their overlay; scales to 10^6
+        vertices; beyond the paper).
     n_clusters : int, optional
         Upper bound on the number of clusters, in ``[1, 2**31 - 1]`` (None:
         unbounded; 2 asks for a bipartition, i.e. a balanced state).
@@ -326,8 +330,9 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
         GRASP restricted-candidate-list parameter in [0, 1] (the paper: 1.0).
     max_iterations : int, optional
         ``"grasp"``: constructions (default 400); ``"ils"``: restarts (default
-        10, the paper's ``iter``); ``"multilevel"``: V-cycles in a row
-        without improvement before stopping (default 3); ignored by ``"vnd"``.
+        10, the paper's ``iter``); ``"multilevel"``: combinations in a row
+        without a better best before stopping, after the first four V-cycles
+        (default 3); ignored by ``"vnd"``.
         In ``[1, 2**50]`` (restart ids are int64 in the kernels); restarts
         run one at a time, so a large count costs time, not memory.
     time_limit : float, optional
@@ -479,8 +484,9 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
         record(0, imbalance_value(graph, best))
     elif method == "multilevel":
         best, done = _run_multilevel(graph, level, params, iterations, deadline, progress, record)
-    elif client is not None:  # GRASP/ILS restarts on Dask: same best, same history (distributed/)
-        from ..distributed._clustering import run_restarts
+    elif client is not None:  # GRASP/ILS restarts on Dask: same best, same history
+        from ._scale_out import run_restarts
+
         best, _, done = run_restarts(client, graph, params, iterations, time_limit=time_limit,
                                      progress=progress, record=record)
     else:
@@ -525,32 +531,127 @@ def _vnd_start(graph: Graph, init: Any, max_clusters: int) -> np.ndarray:
     return lab
 
 
-def _run_multilevel(graph, level, params, patience, deadline, progress, record):
-    """Iterated V-cycles until ``patience`` cycles in a row bring nothing, or the deadline.
+#: clusterings kept by the multilevel search (each first a V-cycle from singletons)
+POPULATION = 4
+BATCH = 2     # generations that start from the same population (and may run side by side)
+INJECT = 3    # every INJECT-th generation combines the best with a fresh V-cycle (diversity)
 
-    A cycle cut short by the deadline still returns a clustering no worse
-    than the best (it starts from it), so the best is always valid.
+
+def _pair(generation: int, size: int) -> tuple[int, int]:
+    """Parents of ``generation`` (1, 2, ...) as ranks in a population of ``size``
+    sorted best first: odd generations pair the best with the others in turn,
+    even ones two others in turn (lexicographic order), so every pair comes up
+    within ``size * (size - 1)`` generations.  A population of one pairs the
+    best with itself (a plain V-cycle from it)."""
+    if size < 2:
+        return 0, 0
+    others = [(i, j) for i in range(1, size) for j in range(i + 1, size)]
+    if generation % 2 or not others:
+        return 0, 1 + (generation // 2) % (size - 1)
+    return others[(generation // 2 - 1) % len(others)]
+
+
+def _run_multilevel(graph, level, params, patience, deadline, progress, record):
+    """Memetic multilevel search until ``patience`` generations in a row bring
+    no better best, or the deadline.
+
+    ``POPULATION`` V-cycles from singletons (different seeded orders) form the
+    population; each generation combines two of them (:func:`_pair`) with a
+    V-cycle that coarsens inside their overlay and starts from the better one
+    (:func:`._multilevel.v_cycle` with ``partner``), and the child replaces the
+    worst member when it beats it and is new (:func:`_offer`).  Every
+    ``INJECT``-th generation first makes a fresh V-cycle from singletons and
+    combines the best with it, so the population does not close in on one
+    lineage (full Slashdot, 10 s: 68,420; a chain of V-cycles from the best
+    alone: 68,610).
+
+    Generations go in batches of ``BATCH`` that all start from the same
+    population and are offered to it in generation order, so the batch can
+    run in threads (the kernels release the GIL) and the result is the same
+    for any number of threads.  A cycle cut short by the deadline still
+    returns a clustering no worse than its start, so the best is always
+    valid.  Ties keep the older member (smaller cycle number).
     """
     seed, maxc = params["seed"], params["max_clusters"]
     local = _gpu_vnd(params) if params["backend"] == "gpu" else None
     dl = _deadline(params)
-    best = canonical(v_cycle(level, seed, 0, None, maxc, local, dl))
-    best_val = imbalance_value(graph, best)
-    record(0, best_val)
-    cycle, stale = 0, 0
-    with progress_bar(0, "multilevel cycles", progress) as bar:
+    pop: list[tuple[float, int, np.ndarray]] = []
+    best_val = np.inf
+
+    def add(lab: np.ndarray, cyc: int, val: float) -> None:
+        nonlocal best_val
+        pop.append((val, cyc, lab))
+        pop.sort(key=lambda x: (x[0], x[1]))
+        if val < best_val:
+            best_val = val
+            record(cyc, val)
+
+    def cycle_of(cyc: int, start=None, partner=None) -> tuple[np.ndarray, float, int]:
+        lab = canonical(v_cycle(level, seed, cyc, start, maxc, local, dl, partner))
+        return lab, imbalance_value(graph, lab), cyc
+
+    def children(generation: int, members: list[np.ndarray]):
+        """The V-cycles of one generation (cycle numbers fixed by ``generation``)."""
+        cyc = POPULATION + 2 * (generation - 1)
+        i, j = _pair(generation, len(members))
+        partner = members[j] if j != i else None
+        out = []
+        if INJECT and generation % INJECT == 0:
+            out.append(cycle_of(cyc))
+            i, partner = 0, out[-1][0]
+        out.append(cycle_of(cyc + 1, members[i], partner))
+        return out
+
+    _offer(pop, *cycle_of(0), add)  # first, so numba's threading layer is known to _threads
+    done = 1
+    with progress_bar(0, "multilevel cycles", progress) as bar, \
+            ThreadPoolExecutor(max_workers=_threads(params)) as pool:
+        if not passed(dl):
+            for lab, val, cyc in pool.map(cycle_of, range(1, POPULATION)):
+                _offer(pop, lab, val, cyc, add)
+                done += 1
+        bar.update(done)
+        generation, stale = 0, 0
         while stale < patience and not passed(dl):
-            cycle += 1
-            lab = canonical(v_cycle(level, seed, cycle, best, maxc, local, dl))
-            val = imbalance_value(graph, lab)
-            if val < best_val:
-                best, best_val, stale = lab, val, 0
-                record(cycle, val)
-            else:
-                stale += 1
-            bar.update(1)
+            members = [m[2] for m in pop]
+            batch = range(generation + 1, generation + 1 + BATCH)
+            for out in pool.map(lambda g: children(g, members), batch):
+                before = best_val
+                for lab, val, cyc in out:
+                    _offer(pop, lab, val, cyc, add)
+                done += len(out)
+                stale = 0 if best_val < before else stale + 1
+            generation += BATCH
+            bar.update(BATCH)
             bar.set_postfix_str(f"best {best_val:g}")
-    return best, cycle + 1
+    return pop[0][2], done
+
+
+def _threads(params: dict[str, Any]) -> int:
+    """Threads for a batch of V-cycles: numba's count on the CPU backend (the
+    GPU VND runs one at a time), one when numba's threading layer is the
+    workqueue, which does not take parallel launches from several threads."""
+    if params["backend"] == "gpu":
+        return 1
+    try:
+        if numba.threading_layer() == "workqueue":
+            return 1
+    except ValueError:  # no parallel kernel has run yet in this process
+        return 1
+    return max(1, min(BATCH, numba.get_num_threads()))
+
+
+def _offer(pop, lab: np.ndarray, val: float, cycle: int, add) -> None:
+    """``lab`` (canonical labels, imbalance ``val``) joins the population when
+    there is room, or replaces its worst member when it beats it and no member
+    has the same clustering."""
+    if any(np.array_equal(lab, member[2]) for member in pop):
+        return
+    if len(pop) < POPULATION:
+        add(lab, cycle, val)
+    elif val < pop[-1][0]:
+        pop.pop()
+        add(lab, cycle, val)
 
 
 def _gpu_vnd(params):

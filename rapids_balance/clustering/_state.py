@@ -20,6 +20,7 @@ from .._deadline import NO_DEADLINE, passed
 
 _EMPTY_I32 = np.zeros(0, dtype=np.int32)
 _EMPTY_BOOL = np.zeros(0, dtype=np.bool_)
+_EMPTY_I64 = np.zeros(0, dtype=np.int64)
 
 
 @dataclass
@@ -45,6 +46,35 @@ class Level:
     def tol(self) -> float:
         # gains smaller than this are rounding noise, never an improvement
         return 1e-9 * (float(np.abs(self.a).max()) if self.a.size else 1.0)
+
+
+def propagate(level: Level, labels: np.ndarray, seed: int, stream: int, max_sweeps: int,
+              min_moves: int = 1, constraint: np.ndarray | None = None, max_clusters: int = 0,
+              deadline: float = NO_DEADLINE, vertex_weight: np.ndarray | None = None,
+              max_weight: int = 0) -> np.ndarray:
+    """Label-propagation sweeps of :meth:`CPUState.sweeps` (same moves on integer
+    weights) without building the sparse sums: for coarsening and the
+    multilevel refinement, where nothing else needs them.  With
+    ``max_weight`` > 0 no cluster grows past that total ``vertex_weight``.
+    Returns new labels."""
+    n = level.n
+    lab = np.ascontiguousarray(labels, dtype=np.int32).copy()
+    csize = np.zeros(n, np.int32)
+    free = np.zeros(n, np.int32)
+    nfree = np.zeros(1, np.int64)
+    nclus = np.zeros(1, np.int64)
+    _cpu.reset_clusters(lab, csize, free, nfree, nclus)
+    if constraint is None:
+        cons = ccons = _EMPTY_I32
+    else:
+        cons = np.ascontiguousarray(constraint, dtype=np.int32)
+        ccons = np.zeros(n, np.int32)
+        ccons[lab] = cons  # every cluster holds vertices of one constraint class
+    _cpu.sweeps_dense(max_sweeps, seed, stream, level.indptr, level.indices, level.a, lab, csize,
+                      free, nfree, nclus, int(max_clusters or 0), level.tol,
+                      constraint is not None, cons, ccons, min_moves, deadline,
+                      _EMPTY_I64 if vertex_weight is None else vertex_weight, int(max_weight))
+    return lab
 
 
 class CPUState:

@@ -23,7 +23,7 @@ from ..backend import resolve_backend
 from .._validation import (check_backend, check_bool, check_choice, check_count, check_roles, check_seed,
                            check_time_limit, param_error)
 from .._deadline import NO_DEADLINE, deadline_of, passed
-from ..distributed._batches import RangeBatches
+from ..distributed._run import RangeBatches
 from ..errors import GraphInputError
 from ..graph import graph_from_any
 from ..balancing._trees import check_root_labels, check_roots_arg
@@ -183,7 +183,7 @@ def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
     out["roots"] = check_roots_arg(p["roots"], owner)
     out["batch_size"] = check_count(p["batch_size"], "batch_size", owner, allow_none=True)
     if p["client"] is not None:
-        from ..distributed._map import check_client, check_task_count
+        from ..distributed._run import check_client, check_task_count
 
         check_client(p["client"], owner)
         trees = DEFAULT_TREES if out["n_trees"] is None else out["n_trees"]
@@ -374,12 +374,12 @@ def _run_cloud(graph, params: FrustrationParams, progress: bool, client,
     batches = _batches(params)
     cloud = Cloud(max_states=params.max_states)
     if client is not None:
-        from ..distributed._map import check_client, map_batches
+        from ..distributed._run import run_batches
 
-        check_client(client)
-        parts = map_batches(client, graph, _cloud_partial, batches, params, progress=progress,
-                            desc="frustration")
-        return _merge_clouds(parts, params, cloud)
+        # the parts come back in batch order and are merged here: the state cap is per call
+        return run_batches(client, graph, _cloud_partial, batches, params,
+                           fold=lambda parts: _merge_clouds(parts, params, cloud),
+                           progress=progress, desc="frustration")
     with progress_bar(params.n_trees, "frustration trees", progress, unit="tree") as bar:
         for b in batches:
             rows = len(cloud.history)

@@ -3,7 +3,9 @@
 Everything here works on whole files held in memory: the signed networks
 people use fit comfortably (Epinions is 11 MB uncompressed), and having the
 bytes at hand lets format detection look at the start of the file and lets
-the error path re-scan lines to name the exact bad one.
+the error path re-scan lines to name the exact bad one.  A file read from
+disk can be read again (:attr:`Source.reload`), so the reader drops its
+bytes before building the graph and re-reads them only for an error.
 
 Compression is detected from magic bytes, never from the file name, so a
 gzip file called ``edges.csv`` reads the same as ``edges.csv.gz``.
@@ -12,12 +14,14 @@ gzip file called ``edges.csv`` reads the same as ``edges.csv.gz``.
 from __future__ import annotations
 
 import bz2
+import functools
 import gzip
 import io
 import lzma
 import os
 import tarfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +42,16 @@ class Source:
     data: bytes               # decompressed content
     compression: str = ""     # "gzip", "bz2", "xz", nested as "gzip inside gzip", or ""
     notes: list[str] = field(default_factory=list)
+    #: reads the same content again (files on disk; None for buffers): lets the reader drop
+    #: ``data`` before the graph build and re-read the file only if an error needs a line number
+    reload: Callable[[], bytes] | None = field(default=None, repr=False)
+
+    def release(self) -> bool:
+        """Drop ``data`` when it can be read again; whether it was dropped."""
+        if self.reload is None:
+            return False
+        self.data = b""
+        return True
 
 
 def _read_raw(path_or_buffer: Any) -> tuple[str, bytes]:
@@ -149,7 +163,14 @@ def open_source(path_or_buffer: Any, *, member: str | None = None) -> Source:
         Truncated or corrupt compressed data.
     """
     name, data, compression = read_container(path_or_buffer)
-    return source_from_bytes(name, data, compression, member=member)
+    src = source_from_bytes(name, data, compression, member=member)
+    if isinstance(path_or_buffer, (str, os.PathLike)):
+        src.reload = functools.partial(_reread, os.fspath(path_or_buffer), member)
+    return src
+
+
+def _reread(path: str, member: str | None) -> bytes:
+    return open_source(path, member=member).data
 
 
 def source_from_bytes(name: str, data: bytes, compression: str = "", *,
