@@ -195,7 +195,7 @@ def ours(g: Graph, sources, edges: bool, backend: str):
 
 
 def bench_graph(rep: Report, g: Graph, *, exact: bool, k: int, seed: int, nx_sources: int, backend: str,
-                skip_networkit: bool, peers: bool = True):
+                skip_networkit: bool, peers: bool = True, skip_igraph: bool = False):
     name = f"{g.name} (n={g.n:,}, m={g.m:,})"
     sources = None if exact else bmod._sources(g, min(k, g.n), seed)[0]
     n_src = g.n if exact else sources.size
@@ -215,11 +215,16 @@ def bench_graph(rep: Report, g: Graph, *, exact: bool, k: int, seed: int, nx_sou
             rep.add(input=name, figure=f"{what} BC {mode}, ours ({backend}) s", value=round(t_ours, 3),
                     unit="s", load=_load(), **roof)
             continue
-        t_ig, raw_ig = igraph_raw(g, sources, edges)
-        diff = max_rel(v_ours, _normalise(raw_ig, g, sources, edges))
-        rep.add(input=name, figure=f"{what} BC {mode}, ours ({backend}) s", value=round(t_ours, 3), unit="s",
-                peer="igraph (1 thread)", peer_value=round(t_ig, 3), max_rel_diff=diff, load=_load(), **roof)
-        rep.add(input=name, figure=f"{what} BC {mode}: max rel diff to igraph", value=diff, unit="rel")
+        if skip_igraph:
+            rep.add(input=name, figure=f"{what} BC {mode}, ours ({backend}) s", value=round(t_ours, 3),
+                    unit="s", load=_load(), **roof)
+        else:
+            t_ig, raw_ig = igraph_raw(g, sources, edges)
+            diff = max_rel(v_ours, _normalise(raw_ig, g, sources, edges))
+            rep.add(input=name, figure=f"{what} BC {mode}, ours ({backend}) s", value=round(t_ours, 3),
+                    unit="s", peer="igraph (1 thread)", peer_value=round(t_ig, 3), max_rel_diff=diff,
+                    load=_load(), **roof)
+            rep.add(input=name, figure=f"{what} BC {mode}: max rel diff to igraph", value=diff, unit="rel")
         # networkx on a few sources, extrapolated; values compared on those sources
         t_nx, raw_nx = networkx_raw(g, nx_src, edges)
         _, v_small = ours(g, nx_src, edges, backend)
@@ -239,6 +244,17 @@ def bench_graph(rep: Report, g: Graph, *, exact: bool, k: int, seed: int, nx_sou
                 unit="s", peer=f"networkit ({os.cpu_count()} threads)", peer_value=round(t_nk, 3),
                 max_rel_diff=diff, load=_load())
         rep.add(input=name, figure="node+edge BC exact: max rel diff to networkit", value=diff, unit="rel")
+        if backend == "cpu":
+            # both tables from one pass (node_and_edge_betweenness), as networkit computes them
+            t0 = time.perf_counter()
+            both = rb.node_and_edge_betweenness(g, weight="weight", backend=backend, progress=False)
+            t_one = time.perf_counter() - t0
+            same = bool(np.array_equal(both.vertices["betweenness_centrality"].to_numpy(), scores[False])
+                        and np.array_equal(both.edges["betweenness_centrality"].to_numpy(), scores[True]))
+            rep.add(input=name, figure=f"node+edge BC {mode}, one pass (node_and_edge_betweenness) s",
+                    value=round(t_one, 3), unit="s", peer=f"networkit ({os.cpu_count()} threads)",
+                    peer_value=round(t_nk, 3), equal_to_separate_calls=same, load=_load(),
+                    **graph_roofline(g, n_src * g.indices.size, t_one, "relaxations (sources x 2m)"))
     else:
         t_nk = networkit_estimate(g, n_src, seed)
         rep.add(input=name, figure=f"node+edge BC {mode}, ours ({backend}) s", value=round(total_ours, 3),
@@ -257,6 +273,7 @@ def main() -> None:
     ap.add_argument("--only", default="", help="comma-separated input names (BA, ER, bitcoinalpha, ...)")
     ap.add_argument("--backend", default="auto")
     ap.add_argument("--skip-networkit", action="store_true")
+    ap.add_argument("--skip-igraph", action="store_true", help="no igraph rows (its exact runs take minutes)")
     ap.add_argument("--ours-only", action="store_true", help="time ours only (no peers, no comparison)")
     args = ap.parse_args()
     backend = rb.resolve_backend(args.backend)
@@ -273,7 +290,8 @@ def main() -> None:
             continue
         g = synthetic(kind, args.n, 5, args.seed)
         tot = bench_graph(rep, g, exact=args.full, k=args.k, seed=args.seed, nx_sources=args.nx_sources,
-                          backend=backend, skip_networkit=args.skip_networkit, peers=not args.ours_only)
+                          backend=backend, skip_networkit=args.skip_networkit, peers=not args.ours_only,
+                          skip_igraph=args.skip_igraph)
         if kind == "BA" and args.full and args.n == 20_000:
             for peer, val in PUBLISHED_BA.items():
                 rep.add(input=f"{g.name} exact", figure=f"node+edge BC exact, ours ({backend}) s",
@@ -288,7 +306,7 @@ def main() -> None:
         g = real(name, file, rule)
         bench_graph(rep, g, exact=args.full and name in EXACT_REAL, k=args.k, seed=args.seed,
                     nx_sources=args.nx_sources, backend=backend, skip_networkit=args.skip_networkit,
-                    peers=not args.ours_only)
+                    skip_igraph=args.skip_igraph, peers=not args.ours_only)
     rep.finish()
 
 

@@ -13,7 +13,8 @@ Frustration (graphB++)
     frustration -> FrustrationResult, frustration_index_exact,
     frustration_lower_bound -> FrustrationBound
 Weighted betweenness centrality
-    betweenness_centrality, edge_betweenness_centrality and their ``_subset``
+    node_and_edge_betweenness (both tables from one pass), betweenness_centrality,
+    edge_betweenness_centrality and their ``_subset``
     forms (also served to networkx users: ``backend="rapids_balance"``)
 Correlation clustering
     imbalance, correlation_clustering -> ClusteringResult
@@ -53,6 +54,8 @@ _LAZY = {
     "frustration_index_exact": "rapids_balance.frustration_index",
     "frustration_lower_bound": "rapids_balance.frustration_index",
     "FrustrationBound": "rapids_balance.frustration_index",
+    "node_and_edge_betweenness": "rapids_balance.centrality",
+    "BetweennessResult": "rapids_balance.centrality",
     "betweenness_centrality": "rapids_balance.centrality",
     "edge_betweenness_centrality": "rapids_balance.centrality",
     "betweenness_centrality_subset": "rapids_balance.centrality",

@@ -755,3 +755,35 @@ def test_both_queues_bit_identical_for_one_and_two_threads(lengths):
     finally:
         numba.set_num_threads(before)
     assert all(a.equals(b) for a, b in zip(*runs))
+
+
+# ---------------------------------------------------------------------------
+# node and edge tables from one pass
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("k", [None, 7])
+@pytest.mark.parametrize("directed", [False, True])
+def test_node_and_edge_betweenness_equals_the_two_calls_and_networkx(weighted, k, directed):
+    from rapids_balance.centrality import node_and_edge_betweenness
+
+    G = nx.gnm_random_graph(30, 70, seed=3, directed=directed)
+    rng = np.random.default_rng(5)
+    for u, v in G.edges:
+        G[u][v]["w"] = int(rng.integers(1, 6)) if weighted else 1
+    w = "w" if weighted else None
+    kw = dict(weight=w, seed=11, directed=directed, backend="cpu", progress=False)
+    both = node_and_edge_betweenness(G, k, **kw)
+    nodes = betweenness_centrality(G, k, **kw)
+    edges = edge_betweenness_centrality(G, k, **kw)
+    # one pass gives the same floats as the two separate passes
+    pd.testing.assert_frame_equal(both.vertices, nodes)
+    pd.testing.assert_frame_equal(both.edges, edges)
+    if k is None:  # and the exact values are networkx's
+        ref = nx.betweenness_centrality(G, weight=w)
+        got = dict(zip(both.vertices["vertex"], both.vertices["betweenness_centrality"]))
+        assert max(abs(got[v] - ref[v]) for v in ref) < 1e-12
+        eref = nx.edge_betweenness_centrality(G, weight=w)
+        for u, v, val in both.edges.itertuples(index=False):
+            key = (u, v) if (u, v) in eref else (v, u)
+            assert abs(val - eref[key]) < 1e-12
