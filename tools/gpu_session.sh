@@ -72,6 +72,8 @@ elif [ "$stage" = bench ]; then
   log "frustration"
   timeout 120 $PY bench_frustration.py --backend gpu --skip samplers graphbplus exact memory \
     >>"$OUT/bench.log" 2>&1
+  log "dataflow (device columns: CuPy arrays, and cuDF where installed)"
+  timeout 240 $PY bench_dataflow.py >>"$OUT/bench.log" 2>&1
   cd ..
   tar czf "$OUT/bench-results.tgz" bench-results
 else

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prepare an offline GPU host for tools/gpu_session.sh: fill .gpu/ (ignored by git) with
 #   .gpu/wheels  wheels of the test and benchmark dependencies a CUDA Python image may lack
-#                (pytest, highspy, Dask, dask-cuda, igraph, networkit, ...), for the host's
+#                (array-api-compat, which the package needs, pytest, array-api-strict, highspy,
+#                Dask, dask-cuda, igraph, networkit, ...), for the host's
 #                Python version (GPU_PYTHON_VERSION, default 3.12) on x86-64 Linux;
 #   .gpu/data    the benchmark graphs, copied from ../shared/data beside the checkout.
 # Run it once on a machine with network access (a minute or two; some tens of MB), then copy the
@@ -16,7 +17,8 @@ python3 -m pip download -q --only-binary=:all: --no-deps --python-version "${GPU
   --platform manylinux_2_28_x86_64 -d .gpu/wheels \
   tqdm pytest pytest-timeout pluggy iniconfig packaging highspy igraph texttable networkit \
   dask distributed dask-cuda cloudpickle toolz partd fsspec msgpack sortedcontainers tblib zict \
-  tornado locket pynvml nvidia-ml-py psutil pyyaml click jinja2 markupsafe urllib3
+  tornado locket pynvml nvidia-ml-py psutil pyyaml click jinja2 markupsafe urllib3 \
+  array-api-compat array-api-strict
 for f in soc-sign-Slashdot090221.txt.gz soc-sign-epinions.txt.gz wiki-Elec_graphB_SC21_edges.csv.gz \
          soc-sign-bitcoinotc.csv.gz soc-sign-bitcoinalpha.csv.gz highland_tribes_graphB_edges.csv.gz \
          levorato_cc_slashdot_first_n.tar.gz; do
