@@ -304,11 +304,11 @@ def _update_neighbour(u, k1, k2, w, indptr, labels, tid, tsum, tcnt, tlen, allow
     best_k = kb
     if p1 >= 0:
         d = a_own - tsum[p1]
-        if d < best_d or (d == best_d and k1 < best_k):
+        if better(d, k1, best_d, best_k):
             best_d = d
             best_k = k1
     d = a_own - tsum[p2]
-    if d < best_d or (d == best_d and k2 < best_k):
+    if better(d, k2, best_d, best_k):
         best_d = d
         best_k = k2
     if best_k != kb:
@@ -629,7 +629,7 @@ def _dense_best(v, own, stamp, indptr, indices, a, labels, acc, seen, touched, a
         if cap > 0 and cw[k] + vw[v] > cap:
             continue
         d = a_own - acc[k]
-        if d < best_d or (best_k >= 0 and d == best_d and k < best_k):
+        if better(d, k, best_d, best_k):
             best_d = d
             best_k = k
     if allow_new and a_own < best_d:

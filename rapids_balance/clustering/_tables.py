@@ -99,7 +99,7 @@ def best_move(u, own, indptr, tid, tsum, tlen, allow_new, tol, constrained, cons
         if constrained and ccons[k] != cons[u]:
             continue
         d = a_own - tsum[p]
-        if d < best_d or (best_k >= 0 and d == best_d and k < best_k):
+        if better(d, k, best_d, best_k):  # NO_MOVE (-1) loses no tie: ids are >= 0
             best_d = d
             best_k = k
     if allow_new and a_own < best_d:
@@ -145,7 +145,8 @@ def relabel(v, k2, labels, csize, free, nfree, nclus):
 
 @numba.njit(cache=True, inline="always")
 def better(d1, v1, d2, v2):
-    """Total order of candidate moves: lower gain first, then lower vertex id."""
+    """Total order of candidates (moves of vertices, or target clusters of one
+    vertex): lower gain first, then lower id."""
     return d1 < d2 or (d1 == d2 and v1 < v2)
 
 
