@@ -1,4 +1,4 @@
-"""Weighted betweenness: time and agreement with networkit, igraph, networkx.
+"""Weighted and unweighted betweenness: time and agreement with networkit, igraph, networkx.
 
 Inputs, identical for every library:
 
@@ -30,7 +30,12 @@ is printed as a published reference beside our measured time, on a machine
 that is *not* quiet (other jobs share the two cores; the load average is
 printed with every row).
 
-Run: ``python benchmarks/bench_betweenness.py [--full] [--k 500] [--only BA,ER,...]``
+``--unweighted``: the same graphs without lengths (every library runs its
+BFS betweenness); our rows are timed twice in the same run, with the
+bit-parallel BFS over blocks of sources (the default for unit lengths) and
+with one BFS per source (the kernel before it: "before" rows).
+
+Run: ``python benchmarks/bench_betweenness.py [--full] [--k 500] [--only BA,ER,...] [--unweighted]``
 (``--ours-only`` times this library alone, e.g. to re-time on a quieter machine).
 """
 
@@ -68,14 +73,16 @@ def _load() -> str:
 
 
 def _graph(name, n, edges, lengths) -> Graph:
+    """Undirected graph, edges sorted; ``lengths`` None: unweighted."""
     a = np.minimum(edges[:, 0], edges[:, 1])
     b = np.maximum(edges[:, 0], edges[:, 1])
     o = np.lexsort((b, a))
+    weight = None if lengths is None else np.asarray(lengths, float)[o]
     return Graph(edge_src=a[o], edge_dst=b[o], n_vertices=n, labels=np.arange(n), directed=False,
-                 weight=np.asarray(lengths, float)[o], name=name)
+                 weight=weight, name=name if lengths is not None else f"{name} unweighted")
 
 
-def synthetic(kind: str, n: int, per_vertex: int, seed: int) -> Graph:
+def synthetic(kind: str, n: int, per_vertex: int, seed: int, unweighted: bool = False) -> Graph:
     import networkx as nx
 
     if kind == "BA":
@@ -85,14 +92,14 @@ def synthetic(kind: str, n: int, per_vertex: int, seed: int) -> Graph:
         G = nx.gnm_random_graph(n, m, seed=seed)
     edges = np.array(G.edges(), dtype=np.int64)
     w = np.random.default_rng(seed).integers(1, 11, len(edges))
-    return _graph(f"{kind}-{n}", n, edges, w)
+    return _graph(f"{kind}-{n}", n, edges, None if unweighted else w)
 
 
-def real(name: str, file: str, rule: str) -> Graph:
+def real(name: str, file: str, rule: str, unweighted: bool = False) -> Graph:
     g = rb.read_edgelist(SHARED_DATA / file, signed=False, component="largest")
     lengths = np.ones(g.m) if rule == "one" or g.weight is None else np.abs(g.weight)
     edges = np.stack([g.edge_src, g.edge_dst], axis=1).astype(np.int64)
-    return _graph(name, g.n, edges, lengths)
+    return _graph(name, g.n, edges, None if unweighted else lengths)
 
 
 # ---------------------------------------------------------------------------
@@ -103,7 +110,7 @@ def igraph_raw(g: Graph, sources, edges: bool):
     import igraph as ig
 
     G = ig.Graph(n=g.n, edges=np.stack([g.edge_src, g.edge_dst], 1).tolist())
-    w = g.weight.tolist()
+    w = None if g.weight is None else g.weight.tolist()
     kw = {} if sources is None else {"sources": sources.tolist()}
     t = time.perf_counter()
     vals = G.edge_betweenness(weights=w, directed=False, **kw) if edges else \
@@ -112,13 +119,25 @@ def igraph_raw(g: Graph, sources, edges: bool):
     return time.perf_counter() - t, 2.0 * np.asarray(vals)
 
 
-def networkit_exact(g: Graph):
+def _nk_graph(g: Graph):
     import networkit as nk
 
     nk.setNumberOfThreads(os.cpu_count() or 1)
+    if g.weight is None:
+        G = nk.Graph(g.n)
+        for u, v in zip(g.edge_src.tolist(), g.edge_dst.tolist()):
+            G.addEdge(u, v)
+        return G
     G = nk.Graph(g.n, weighted=True)
     for u, v, w in zip(g.edge_src.tolist(), g.edge_dst.tolist(), g.weight.tolist()):
         G.addEdge(u, v, w)
+    return G
+
+
+def networkit_exact(g: Graph):
+    import networkit as nk
+
+    G = _nk_graph(g)
     G.indexEdges()
     eid = np.empty(g.m, np.int64)
     pos = {(int(u), int(v)): i for i, (u, v) in enumerate(zip(g.edge_src, g.edge_dst))}
@@ -133,11 +152,8 @@ def networkit_exact(g: Graph):
 def networkit_estimate(g: Graph, k: int, seed: int) -> float:
     import networkit as nk
 
-    nk.setNumberOfThreads(os.cpu_count() or 1)
+    G = _nk_graph(g)
     nk.engineering.setSeed(seed, True)
-    G = nk.Graph(g.n, weighted=True)
-    for u, v, w in zip(g.edge_src.tolist(), g.edge_dst.tolist(), g.weight.tolist()):
-        G.addEdge(u, v, w)
     t = time.perf_counter()
     nk.centrality.EstimateBetweenness(G, k, False, True).run()
     return time.perf_counter() - t
@@ -149,13 +165,17 @@ def networkx_raw(g: Graph, sources, edges: bool):
 
     G = nx.Graph()
     G.add_nodes_from(range(g.n))
-    G.add_weighted_edges_from(zip(g.edge_src.tolist(), g.edge_dst.tolist(), g.weight.tolist()))
+    if g.weight is None:
+        G.add_edges_from(zip(g.edge_src.tolist(), g.edge_dst.tolist()))
+    else:
+        G.add_weighted_edges_from(zip(g.edge_src.tolist(), g.edge_dst.tolist(), g.weight.tolist()))
     bc = dict.fromkeys(G, 0.0)
     if edges:
         bc.update(dict.fromkeys(G.edges(), 0.0))
     t = time.perf_counter()
     for s in sources.tolist():
-        S, P, sigma, _ = nb._single_source_dijkstra_path_basic(G, s, "weight")
+        S, P, sigma, _ = nb._single_source_shortest_path_basic(G, s) if g.weight is None else \
+            nb._single_source_dijkstra_path_basic(G, s, "weight")
         bc = nb._accumulate_edges(bc, S, P, sigma, s) if edges else nb._accumulate_basic(bc, S, P, sigma, s)[0]
     el = time.perf_counter() - t
     if edges:
@@ -183,15 +203,29 @@ def max_rel(ours, peer) -> float:
 
 # ---------------------------------------------------------------------------
 
+def _weight(g: Graph):
+    # "weight": the graph's lengths (the default, as in networkx, is unweighted)
+    return None if g.weight is None else "weight"
+
+
 def ours(g: Graph, sources, edges: bool, backend: str):
     k = None if sources is None else sources.tolist()
     t = time.perf_counter()
-    # weight="weight": the graph's lengths (the default, as in networkx, is unweighted)
     if edges:
-        r = rb.edge_betweenness_centrality(g, k=k, weight="weight", backend=backend, progress=False)
+        r = rb.edge_betweenness_centrality(g, k=k, weight=_weight(g), backend=backend, progress=False)
     else:
-        r = rb.betweenness_centrality(g, k=k, weight="weight", backend=backend, progress=False)
+        r = rb.betweenness_centrality(g, k=k, weight=_weight(g), backend=backend, progress=False)
     return time.perf_counter() - t, r["betweenness_centrality"].to_numpy()
+
+
+def ours_before(g: Graph, sources, edges: bool, backend: str):
+    """:func:`ours` with one BFS per source, the unweighted kernel before the bit-parallel one."""
+    budget = bmod._BITSET_BUDGET
+    bmod._BITSET_BUDGET = 0  # no block fits: the per-source kernel
+    try:
+        return ours(g, sources, edges, backend)
+    finally:
+        bmod._BITSET_BUDGET = budget
 
 
 def bench_graph(rep: Report, g: Graph, *, exact: bool, k: int, seed: int, nx_sources: int, backend: str,
@@ -211,6 +245,13 @@ def bench_graph(rep: Report, g: Graph, *, exact: bool, k: int, seed: int, nx_sou
             if backend == "cpu" else {}
         total_ours += t_ours
         scores[edges] = v_ours
+        if g.weight is None and backend == "cpu":
+            t_old, v_old = ours_before(g, sources, edges, backend)
+            rep.add(input=name, figure=f"{what} BC {mode}, ours ({backend}) s", value=round(t_ours, 3),
+                    unit="s", peer="ours before: one BFS per source", peer_value=round(t_old, 3),
+                    max_rel_diff=max_rel(v_ours, v_old), load=_load(), **roof,
+                    before_roofline=graph_roofline(g, n_src * g.indices.size, t_old,
+                                                   "relaxations (sources x 2m)"))
         if not peers:
             rep.add(input=name, figure=f"{what} BC {mode}, ours ({backend}) s", value=round(t_ours, 3),
                     unit="s", load=_load(), **roof)
@@ -247,7 +288,7 @@ def bench_graph(rep: Report, g: Graph, *, exact: bool, k: int, seed: int, nx_sou
         if backend == "cpu":
             # both tables from one pass (node_and_edge_betweenness), as networkit computes them
             t0 = time.perf_counter()
-            both = rb.node_and_edge_betweenness(g, weight="weight", backend=backend, progress=False)
+            both = rb.node_and_edge_betweenness(g, weight=_weight(g), backend=backend, progress=False)
             t_one = time.perf_counter() - t0
             same = bool(np.array_equal(both.vertices["betweenness_centrality"].to_numpy(), scores[False])
                         and np.array_equal(both.edges["betweenness_centrality"].to_numpy(), scores[True]))
@@ -275,24 +316,32 @@ def main() -> None:
     ap.add_argument("--skip-networkit", action="store_true")
     ap.add_argument("--skip-igraph", action="store_true", help="no igraph rows (its exact runs take minutes)")
     ap.add_argument("--ours-only", action="store_true", help="time ours only (no peers, no comparison)")
+    ap.add_argument("--unweighted", action="store_true",
+                    help="the same graphs without lengths (BFS betweenness; ours also timed before/after)")
+    ap.add_argument("--out", default=None, help="folder of the JSON result (default: the harness's)")
     args = ap.parse_args()
     backend = rb.resolve_backend(args.backend)
-    rep = Report("betweenness" + ("-full" if args.full else "") + ("-ours" if args.ours_only else ""),
-                 description="weighted betweenness centrality vs igraph, networkit, networkx",
-                 params=vars(args))
+    uw = args.unweighted
+    rep = Report("betweenness" + ("-unweighted" if uw else "") + ("-full" if args.full else "")
+                 + ("-ours" if args.ours_only else ""),
+                 description=("unweighted" if uw else "weighted")
+                 + " betweenness centrality vs igraph, networkit, networkx", params=vars(args))
     only = {s.strip() for s in args.only.split(",") if s.strip()}
     # warm-up: numba compilation (cached on disk after the first run) is not timed
-    warm = synthetic("BA", 200, 3, 0)
-    rb.betweenness_centrality(warm, weight="weight", backend=backend, progress=False)
-    rb.edge_betweenness_centrality(warm, weight="weight", backend=backend, progress=False)
+    warm = synthetic("BA", 200, 3, 0, unweighted=uw)
+    for sources in (None, np.arange(10)):
+        for edges in (False, True):
+            ours(warm, sources, edges, backend)
+            if uw and backend == "cpu":
+                ours_before(warm, sources, edges, backend)
     for kind in ("BA", "ER"):
         if only and kind not in only:
             continue
-        g = synthetic(kind, args.n, 5, args.seed)
+        g = synthetic(kind, args.n, 5, args.seed, unweighted=uw)
         tot = bench_graph(rep, g, exact=args.full, k=args.k, seed=args.seed, nx_sources=args.nx_sources,
                           backend=backend, skip_networkit=args.skip_networkit, peers=not args.ours_only,
                           skip_igraph=args.skip_igraph)
-        if kind == "BA" and args.full and args.n == 20_000:
+        if kind == "BA" and args.full and args.n == 20_000 and not uw:
             for peer, val in PUBLISHED_BA.items():
                 rep.add(input=f"{g.name} exact", figure=f"node+edge BC exact, ours ({backend}) s",
                         value=round(tot, 3), unit="s",
@@ -303,11 +352,11 @@ def main() -> None:
         if not (SHARED_DATA / file).exists():
             print(f"skipping {name}: {file} not in {SHARED_DATA}")
             continue
-        g = real(name, file, rule)
+        g = real(name, file, rule, unweighted=uw)
         bench_graph(rep, g, exact=args.full and name in EXACT_REAL, k=args.k, seed=args.seed,
                     nx_sources=args.nx_sources, backend=backend, skip_networkit=args.skip_networkit,
                     skip_igraph=args.skip_igraph, peers=not args.ours_only)
-    rep.finish()
+    rep.finish(args.out)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
-"""CPU kernels of weighted Brandes betweenness (numba, parallel over sources).
+"""CPU kernels of Brandes betweenness (numba, parallel over sources).
 
-One source is handled by one thread, start to finish:
+With lengths, one source is handled by one thread, start to finish:
 
 * phase 1, :func:`_sssp_dial` when every length is a small integer
   (Dial's buckets; unweighted included, then it is a BFS), else
@@ -30,6 +30,19 @@ the rest.  The GPU
 kernel (``_gpu.py``) uses the level-synchronous Dijkstra of the paper
 instead; both settle every vertex at the same distance with the same path
 count.
+
+Unit lengths (no target subset) take another layout, :func:`_bfs_block`:
+a chunk of up to 64 sources is one bit-parallel BFS, each vertex holding a
+64-bit word with a bit per source, so an adjacency row is read once per
+level at which the block reaches its vertex instead of once per source.
+Path counts and dependencies stay per (vertex, source) and follow each
+source's DAG edges (the set bits of ``frontier[u] & new[v]``).  BA graph,
+20,000 vertices, 64 sources: 0.6 million adjacency reads instead of 12.8
+million, 3.4 million DAG (edge, source) pairs per phase; the pairs, random
+reads of 512-byte rows, are now the cost (1.3 to 1.8 times as fast as one
+BFS per source on BA, wiki-Elec and Slashdot).  A direction-optimising BFS would only cut the
+adjacency scans of phase 1: a bottom-up step must still find every
+predecessor of a vertex to count its paths.
 
 Determinism: sources are cut into fixed-size chunks; one thread processes a
 chunk, in source order, into that chunk's own accumulator row; rows are
@@ -405,11 +418,13 @@ def _sum_rows(rows, out):
 
 def bc_batch_cpu(sources, chunk, n, indptr, indices, wslot, slot_edge,
                  rindptr, rindices, rwslot, rslot_edge, directed, nbuckets, endpoints, want_edges,
-                 tmask, node_out, edge_out):
+                 tmask, node_out, edge_out, bitset=False):
     """Add the (unnormalised) dependencies of ``sources`` to node_out/edge_out.
 
     ``sources`` is cut into chunks of ``chunk``; chunk ``c`` goes into row
     ``c`` of the accumulators, rows are summed in order at the end.
+    ``bitset``: every length is 1 and every vertex a target; a chunk (at
+    most 64 sources) is one bit-parallel BFS (:func:`_bfs_block`).  Else
     ``nbuckets`` > 0 selects :func:`_sssp_dial` (every length an integer
     below it), 0 :func:`_sssp_radix`; ``tmask`` (int8, empty for all) marks
     the targets (see :func:`_accumulate`).
@@ -418,7 +433,13 @@ def bc_batch_cpu(sources, chunk, n, indptr, indices, wslot, slot_edge,
     # it made the edge variant 4-5x slower in measurements: static split)
     args = (sources, chunk, n, indptr, indices, slot_edge, rindptr, rindices, rslot_edge, directed)
     tail = (endpoints, want_edges, tmask, edge_out.size)
-    if nbuckets:
+    if bitset:
+        if not 1 <= chunk <= 64 or tmask.size:
+            raise ValueError("the bit-parallel BFS takes 1 to 64 sources per chunk and no target mask")
+        node_rows, edge_rows = _block_rows_bitset(sources, chunk, n, indptr, indices, slot_edge,
+                                                  endpoints, want_edges, edge_out.size,
+                                                  numba.get_num_threads())
+    elif nbuckets:
         # 16-bit lengths and 32-bit distances where they fit (every distance
         # is below n * nbuckets): fewer bytes per slot and per vertex read
         ldt = np.uint16 if nbuckets <= 1 << 16 else np.int64
@@ -496,6 +517,193 @@ def _chunk_rows_radix(sources, chunk, n, indptr, indices, slot_edge, rindptr, ri
             _accumulate(s, count, order, pstart, pvert, pedge, sigma, delta, endpoints,
                         want_edges, tmask, node_rows[c], edge_rows[c])
             _reset(count, order, dist, np.inf, sigma, delta, state)
+    return node_rows, edge_rows
+
+
+# ---------------------------------------------------------------------------
+# unit lengths: a block of up to 64 sources as one bit-parallel BFS.  Bit i of
+# a vertex's word stands for source i of the block; a level's frontier is a
+# list of (vertex, word) entries, so each adjacency row is read once per
+# level at which some source of the block reaches its vertex (BA graph,
+# 20,000 vertices: about 3 times per block of 64 instead of 64 times).  Path
+# counts and dependencies stay per source (``sigma``/``delta``: ``n x width``
+# float64, row-major by vertex) and are touched only along the edges of each
+# source's shortest-path DAG, the set bits of ``frontier[u] & new[v]``.
+# ---------------------------------------------------------------------------
+
+@intrinsic
+def _ctz64(typingctx, x):
+    """Index of the lowest set bit of a uint64 (LLVM's cttz), as an int64 for indexing."""
+    def codegen(context, builder, sig, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+    return types.int64(types.uint64), codegen
+
+
+@numba.njit(cache=True)
+def _room(a, need):
+    """``a``, or a copy of it with room for at least ``need`` entries (doubling)."""
+    if need <= a.size:
+        return a
+    b = np.empty(max(need, 2 * a.size), a.dtype)
+    b[:a.size] = a
+    return b
+
+
+@numba.njit(cache=True)
+def _bfs_block(srcs, width, indptr, indices, visited, word, sigma, lv, lb, lstart):
+    """Bit-parallel BFS of the sources ``srcs`` (at most ``width``) over the out-CSR.
+
+    Level ``d`` is ``lv/lb[lstart[d]:lstart[d + 1]]``: each vertex some
+    source reaches at distance ``d`` once, with the word of those sources.
+    ``sigma[v * width + i]`` gets the path count from source ``i``, pushed
+    along every DAG edge ``u -> v`` of that source (integer sums: their
+    order cannot change them below 2**53).  ``visited`` and ``word`` are
+    zero on entry; ``word`` is zero again on return.  Returns (levels,
+    entries, lv, lb, lstart), the arrays grown where needed.
+    """
+    one = np.uint64(1)
+    ne = 0
+    for i in range(srcs.size):
+        v = srcs[i]
+        if word[v] == 0:
+            lv[ne] = v
+            ne += 1
+        word[v] |= one << np.uint64(i)
+        sigma[v * width + i] = 1.0
+    lstart[0] = 0
+    nl = 0
+    lo = 0
+    while lo < ne:
+        hi = ne
+        for e in range(lo, hi):
+            v = lv[e]
+            lb[e] = word[v]
+            visited[v] |= word[v]
+            word[v] = 0
+        nl += 1
+        lstart = _room(lstart, nl + 1)
+        lstart[nl] = hi
+        for e in range(lo, hi):
+            u = lv[e]
+            bits = lb[e]
+            ub = u * width
+            for j in range(indptr[u], indptr[u + 1]):
+                v = indices[j]
+                new = bits & ~visited[v]
+                if new:
+                    if word[v] == 0:
+                        if ne >= lv.size:
+                            lv = _room(lv, ne + 1)
+                            lb = _room(lb, ne + 1)
+                        lv[ne] = v
+                        ne += 1
+                    word[v] |= new
+                    vb = v * width
+                    while new:
+                        s = _ctz64(new)
+                        new &= new - one
+                        sigma[vb + s] += sigma[ub + s]
+        lo = hi
+    return nl, ne, lv, lb, lstart
+
+
+@numba.njit(cache=True)
+def _accumulate_block(srcs, nl, width, indptr, indices, slot_edge, lv, lb, lstart, word, sigma,
+                      delta, count, endpoints, want_edges, node_acc, edge_acc):
+    """Brandes' accumulation of a :func:`_bfs_block`, deepest level first.
+
+    When level ``d`` is final, its vertices add their dependency to
+    ``node_acc`` and ``delta`` becomes networkx's coefficient ``(1 +
+    delta) / sigma``; each vertex of level ``d - 1`` then pulls ``sigma *
+    coefficient`` over its out-slots into level ``d`` (one division per
+    (vertex, source), none per edge).  Sums run in CSR order and source
+    order within a word: fixed by the data.
+    """
+    one = np.uint64(1)
+    extra = 1.0 if endpoints else 0.0
+    for d in range(nl - 1, 0, -1):
+        for e in range(lstart[d], lstart[d + 1]):
+            v = lv[e]
+            bits = lb[e]
+            word[v] = bits
+            vb = v * width
+            t = 0.0
+            while bits:
+                s = _ctz64(bits)
+                bits &= bits - one
+                t += delta[vb + s] + extra
+                count[s] += 1
+                delta[vb + s] = (1.0 + delta[vb + s]) / sigma[vb + s]
+            node_acc[v] += t
+        for e in range(lstart[d - 1], lstart[d]):
+            u = lv[e]
+            bits = lb[e]
+            ub = u * width
+            for j in range(indptr[u], indptr[u + 1]):
+                v = indices[j]
+                dag = bits & word[v]
+                if dag:
+                    vb = v * width
+                    esum = 0.0
+                    while dag:
+                        s = _ctz64(dag)
+                        dag &= dag - one
+                        c = sigma[ub + s] * delta[vb + s]
+                        delta[ub + s] += c
+                        esum += c
+                    if want_edges:
+                        edge_acc[slot_edge[j]] += esum
+        for e in range(lstart[d], lstart[d + 1]):
+            word[lv[e]] = 0
+    if endpoints:
+        for i in range(srcs.size):
+            node_acc[srcs[i]] += count[i]
+    count[:] = 0
+
+
+@numba.njit(cache=True)
+def _reset_block(ne, width, lv, lb, visited, sigma, delta):
+    one = np.uint64(1)
+    for e in range(ne):
+        v = lv[e]
+        bits = lb[e]
+        vb = v * width
+        while bits:
+            s = _ctz64(bits)
+            bits &= bits - one
+            sigma[vb + s] = 0.0
+            delta[vb + s] = 0.0
+        visited[v] = 0
+
+
+@numba.njit(cache=True, parallel=True)
+def _block_rows_bitset(sources, width, n, indptr, indices, slot_edge, endpoints, want_edges, m,
+                       threads):
+    """Per-block accumulator rows (node, edge): ``width`` sources per block and row.
+
+    Of ``T = min(threads, blocks)`` workers, worker ``t`` runs blocks ``t, t +
+    T, ...`` with one workspace; a block's row depends on its sources only,
+    so the rows (summed in block order) are the same for any thread count.
+    """
+    node_rows, edge_rows = _accumulators(sources, width, n, m, want_edges)
+    nb = node_rows.shape[0]
+    nt = max(1, min(threads, nb))
+    for t in prange(nt):
+        visited = np.zeros(n, np.uint64)
+        word = np.zeros(n, np.uint64)
+        sigma = np.zeros(n * width)
+        delta = np.zeros(n * width)
+        lv = np.empty(max(n, 1), np.int32)
+        lb = np.empty(max(n, 1), np.uint64)
+        lstart = np.empty(64, np.int64)
+        count = np.zeros(width, np.int64)
+        for c in range(t, nb, nt):
+            srcs = sources[c * width:min((c + 1) * width, sources.size)]
+            nl, ne, lv, lb, lstart = _bfs_block(srcs, width, indptr, indices, visited, word, sigma,
+                                                lv, lb, lstart)
+            _accumulate_block(srcs, nl, width, indptr, indices, slot_edge, lv, lb, lstart, word,
+                              sigma, delta, count, endpoints, want_edges, node_rows[c], edge_rows[c])
+            _reset_block(ne, width, lv, lb, visited, sigma, delta)
     return node_rows, edge_rows
 
 

@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .._output import frames_like_input
+from .._output import frames_like_input, label_column, make_table
 from .._validation import check_backend, check_bool, check_int, check_roles, check_seed, param_error
 from ..backend import resolve_backend
 from ..errors import GraphInputError, InvalidParameterError
@@ -35,6 +35,11 @@ _CHUNK = {"cpu": 8, "gpu": 1}
 # accumulator rows plus per-chunk workspace of one batch stay under this
 _BATCH_BUDGET = {"cpu": 256 * 2**20, "gpu": 16 * 2**30}
 _MAX_ROWS = {"cpu": 64, "gpu": 1024}
+# unit lengths on the CPU: sources per bit-parallel BFS block (a power of two
+# up to 64) while a thread's path counts and dependencies (16 bytes per vertex
+# and source) stay under this; below 8 sources per block: one BFS per source
+_BITSET_BUDGET = 128 * 2**20
+_BITSET_MIN = 8
 
 
 # ---------------------------------------------------------------------------
@@ -53,7 +58,9 @@ def _bc_partial(graph: BCGraph, sources: np.ndarray, params: dict) -> tuple[np.n
     params : dict
         ``backend`` ("cpu"/"gpu"), ``endpoints``, ``edges`` (compute edge
         scores), ``chunk``, ``targets`` (optional int8 mask of the target
-        vertices; absent: every vertex); GPU only: ``vwidth``, ``threads``.
+        vertices; absent: every vertex); CPU only: ``bitset`` (unit lengths:
+        each chunk of at most 64 sources is one bit-parallel BFS); GPU only:
+        ``vwidth``, ``threads``.
 
     Returns
     -------
@@ -77,8 +84,34 @@ def _bc_partial(graph: BCGraph, sources: np.ndarray, params: dict) -> tuple[np.n
     edge = np.zeros(graph.m if want_edges else 0)
     bc_batch_cpu(sources, chunk, graph.n, graph.indptr, graph.indices, graph.wslot, graph.slot_edge,
                  graph.rindptr, graph.rindices, graph.rwslot, graph.rslot_edge, graph.directed,
-                 int(params.get("nbuckets", graph.nbuckets)), endpoints, want_edges, tmask, node, edge)
+                 int(params.get("nbuckets", graph.nbuckets)), endpoints, want_edges, tmask, node, edge,
+                 bitset=bool(params.get("bitset", False)))
     return node, edge
+
+
+def _unit_lengths(graph: BCGraph) -> bool:
+    # Dial's two buckets: every length is the integer 1 (or there is no edge)
+    return graph.nbuckets == 2
+
+
+def _bitset_width(n: int) -> int:
+    """Sources per bit-parallel BFS block for ``n`` vertices (0: one BFS per source)."""
+    width = 64
+    while width >= _BITSET_MIN and 16 * width * n > _BITSET_BUDGET:
+        width //= 2
+    return width if width >= _BITSET_MIN else 0
+
+
+def _params(graph: BCGraph, backend: str, *, endpoints: bool, edges: bool,
+            targets: np.ndarray | None = None) -> dict:
+    """Kernel parameters of one computation: fixed by the data and the backend, never by threads."""
+    params = {"backend": backend, "endpoints": bool(endpoints), "edges": bool(edges), "chunk": _CHUNK[backend]}
+    if targets is not None:
+        params["targets"] = targets
+    width = _bitset_width(graph.n) if backend == "cpu" and targets is None and _unit_lengths(graph) else 0
+    if width:
+        params.update(chunk=width, bitset=True)
+    return params
 
 
 def _gpu_threads(vw: int) -> int:
@@ -292,7 +325,7 @@ def node_scores(bg: BCGraph, sources: np.ndarray, *, sampled: bool, normalized: 
     Scale factors are Python floats, so a sample of no source raises
     :class:`ZeroDivisionError` where networkx does.
     """
-    params = {"backend": backend, "endpoints": bool(endpoints), "edges": False, "chunk": _CHUNK[backend]}
+    params = _params(bg, backend, endpoints=endpoints, edges=False)
     node, _ = _run(bg, sources, params, progress=progress, client=client, desc="betweenness")
     return _rescaled_nodes(bg, node, sources, sampled=sampled, normalized=normalized, endpoints=endpoints)
 
@@ -314,7 +347,7 @@ def _rescaled_nodes(bg: BCGraph, node: np.ndarray, sources: np.ndarray, *, sampl
 def edge_scores(bg: BCGraph, sources: np.ndarray, *, sampled: bool, normalized: bool, backend: str,
                 progress: bool = False, client: Any = None) -> np.ndarray:
     """Rescaled edge betweenness over ``sources``, one value per edge of ``bg`` (edge order)."""
-    params = {"backend": backend, "endpoints": False, "edges": True, "chunk": _CHUNK[backend]}
+    params = _params(bg, backend, endpoints=False, edges=True)
     _, edge = _run(bg, sources, params, progress=progress, client=client, desc="edge betweenness")
     return np.asarray(_rescale(edge, bg.n, normalized=normalized, directed=bg.directed, endpoints=True,
                                k=sources.size if sampled else None, is_source=None), np.float64)
@@ -331,8 +364,7 @@ def subset_scores(bg: BCGraph, sources: np.ndarray, targets: np.ndarray, *, edge
     """
     tmask = np.zeros(bg.n, np.int8)
     tmask[np.asarray(targets, np.int64)] = 1
-    params = {"backend": backend, "endpoints": False, "edges": bool(edges), "chunk": _CHUNK[backend],
-              "targets": tmask}
+    params = _params(bg, backend, endpoints=False, edges=edges, targets=tmask)
     node, edge = _run(bg, np.asarray(sources, np.int64), params, progress=progress, client=client,
                       desc="edge betweenness" if edges else "betweenness")
     vals = edge if edges else node
@@ -443,9 +475,15 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
     Brandes' algorithm [1]_ in two phases per source.  Phase 1 finds
     distances and path counts; phase 2 accumulates dependencies from the
     farthest vertex back.  The CPU runs one Dijkstra per source, sources in
-    parallel: Dial's buckets when all lengths are integers up to 4096 (a
-    BFS when unweighted), else a radix heap [3]_ keyed by the bits of the
-    float64 distances; phase 2 walks the recorded shortest-path DAG.  The
+    parallel: Dial's buckets when all lengths are integers up to 4096, else a
+    radix heap [3]_ keyed by the bits of the float64 distances; phase 2 walks
+    the recorded shortest-path DAG.  Unweighted (every length 1), blocks of
+    up to 64 sources share one bit-parallel BFS: a bit per source in a
+    64-bit word per vertex, so each adjacency row is read once per level
+    rather than once per source, while path counts and dependencies stay
+    per source and follow each source's shortest-path DAG (16 bytes per
+    vertex and source: the block narrows above 131,072 vertices, and above
+    about a million a BFS per source takes over).  The
     GPU runs the level-synchronous Dijkstra of [2]_:
     each step settles every candidate with tentative distance strictly below
     :math:`\Delta = \min_c (d(c) + w_{min}(c))`, which keeps all shortest-path
@@ -507,7 +545,7 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
     be, g, bg, sources, sampled = _setup("betweenness_centrality", graph, p, for_edges=False)
     scores = node_scores(bg, sources, sampled=sampled, normalized=normalized, endpoints=endpoints,
                          backend=be, progress=progress, client=client)
-    return _node_frame(g, scores)
+    return _node_frame(g, scores, graph)
 
 
 @frames_like_input()
@@ -603,7 +641,7 @@ def edge_betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, 
     be, g, bg, sources, sampled = _setup("edge_betweenness_centrality", graph, p, for_edges=True)
     scores = edge_scores(bg, sources, sampled=sampled, normalized=normalized, backend=be,
                          progress=progress, client=client)
-    return _edge_frame(g, scores)
+    return _edge_frame(g, scores, graph)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -699,21 +737,24 @@ def node_and_edge_betweenness(graph: Any, k: int | Sequence | None = None, *, no
         k=k, normalized=normalized, weight=weight, seed=seed, directed=directed, backend=backend,
         progress=progress, client=client, source=source, target=target, sign=sign))
     be, g, bg, sources, sampled = _setup(owner, graph, p, for_edges=True)
-    params = {"backend": be, "endpoints": False, "edges": True, "chunk": _CHUNK[be]}
+    params = _params(bg, be, endpoints=False, edges=True)
     node, edge = _run(bg, sources, params, progress=progress, client=client, desc="betweenness")
     node_scores_ = _rescaled_nodes(bg, node, sources, sampled=sampled, normalized=normalized, endpoints=False)
     edge_scores_ = np.asarray(_rescale(edge, bg.n, normalized=normalized, directed=bg.directed, endpoints=True,
                                        k=sources.size if sampled else None, is_source=None), np.float64)
-    return BetweennessResult(vertices=_node_frame(g, node_scores_), edges=_edge_frame(g, edge_scores_))
+    return BetweennessResult(vertices=_node_frame(g, node_scores_, graph),
+                             edges=_edge_frame(g, edge_scores_, graph))
 
 
-def _node_frame(g, scores: np.ndarray) -> pd.DataFrame:
-    return pd.DataFrame({"vertex": g.labels, "betweenness_centrality": scores})
+def _node_frame(g, scores: np.ndarray, like: Any) -> pd.DataFrame:
+    """The vertex table, in the flavour of the user's input ``like`` (cuDF for a device input)."""
+    return make_table({"vertex": label_column(g), "betweenness_centrality": scores}, like=like)
 
 
-def _edge_frame(g, scores: np.ndarray) -> pd.DataFrame:
-    lab = g.labels
-    return pd.DataFrame({"src": lab[g.edge_src], "dst": lab[g.edge_dst], "betweenness_centrality": scores})
+def _edge_frame(g, scores: np.ndarray, like: Any) -> pd.DataFrame:
+    """The edge table, in the flavour of the user's input ``like``."""
+    return make_table({"src": label_column(g, g.edge_src), "dst": label_column(g, g.edge_dst),
+                       "betweenness_centrality": scores}, like=like)
 
 
 def _subset(owner: str, graph, sources, targets, p: dict[str, Any], *, edges: bool) -> pd.DataFrame:
@@ -723,7 +764,7 @@ def _subset(owner: str, graph, sources, targets, p: dict[str, Any], *, edges: bo
     tgt = _vertex_ids(g, targets, "targets", owner, distinct=True)
     scores = subset_scores(bg, src, tgt, edges=edges, normalized=p["normalized"], backend=be,
                            progress=p["progress"], client=p["client"])
-    return _edge_frame(g, scores) if edges else _node_frame(g, scores)
+    return _edge_frame(g, scores, graph) if edges else _node_frame(g, scores, graph)
 
 
 @frames_like_input()
