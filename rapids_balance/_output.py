@@ -7,9 +7,12 @@ was cuDF.  A caller who asks for ``as_dask=True`` gets the per-edge tables
 as a ``dask.dataframe`` (dask-cuDF for cuDF tables), partitioned by rows,
 which is what a graph with hundreds of millions of edges needs downstream.
 
-Results still built as pandas by a capability (frustration, betweenness,
-clustering) are converted with :func:`as_frame_like` (``cudf.from_pandas``:
-one host-to-device copy) when the input was on the device.
+Where an algorithm ran on the host (frustration, betweenness, clustering,
+balancing with ``backend="cpu"``) and the table goes to the device, its host
+columns cross once, in :func:`to_device`, which records each move in
+:data:`device_copies` (the mirror of ``_xp.host_copies``); vertex labels of
+a graph kept on the device are taken there (:func:`label_column`), so only
+the internal ids of the rows cross.
 """
 
 from __future__ import annotations
@@ -19,8 +22,12 @@ import functools
 import inspect
 from typing import Any, Callable
 
-__all__ = ["is_cudf", "is_device_array", "wants_device", "make_table", "as_frame_like", "to_dask_frame",
-           "convert_result_frames", "frames_like_input"]
+__all__ = ["is_cudf", "is_device_array", "wants_device", "make_table", "label_column", "to_device",
+           "device_copies", "device_namespace", "to_dask_frame", "convert_result_frames", "frames_like_input"]
+
+device_copies: list[int] = []
+"""Sizes of the host columns :func:`to_device` moved to the device for result tables, in call
+order (tests clear and read it)."""
 
 
 def is_cudf(obj: Any) -> bool:
@@ -58,6 +65,81 @@ def _host(a: Any) -> Any:
     return _xp.to_host(a)
 
 
+def _cupy_namespace() -> Any:
+    """CuPy's array-API namespace: where cuDF keeps its columns (cuDF depends on CuPy)."""
+    import array_api_compat
+    import cupy
+
+    return array_api_compat.array_namespace(cupy.empty(0))
+
+
+def device_namespace(like: Any = None, columns: Any = ()) -> Any:
+    """The array namespace of a device table's columns.
+
+    That of a device column among ``columns``, else that of a graph kept
+    on the device (``like``), else CuPy's (a cuDF input read into a host
+    graph).
+    """
+    device = [c for c in columns if is_device_array(c)]
+    if device:
+        from array_api_compat import array_namespace
+
+        return array_namespace(*device)
+    if getattr(like, "on_device", False):
+        return like.xp
+    return _cupy_namespace()
+
+
+def to_device(a: Any, xp: Any) -> Any:
+    """A host (numpy) column in the device namespace ``xp``: THE one host-to-device move of a
+    result column, recorded in :data:`device_copies`."""
+    device_copies.append(int(a.size))
+    return xp.asarray(a)
+
+
+def _device_column(c: Any, xp: Callable[[], Any]) -> Any:
+    """One column of a cuDF table: device columns as they are, host numbers moved by
+    :func:`to_device`, host text (CuPy has no strings) handed to cuDF, which copies it (counted)."""
+    if is_device_array(c) or is_cudf(c):
+        return c
+    import numpy as np
+
+    a = np.asarray(c)
+    if a.dtype.kind in "biuf":
+        return to_device(a, xp())
+    device_copies.append(int(a.size))
+    return a if a.dtype.kind == "O" else a.astype(object)
+
+
+def _has_cudf() -> bool:
+    try:
+        _cudf_module()
+    except ImportError:
+        return False
+    return True
+
+
+def label_column(graph: Any, ids: Any = None) -> Any:
+    """Original labels of internal ids ``ids`` (numpy; all vertices when None), for a result table.
+
+    A graph kept on the device, with cuDF installed, gives them where they
+    live (:func:`rapids_balance.io._device.device_labels_column`): only
+    ``ids`` cross to the device.  Otherwise (or where its labels live on
+    the host) the host labels.
+    """
+    if getattr(graph, "on_device", False) and _has_cudf():
+        from .io._device import device_labels_column
+
+        labels = device_labels_column(graph)
+        if is_device_array(labels) or is_cudf(labels):
+            if ids is None:
+                return labels
+            import numpy as np
+
+            return device_labels_column(graph, to_device(np.asarray(ids, dtype=np.int64), graph.xp))
+    return graph.labels if ids is None else graph.labels[ids]
+
+
 def make_table(columns: dict[str, Any], like: Any = None) -> Any:
     """A result table from named columns, in the flavour the input asks for.
 
@@ -74,9 +156,10 @@ def make_table(columns: dict[str, Any], like: Any = None) -> Any:
     -------
     pandas.DataFrame or cudf.DataFrame
         cuDF when a column is a device array or ``like`` asks for it (built
-        from the device columns, with no pandas in between), pandas
-        otherwise.  Without cuDF installed, device columns are copied to the
-        host once and a pandas table is returned.
+        from the device columns, with no pandas in between; host columns
+        cross once, through :func:`to_device`), pandas otherwise.  Without
+        cuDF installed, device columns are copied to the host once and a
+        pandas table is returned.
 
     Examples
     --------
@@ -93,22 +176,11 @@ def make_table(columns: dict[str, Any], like: Any = None) -> Any:
                 raise
             columns = {k: _host(c) if is_device_array(c) else c for k, c in columns.items()}
         else:
-            return cudf.DataFrame(columns)
+            xp = functools.cache(lambda: device_namespace(like, columns.values()))
+            return cudf.DataFrame({k: _device_column(c, xp) for k, c in columns.items()})
     import pandas as pd
 
     return pd.DataFrame(columns)
-
-
-def as_frame_like(df: Any, like: Any) -> Any:
-    """``df`` (pandas) as cuDF when ``like`` asks for device tables (see :func:`wants_device`)."""
-    if not wants_device(like) or is_cudf(df):
-        return df
-    if not is_cudf(like):
-        try:
-            _cudf_module()
-        except ImportError:
-            return df  # a device graph without cuDF: host tables
-    return _cudf_module().from_pandas(df)
 
 
 def to_dask_frame(df: Any, npartitions: int | None = None, rows_per_partition: int = 1_000_000):
@@ -143,25 +215,22 @@ def to_dask_frame(df: Any, npartitions: int | None = None, rows_per_partition: i
 
 def convert_result_frames(result: Any, like: Any = None, *, as_dask: bool = False,
                           dask_fields: tuple[str, ...] = ()) -> Any:
-    """Convert the DataFrame fields of a result dataclass in place, and return it.
+    """With ``as_dask``, turn the fields named in ``dask_fields`` (the per-edge tables) of a
+    result dataclass into dask DataFrames, in place, and return it.
 
-    Every pandas field becomes cuDF when ``like`` is cuDF; with ``as_dask``
-    the fields named in ``dask_fields`` (the per-edge tables) become dask
-    DataFrames.  Non-dataclass results are returned unchanged.
+    The tables themselves are already in the input's flavour (cuDF for a
+    device input): the capabilities build them with :func:`make_table`.
+    ``like`` is kept for the callers' symmetry.  Non-dataclass results are
+    returned unchanged.
     """
-    if not dataclasses.is_dataclass(result) or isinstance(result, type):
+    if not as_dask or not dataclasses.is_dataclass(result) or isinstance(result, type):
         return result
     import pandas as pd
 
-    for f in dataclasses.fields(result):
-        val = getattr(result, f.name)
-        if not (isinstance(val, pd.DataFrame) or is_cudf(val)):
-            continue
-        new = as_frame_like(val, like)
-        if as_dask and f.name in dask_fields:
-            new = to_dask_frame(new)
-        if new is not val:
-            object.__setattr__(result, f.name, new)  # works for frozen dataclasses too
+    for name in dask_fields:
+        val = getattr(result, name)
+        if isinstance(val, pd.DataFrame) or is_cudf(val):
+            object.__setattr__(result, name, to_dask_frame(val))  # works for frozen dataclasses too
     return result
 
 
@@ -184,10 +253,12 @@ def _with_as_dask_doc(doc: str, fields: str) -> str:
 
 
 def frames_like_input(dask_fields: tuple[str, ...] | None = None) -> Callable:
-    """Decorator for public algorithms: tables come back in the input's flavour.
+    """Decorator for public algorithms: ``as_dask`` for their per-edge tables.
 
-    The wrapped function's first argument is the graph input.  Its result is
-    converted with :func:`convert_result_frames`; the wrapper adds the
+    The wrapped function's first argument is the graph input; it builds its
+    tables with :func:`make_table`, so they already come in the input's
+    flavour.  With ``as_dask=True`` its per-edge tables become dask
+    DataFrames (:func:`convert_result_frames`); the wrapper adds the
     keyword ``as_dask`` (to the signature and to the Parameters section of
     the docstring) and checks it before the function runs.
 
@@ -211,8 +282,7 @@ def frames_like_input(dask_fields: tuple[str, ...] | None = None) -> Callable:
                 raise param_error("as_dask", owner, "False (this result has no per-edge table)", as_dask)
             result = fn(graph, *args, **kwargs)
             if dask_fields is None:
-                out = as_frame_like(result, graph)
-                return to_dask_frame(out) if as_dask else out
+                return to_dask_frame(result) if as_dask else result
             return convert_result_frames(result, like=graph, as_dask=as_dask, dask_fields=dask_fields)
 
         if dask_fields is None:

@@ -11,6 +11,13 @@ Each stand-in class implements only the methods named in
 :data:`CALLS` (``"cudf.Series.to_cupy"``, ...), so a test can compare the
 calls made with the documented list.  Helpers whose names start with
 ``host_`` are the tests' own views of the data and are not recorded.
+
+Every ``cudf.DataFrame(...)`` also records in :data:`BUILT` what each of its
+columns was built from (``"device"``: an ``array_api_strict`` array;
+``"cudf"``: a stand-in column; ``"host text"``: text, which CuPy cannot
+hold; ``"host numbers"`` or ``"pandas"``: what a result table must not be
+built from), so a test can check that result tables come from device
+columns with no pandas object in between.  There is no ``from_pandas``.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 CALLS: list[str] = []
+BUILT: list[dict[str, str]] = []
 
 
 def _record(name: str) -> None:
@@ -114,11 +122,22 @@ class Series:
         return self._values.shape[0]
 
 
+def _built_from(v) -> str:
+    if isinstance(v, (Series, Index)):
+        return "cudf"
+    if isinstance(v, (pd.DataFrame, pd.Series, pd.Index)):
+        return "pandas"
+    if isinstance(v, np.ndarray):
+        return "host text" if v.dtype.kind == "O" else "host numbers"
+    return "device" if hasattr(v, "__array_namespace__") else type(v).__name__
+
+
 class DataFrame:
     """cudf.DataFrame: named Series."""
 
     def __init__(self, data: dict):
         _record("cudf.DataFrame")
+        BUILT.append({k: _built_from(v) for k, v in data.items()})
         self._cols = {k: v if isinstance(v, Series) else Series(v) for k, v in data.items()}
 
     @classmethod
@@ -145,10 +164,13 @@ class DataFrame:
 
 def read_csv(buffer, *, header=None, names=None, comment=None, skip_blank_lines=True, sep=None,
              skipinitialspace=False, delim_whitespace=False) -> DataFrame:
+    """As cuDF reads: given ``names``, the first ``len(names)`` fields of each row, further fields
+    ignored without an error (libcudf's row parser stops at the last named column)."""
     _record("cudf.read_csv")
     frame = pd.read_csv(buffer, sep=r"\s+" if delim_whitespace else sep, header=header, names=names,
                         comment=comment, skip_blank_lines=skip_blank_lines, skipinitialspace=skipinitialspace,
-                        keep_default_na=False, na_values=[""])
+                        keep_default_na=False, na_values=[""],
+                        usecols=None if names is None else list(range(len(names))))
     return DataFrame.host_from_pandas(frame)
 
 
@@ -160,11 +182,6 @@ def read_parquet(buffer) -> DataFrame:
 def concat(parts, ignore_index: bool = False) -> Series:
     _record("cudf.concat")
     return Series(np.concatenate([p._values for p in parts]), np.concatenate([p._nulls for p in parts]))
-
-
-def from_pandas(df: pd.DataFrame) -> DataFrame:
-    _record("cudf.from_pandas")
-    return DataFrame.host_from_pandas(df)
 
 
 # ---------------------------------------------------------------------------
@@ -248,7 +265,7 @@ class Graph:
 def modules() -> dict[str, types.ModuleType]:
     """Fresh ``cudf`` / ``dask_cudf`` / ``cugraph`` module objects (install them in sys.modules)."""
     cudf = types.ModuleType("cudf")
-    for name in ("DataFrame", "Series", "Index", "read_csv", "read_parquet", "concat", "from_pandas"):
+    for name in ("DataFrame", "Series", "Index", "read_csv", "read_parquet", "concat"):
         obj = globals()[name]
         setattr(cudf, name, obj)
     dask_cudf = types.ModuleType("dask_cudf")
@@ -264,13 +281,29 @@ for _cls, _mod in ((Index, "cudf.core.index"), (Series, "cudf.core.series"), (Da
     _cls.__module__ = _mod
 
 
+def device_namespace():
+    """The namespace of the stand-in device arrays (what CuPy's is on a GPU)."""
+    import array_api_compat
+
+    return array_api_compat.array_namespace(xps.asarray(0))
+
+
 def install(monkeypatch) -> dict[str, types.ModuleType]:
-    """Put the stand-ins in ``sys.modules`` for one test; clears :data:`CALLS`."""
+    """Put the stand-ins in ``sys.modules`` for one test; clears :data:`CALLS` and :data:`BUILT`.
+
+    Result tables of a cuDF input read into a host graph put their columns
+    in CuPy's namespace: here the stand-in device's.
+    """
+    from rapids_balance import _output
+
     mods = modules()
     for name, mod in mods.items():
         monkeypatch.setitem(sys.modules, name, mod)
+    monkeypatch.setattr(_output, "_cupy_namespace", device_namespace)
     CALLS.clear()
+    BUILT.clear()
     return mods
 
 
-__all__ = ["CALLS", "install", "DataFrame", "Series", "Index", "DaskFrame", "Graph"]
+__all__ = ["CALLS", "BUILT", "install", "device_namespace", "DataFrame", "Series", "Index", "DaskFrame",
+           "Graph"]

@@ -165,6 +165,53 @@ def test_read_edgelist_gpu_gives_the_host_graph(rapids, text):
     assert_same_graph(rb.read_edgelist(io.BytesIO(text), backend="gpu"), rb.read_edgelist(io.BytesIO(text)))
 
 
+def _long_file(sep: str, bad_line: str, header: bytes = b"") -> bytes:
+    """More than the 64 KiB the host parser looks at, then one line ``bad_line``, then more rows."""
+    rows = [f"{i}{sep}{i + 1}{sep}{1 if i % 3 else -1}" for i in range(12_000)]
+    return header + "\n".join(rows[:9_000] + [bad_line] + rows[9_000:]).encode() + b"\n"
+
+
+@pytest.mark.parametrize("text", [
+    _long_file(",", "7777777,6,1,9"),                   # one field too many
+    _long_file(",", "7777777,6,1,"),                    # an empty field too many
+    _long_file("\t", "7777777\t6\t1\t9", b"# comment\n"),  # SNAP: tab separated
+    _long_file(" ", "7777777 6 -1 7 8", b"# comment\n"),   # SNAP: two fields too many
+], ids=["csv", "csv-empty-field", "snap-tab", "snap-space"])
+def test_read_edgelist_gpu_refuses_a_long_row_past_the_host_sniff(rapids, text):
+    """cuDF keeps the first fields of a longer row without an error: counted on the device, the row
+    goes to the host reader, which raises its error with the line."""
+    assert text.index(b"\n7777777") > 65536
+    with pytest.raises(rb.GraphFormatError) as host:
+        rb.read_edgelist(io.BytesIO(text))
+    with pytest.raises(rb.GraphFormatError) as dev:
+        rb.read_edgelist(io.BytesIO(text), backend="gpu")
+    assert str(dev.value) == str(host.value) and "ragged line" in str(host.value)
+    assert "cudf.read_csv" in standins.CALLS  # read on the device first, the long row found there
+
+
+@pytest.mark.parametrize("text, irregular", [
+    (b"1,2,1\n2,3,-1\n", False),
+    (b"1,2,1\n\n2,3,-1", False),                       # a blank line, no final newline
+    (b"1,2,1\n2,3\n", True),                           # a short row
+    (b"1,2,1\n2,3,-1,4\n", True),
+    (b"# c # d\n1\t2\t1\r\n  2 3   -1  \n", False),      # a comment line; blanks around fields
+    (b"1 2 1\n2 3 -1 # note\n", True),                 # cuDF would drop the note: the host decides
+    (b"1 2 1\n2 3 -1#\n", True),
+], ids=["plain", "blank", "short", "long", "whitespace", "note", "note-glued"])
+def test_field_count_per_line_on_the_device(rapids, text, irregular):
+    from rapids_balance.io._device import _irregular_lines
+
+    sep, comment = ("," , None) if text[1:2] == b"," else (None, "#")
+    assert _irregular_lines(text, sep, comment, 3) is irregular
+
+
+def test_read_edgelist_gpu_long_regular_file_stays_on_the_device(rapids):
+    text = _long_file(",", "777,6,1")
+    got = rb.read_edgelist(io.BytesIO(text), backend="gpu")
+    assert got.on_device and any("cudf.read_csv" in note for note in got.cleaning.notes)
+    assert_same_graph(got, rb.read_edgelist(io.BytesIO(text)))
+
+
 def test_read_edgelist_gpu_parquet(rapids, tmp_path):
     path = tmp_path / "edges.parquet"
     EDGES.to_parquet(path)
@@ -209,11 +256,243 @@ def test_betweenness_reads_cudf_and_cugraph_into_host_columns(rapids):
     want = rb.betweenness_centrality(df, weight=None, source="src", target="dst")
     got = rb.betweenness_centrality(standins.DataFrame.host_from_pandas(df), weight=None, source="src",
                                     target="dst")
-    assert isinstance(got, standins.DataFrame)  # cuDF in, cuDF out (cudf.from_pandas)
+    assert isinstance(got, standins.DataFrame)  # cuDF in, cuDF out (built from device columns)
     pd.testing.assert_frame_equal(got.host_to_pandas(), want, check_dtype=False)
     G = standins.Graph.host_from_edges(df, "src", "dst", None, renumber=True)
     via_cugraph = rb.betweenness_centrality(G, weight=None)
     pd.testing.assert_frame_equal(via_cugraph.host_to_pandas(), want, check_dtype=False)
+
+
+# ---------------------------------------------------------------------------
+# every capability: cuDF in, cuDF out, built from device columns
+# ---------------------------------------------------------------------------
+
+def _text_ids(df: pd.DataFrame) -> pd.DataFrame:
+    name = {v: f"v{v % 1000:03d}-{v}" for v in np.unique(df[["src", "dst"]].to_numpy())}
+    return df.assign(src=df.src.map(name), dst=df.dst.map(name))
+
+
+def _capability_runs(frame, exact: bool = True) -> dict:
+    """Every table every capability returns for ``frame`` (pandas or the stand-in cuDF), by name."""
+    from rapids_balance.frustration_index import frustration_lower_bound
+
+    kw = dict(progress=False, backend="cpu")
+    out = {}
+    fr = rb.frustration(frame, 8, sign="sign", refine=1, as_dask=True, **kw)
+    out.update({f"frustration.{k}": getattr(fr, k) for k in ("best_state", "switched", "cloud", "history")})
+    out["frustration_lower_bound.cycles"] = frustration_lower_bound(frame, sign="sign", as_dask=True).cycles
+    if exact:
+        ex = rb.frustration_index_exact(frame, sign="sign", time_limit=10)
+        out.update({"exact.best_state": ex.best_state, "exact.switched": ex.switched})
+    for method in ("vnd", "ils"):
+        cc = rb.correlation_clustering(frame, sign="sign", method=method, max_iterations=2, **kw)
+        out.update({f"{method}.labels": cc.labels, f"{method}.history": cc.history})
+    bc = dict(weight=None, source="src", target="dst", **kw)
+    out["betweenness"] = rb.betweenness_centrality(frame, **bc)
+    out["edge_betweenness"] = rb.edge_betweenness_centrality(frame, as_dask=True, **bc)
+    both = rb.node_and_edge_betweenness(frame, as_dask=True, **bc)
+    out.update({"both.vertices": both.vertices, "both.edges": both.edges})
+    ends = np.unique(_connected(frame, "src"))[:2].tolist()
+    out["subset"] = rb.betweenness_centrality_subset(frame, ends[:1], ends[1:], **bc)
+    out["edge_subset"] = rb.edge_betweenness_centrality_subset(frame, ends[:1], ends[1:], **bc)
+    bal = rb.balance(frame, 8, sign="sign", as_dask=True, **kw)
+    out.update({"balance.vertices": bal.vertices, "balance.edges": bal.edges})
+    return out
+
+
+def _connected(frame, column: str) -> np.ndarray:
+    """Endpoint labels of the edges of the largest component of :data:`EDGES` (the first four rows)."""
+    host = frame.host_to_pandas() if isinstance(frame, standins.DataFrame) else frame
+    return host[column].to_numpy()[:4]
+
+
+def _host_view(table) -> pd.DataFrame:
+    if isinstance(table, standins.DaskFrame):
+        table = table.compute()
+    if isinstance(table, standins.DataFrame):
+        table = table.host_to_pandas()
+    elif hasattr(table, "npartitions"):
+        table = table.compute().reset_index(drop=True)
+    return table.drop(columns=["time_s"], errors="ignore")  # clustering's history: wall times
+
+
+PER_EDGE_DASK = ("frustration.switched", "frustration_lower_bound.cycles", "edge_betweenness", "both.edges",
+                 "balance.edges")
+
+
+@pytest.mark.parametrize("ids", ["integers", "text"])
+def test_every_capability_gives_device_tables_built_from_device_columns(rapids, ids):
+    """cuDF in: every table is a cuDF table built from device columns (no pandas in between, no
+    ``from_pandas``), per-edge tables are dask-cuDF with ``as_dask``, and the values are the host run's."""
+    from rapids_balance import _output
+
+    edges = EDGES if ids == "integers" else _text_ids(EDGES)
+    want = _capability_runs(edges, exact=ids == "integers")
+    standins.BUILT.clear()
+    _output.device_copies.clear()
+    got = _capability_runs(standins.DataFrame.host_from_pandas(edges), exact=ids == "integers")
+    assert got.keys() == want.keys()
+    for name, table in got.items():
+        kind = standins.DaskFrame if name in PER_EDGE_DASK else standins.DataFrame
+        assert isinstance(table, kind), name
+        pd.testing.assert_frame_equal(_host_view(table), _host_view(want[name]), check_dtype=False,
+                                      obj=name)
+    made = [kind for built in standins.BUILT for kind in built.values()]
+    assert len(standins.BUILT) >= len(got) and not {"host numbers", "pandas"} & set(made), made
+    assert ("host text" in made) and (("cudf" in made) is (ids == "text"))  # text labels stay in cuDF
+    assert _output.device_copies  # the host runs' columns crossed, counted, in one place
+
+
+def test_a_device_state_can_be_handed_back(rapids):
+    """frustration's cuDF ``best_state`` and clustering's cuDF ``labels``
+    are accepted back as ``state=`` / ``start=`` / ``init=``, as on the host."""
+    frame = standins.DataFrame.host_from_pandas(EDGES)
+    host = rb.frustration_lower_bound(EDGES, rb.frustration(EDGES, n_trees=4, seed=1).best_state, sign="sign")
+    state = rb.frustration(frame, n_trees=4, seed=1, sign="sign").best_state
+    assert isinstance(state, standins.DataFrame)
+    got = rb.frustration_lower_bound(frame, state, sign="sign")
+    assert (got.bound, got.index) == (host.bound, host.index)
+    pytest.importorskip("highspy")
+    exact = rb.frustration_index_exact(frame, start=state, sign="sign")
+    assert exact.index == rb.frustration_index_exact(EDGES, sign="sign").index
+    labels = rb.correlation_clustering(frame, method="vnd", seed=1, sign="sign").labels
+    assert isinstance(labels, standins.DataFrame)
+    assert (rb.correlation_clustering(frame, init=labels, method="vnd", seed=1, sign="sign").imbalance
+            == rb.correlation_clustering(EDGES, init=labels.host_to_pandas(), method="vnd", seed=1,
+                                         sign="sign").imbalance)
+
+
+def test_host_result_columns_cross_once_through_to_device(rapids):
+    """A graph kept on the device, a host algorithm: each numeric column crosses once, counted;
+    the labels are taken on the device (only the row ids of the switched edges cross)."""
+    from rapids_balance import _output
+    from rapids_balance.frustration_index._result import state_frame, switched_frame
+
+    graph = rb.SignedGraph.from_edgelist(standins.DataFrame.host_from_pandas(EDGES), sign="sign")
+    host = rb.SignedGraph.from_edgelist(EDGES, sign="sign")
+    side = np.arange(graph.n, dtype=np.int8) % 2
+    _output.device_copies.clear()
+    standins.BUILT.clear()
+    state = state_frame(graph, side)
+    assert _output.device_copies == [graph.n]  # the sides; the labels were already there
+    switched = switched_frame(graph, side)
+    k = len(switched)
+    assert _output.device_copies[1:] == [k, k, k]  # src ids, dst ids, signs
+    assert standins.BUILT == [{"vertex": "device", "side": "device"},
+                              {"src": "device", "dst": "device", "sign": "device"}]
+    pd.testing.assert_frame_equal(state.host_to_pandas(), state_frame(host, side))
+    pd.testing.assert_frame_equal(switched.host_to_pandas(), switched_frame(host, side))
+
+
+# ---------------------------------------------------------------------------
+# Dask with a graph kept on the device
+# ---------------------------------------------------------------------------
+
+def _device_degrees(graph, ids, params):
+    """A batch that reads the device CSR only: (on the device?, host copies held, degree sum)."""
+    d = graph.device_arrays()
+    held = sorted(k for k in ("indptr", "indices", "edge_src") if k in graph.__dict__)
+    return graph.on_device, held, d["indptr"][ids.stop] - d["indptr"][ids.start]
+
+
+@pytest.fixture(scope="module", params=[False, True], ids=["threads", "processes"])
+def device_client(request):
+    """One-worker clients: in the client's process, and a worker process (which pickles the graph)."""
+    pytest.importorskip("distributed")
+    import cloudpickle
+    import sys
+
+    from rapids_balance.distributed import start_cluster
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the batch function above
+    client = start_cluster(1, gpu=False, processes=request.param)
+    yield client
+    client.close()
+
+
+def _client_host_copies(monkeypatch) -> list[int]:
+    """Sizes of the ``_xp.to_host`` copies made by the client's thread (workers in this process run
+    in their own threads, and copy their graph to the host for the CPU kernels as they please)."""
+    import threading
+
+    sizes: list[int] = []
+    real = _xp.to_host
+
+    def to_host(a):
+        if threading.current_thread() is threading.main_thread():
+            sizes.append(int(getattr(a, "size", 0) or 0))
+        return real(a)
+
+    monkeypatch.setattr(_xp, "to_host", to_host)
+    return sizes
+
+
+def test_run_batches_ships_a_device_graph_without_a_host_copy(rapids, device_client, monkeypatch):
+    from rapids_balance.distributed import RangeBatches, run_batches
+
+    graph = rb.SignedGraph.from_edgelist(standins.DataFrame.host_from_pandas(EDGES), sign="sign")
+    graph.indptr  # a host copy the client made: it stays behind
+    copies = _client_host_copies(monkeypatch)
+    parts = run_batches(device_client, graph, _device_degrees, RangeBatches(graph.n, 2), fold=list)
+    assert all(size <= 1 for size in copies), copies
+    # a worker process holds device arrays only; workers in the client's process share its host copies
+    held = [] if device_client.cluster.processes else ["indptr"]
+    assert [(on, h) for on, h, _ in parts] == [(True, held)] * len(parts)
+    degrees = [int(_xp.to_host(total)) for _, _, total in parts]
+    assert sum(degrees) == int(rb.SignedGraph.from_edgelist(EDGES, sign="sign").indptr[-1])
+    # the cluster reduction of device parts stays where the workers made it
+    total = run_batches(device_client, graph, _device_degrees, RangeBatches(graph.n, 2),
+                        combine=lambda a, b: (a[0] and b[0], a[1] + b[1], a[2] + b[2]))
+    assert not isinstance(total[2], np.ndarray) and int(_xp.to_host(total[2])) == sum(degrees)
+
+
+def test_device_graph_travels_as_its_device_arrays(rapids):
+    """What a worker process receives: the graph without arrays, then each device array serialized
+    on its own by Dask (CuPy's serializers on a GPU), never the client's host copies."""
+    import pickle
+
+    pytest.importorskip("distributed")
+    from distributed.protocol import deserialize, serialize
+
+    from rapids_balance.distributed._device_graph import DeviceGraph, ship_device_graph
+    from rapids_balance.distributed._map import _shipping_copy
+
+    graph = rb.SignedGraph.from_edgelist(standins.DataFrame.host_from_pandas(EDGES), sign="sign")
+    graph.indptr, graph.labels  # host copies made on the client
+    handle = ship_device_graph(_shipping_copy(graph))
+    arrays_left = [k for k, v in vars(handle.rest).items()
+                   if isinstance(v, np.ndarray) or _xp.is_device_array(v)]
+    assert not arrays_left, arrays_left
+    assert all(a is graph.device_arrays().get(k, a) for k, a in handle.arrays.items())  # no copies
+    header, frames = serialize(handle, serializers=("dask", "pickle"), on_error="raise")
+    assert header["serializer"] == "dask"  # the registered parts, not one pickle of the graph
+    for back in (deserialize(header, frames), pickle.loads(pickle.dumps(handle))):
+        assert isinstance(back, DeviceGraph) and back.graph.on_device
+        assert "indptr" not in vars(back.graph)
+        assert_same_graph(back.graph, rb.SignedGraph.from_edgelist(EDGES, sign="sign"))
+
+
+def test_balance_on_the_cluster_with_a_device_graph_gives_device_tables(rapids, device_client, monkeypatch):
+    """balance(client=) on a graph kept on the device: no host copy of it on the client up to the
+    counters, cuDF tables, the local host run's values."""
+    from rapids_balance.balancing import _engine
+
+    want = rb.balance(EDGES, n_trees=8, sign="sign", progress=False, backend="cpu")
+    graph = rb.SignedGraph.from_edgelist(standins.DataFrame.host_from_pandas(EDGES), sign="sign")
+    copies = _client_host_copies(monkeypatch)
+    before_counters: list[int] = []
+    finalize = _engine._balance_finalize
+
+    def mark(*args):  # host counters (a CPU run) are turned into attributes with the host graph
+        before_counters.extend(copies)
+        return finalize(*args)
+
+    monkeypatch.setattr(_engine, "_balance_finalize", mark)
+    got = rb.balance(graph, n_trees=8, progress=False, backend="cpu", client=device_client, as_dask=True)
+    assert all(size <= 1 for size in before_counters), before_counters
+    assert isinstance(got.vertices, standins.DataFrame) and isinstance(got.edges, standins.DaskFrame)
+    pd.testing.assert_frame_equal(got.vertices.host_to_pandas(), want.vertices, check_dtype=False)
+    pd.testing.assert_frame_equal(got.edges.compute().host_to_pandas(), want.edges, check_dtype=False)
 
 
 @pytest.mark.parametrize("attributes", ["consensus", "datalab"])
@@ -250,7 +529,7 @@ def test_gpu_run_prelude_reads_a_device_graph_where_it_lives(rapids):
 
 
 def test_calls_made_are_the_documented_calls(rapids, tmp_path):
-    """Every path once: the stand-in calls recorded are exactly DEVICE_CALLS (docs/rapids.md lists them)."""
+    """Every path once: the stand-in calls recorded are exactly DEVICE_CALLS (docs/rapids.rst lists them)."""
     made = set()
 
     def run(fn, *args):
@@ -266,13 +545,23 @@ def test_calls_made_are_the_documented_calls(rapids, tmp_path):
         run(test_cugraph_graph, rapids, renumber)
     run(test_read_edgelist_gpu_parses_with_cudf, rapids, SNAP)
     run(test_read_edgelist_gpu_parquet, rapids, tmp_path)
-    from rapids_balance._output import as_frame_like
-
-    run(as_frame_like, pd.DataFrame({"x": [1]}), standins.DataFrame.host_from_pandas(EDGES))
     standins.CALLS.clear()
     rb.balance(rb.load_example("highland"), 2, progress=False, backend="cpu")
     assert standins.CALLS == []  # a host input calls nothing of RAPIDS
     assert made == set(DEVICE_CALLS)
+
+
+def test_docs_name_exactly_the_calls_made():
+    from pathlib import Path
+
+    table = (Path(__file__).resolve().parents[1] / "docs" / "rapids.rst").read_text().split(
+        "The cuDF / cuGraph calls the library makes")[1]
+    named = [line.split("``")[1] for line in table.splitlines() if line.startswith("``")]
+
+    def tail(call: str) -> str:  # the table may spell a method by its class: ``DataFrame.columns``
+        return ".".join(call.split(".")[-2:])
+
+    assert sorted(map(tail, named)) == sorted(map(tail, DEVICE_CALLS))
 
 
 @pytest.mark.gpu

@@ -20,7 +20,7 @@ import pytest
 distributed = pytest.importorskip("distributed")
 cloudpickle = pytest.importorskip("cloudpickle")
 
-from rapids_balance._output import as_frame_like, convert_result_frames  # noqa: E402
+from rapids_balance._output import convert_result_frames  # noqa: E402
 from rapids_balance.distributed import (  # noqa: E402
     WorkerBatches, map_batches, map_reduce, ordered_reduce, run_batches, scatter_graph, split_range,
     start_cluster, to_dask_frame)
@@ -223,22 +223,32 @@ def test_frames():
     pd.testing.assert_frame_equal(r.edges.compute(), df)
 
 
-def test_frames_follow_cudf_input(monkeypatch):
-    # no cuDF here: a stand-in module checks the dispatch (type-based, lazy import)
+def test_cudf_tables_go_to_dask_cudf(monkeypatch):
+    # no cuDF here: stand-in modules check the dispatch (type-based, lazy import)
     import types
+    from dataclasses import dataclass
 
     class FakeCudfFrame:
         def __init__(self, df):
             self.df = df
 
+        def __len__(self):
+            return len(self.df)
+
     FakeCudfFrame.__module__ = "cudf.core.dataframe"
-    fake = types.ModuleType("cudf")
-    fake.from_pandas = FakeCudfFrame
-    monkeypatch.setitem(sys.modules, "cudf", fake)
-    df = pd.DataFrame({"a": [1, 2]})
-    out = as_frame_like(df, FakeCudfFrame(df))
-    assert isinstance(out, FakeCudfFrame) and out.df is df
-    assert as_frame_like(df, df) is df  # pandas in, pandas out
+    fake = types.ModuleType("dask_cudf")
+    fake.from_cudf = lambda frame, npartitions, sort: ("dask-cudf", frame, npartitions)
+    monkeypatch.setitem(sys.modules, "dask_cudf", fake)
+
+    @dataclass
+    class R:
+        edges: object
+        vertices: object
+
+    edges, vertices = FakeCudfFrame(pd.DataFrame({"a": [1, 2]})), FakeCudfFrame(pd.DataFrame({"v": [0]}))
+    r = convert_result_frames(R(edges, vertices), as_dask=True, dask_fields=("edges",))
+    assert r.edges == ("dask-cudf", edges, 1) and r.vertices is vertices  # made by the capability
+    assert convert_result_frames(R(edges, vertices), as_dask=False, dask_fields=("edges",)).edges is edges
 
 
 # --- on the cluster --------------------------------------------------------------

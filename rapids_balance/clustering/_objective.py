@@ -98,15 +98,21 @@ def imbalance_value(graph: Graph, labels: np.ndarray, weights: np.ndarray | None
 def coerce_labels(graph: Graph, labels: Any, what: str = "labels") -> np.ndarray:
     """User labels -> compact cluster ids (int32, internal vertex order).
 
-    Accepted: a DataFrame with columns ``vertex`` and ``cluster`` (original
-    vertex labels; every vertex exactly once), a pandas Series indexed by
+    Accepted: a DataFrame (pandas or cuDF) with columns ``vertex`` and
+    ``cluster`` (original vertex labels; every vertex exactly once), a pandas Series indexed by
     vertex label, a dict ``{vertex label: cluster}``, or an array of length n
     in internal vertex order.  Cluster values may be any hashable values;
     they are renumbered 0..c-1 in order of first appearance.
     """
     import pandas as pd
 
+    from .._output import is_cudf
+
     n = graph.n
+    if is_cudf(labels) and hasattr(labels, "columns"):
+        from ..io._device import host_frame
+
+        labels = host_frame(labels)  # n labels; the search runs on the host
     if isinstance(labels, pd.DataFrame):
         missing = {"vertex", "cluster"} - set(labels.columns)
         if missing:

@@ -32,6 +32,7 @@ from .._validation import check_bool, check_int, param_error
 from ..errors import InvalidParameterError
 from ._batches import MAX_TASKS, RangeBatches, WorkerBatches
 from ._cluster import require_distributed
+from ._device_graph import ship_device_graph
 from ._shared import share_graph, shared_graph_enabled
 from ._tasks import fold, fold_to_host, run_batch, sum_parts, tree_groups
 
@@ -113,13 +114,20 @@ def scatter_graph(client: Any, graph: Any, *, broadcast: bool = True, cache: boo
         this machine share one physical copy.  Default: the dask config
         value ``rapids-balance.shared-graph`` (True).  Used only when every
         worker can open the file; otherwise, and with ``False``, the graph
-        itself is scattered.
+        itself is scattered.  Not for a graph kept on the device.
 
     Returns
     -------
     distributed.Future
-        Of the graph, or of a :class:`~._shared.SharedGraph` standing in for
-        it (tasks run through ``run_batch``, which unwraps it).
+        Of the graph, or of a :class:`~._shared.SharedGraph` or (a graph
+        kept on the device) a :class:`~._device_graph.DeviceGraph` standing
+        in for it (tasks run through ``run_batch``, which unwraps it).
+
+    Notes
+    -----
+    A graph kept on the device (``graph.on_device``) is sent as its device
+    arrays, serialized by Dask as it serializes CuPy arrays: the client
+    makes no host copy of it (:mod:`~rapids_balance.distributed._device_graph`).
     """
     if _is_future(graph):
         return graph
@@ -136,7 +144,9 @@ def scatter_graph(client: Any, graph: Any, *, broadcast: bool = True, cache: boo
     shipped = _shipping_copy(graph)
     if shared is None:
         shared = shared_graph_enabled()
-    if shared:
+    if getattr(graph, "on_device", False):  # device arrays travel as Dask sends device arrays
+        shipped = ship_device_graph(shipped)
+    elif shared:
         shipped = share_graph(client, graph, shipped) or shipped
     # hash=False: tokenizing would pickle the whole graph just to name it
     fut = client.scatter(shipped, broadcast=broadcast, hash=False)
@@ -330,7 +340,8 @@ def map_reduce(client: Any, graph: Any, fn: Callable[[Any, Any, Any], Any],
     any placement, and equals
     ``ordered_reduce(parts, combine, split_every)`` computed in one process,
     bit for bit, floating point included.  Only the root comes back to the
-    client (as host arrays).
+    client: as host arrays, or, for a graph kept on the device, where the
+    workers computed it (device counters stay on the device).
 
     ``combine(a, b)`` must return a new object (never update ``a`` in place):
     a rerun task must see the inputs the first attempt saw.
@@ -349,14 +360,16 @@ def map_reduce(client: Any, graph: Any, fn: Callable[[Any, Any, Any], Any],
     >>> bool((total == local).all())                                         # doctest: +SKIP
     True
     """
+    to_host_root = not getattr(graph, "on_device", False)
+
     def job(gfut, batches, name, token, made):
         futs = _submit_batches(client, gfut, fn, batches, params, retries, name, token)
         made += futs
         levels = tree_groups(len(futs), split_every)
         items = futs
         for depth, level in enumerate(levels):
-            last = depth == len(levels) - 1
-            items = [client.submit(fold_to_host if last else fold, combine, *items[a:b],
+            root_to_host = depth == len(levels) - 1 and to_host_root
+            items = [client.submit(fold_to_host if root_to_host else fold, combine, *items[a:b],
                                    key=f"{name}-reduce{depth}-{j}-{token}", retries=retries,
                                    pure=False)
                      for j, (a, b) in enumerate(level)]

@@ -47,7 +47,9 @@ def run_batches(client: Any, graph: Any, batch_fn: Callable[[Any, Any, Any], Any
     client : distributed.Client
         A running client.
     graph : Graph, SignedGraph or distributed.Future
-        What every batch reads; a future is used as it is.
+        What every batch reads; a future is used as it is.  A graph kept on
+        the device is sent as its device arrays, with no host copy on the
+        client (see :func:`~._map.scatter_graph`).
     batch_fn : callable
         Module-level (importable by the workers) and pure: it never updates
         its arguments in place.
@@ -78,7 +80,8 @@ def run_batches(client: Any, graph: Any, batch_fn: Callable[[Any, Any, Any], Any
     Returns
     -------
     object
-        The cluster reduction's root (host arrays), or what ``fold`` returns.
+        The cluster reduction's root (host arrays; for a graph kept on the
+        device, arrays where the workers made them), or what ``fold`` returns.
 
     Raises
     ------

@@ -92,8 +92,11 @@ class SharedGraph:
 
 
 def resolve_graph(obj: Any) -> Any:
-    """The graph a task should use: unwraps :class:`SharedGraph`."""
-    return obj.graph if isinstance(obj, SharedGraph) else obj
+    """The graph a task should use: unwraps :class:`SharedGraph` and
+    :class:`~._device_graph.DeviceGraph`."""
+    from ._device_graph import DeviceGraph
+
+    return obj.graph if isinstance(obj, (SharedGraph, DeviceGraph)) else obj
 
 
 def _big_arrays(obj: Any) -> dict[str, np.ndarray]:

@@ -12,19 +12,23 @@ __all__ = ["FrustrationResult", "ExactResult", "FrustrationBound", "state_frame"
 
 
 def state_frame(graph, side: np.ndarray) -> pd.DataFrame:
-    """``vertex`` (original label), ``side`` (0/1) of a bipartition."""
-    return pd.DataFrame({"vertex": graph.labels, "side": np.asarray(side, dtype=np.int8)})
+    """``vertex`` (original label), ``side`` (0/1) of a bipartition (cuDF for a graph kept on the device)."""
+    from .._output import label_column, make_table
+
+    return make_table({"vertex": label_column(graph), "side": np.asarray(side, dtype=np.int8)}, like=graph)
 
 
 def switched_frame(graph, side: np.ndarray) -> pd.DataFrame:
     """Edges whose sign the balanced state flips: ``src``, ``dst`` (labels), ``sign`` (input)."""
+    from .._output import label_column, make_table
+
     side = np.asarray(side)
     across = side[graph.edge_src] != side[graph.edge_dst]
     frustrated = (graph.sign > 0) == across
     e = np.flatnonzero(frustrated)
-    return pd.DataFrame({"src": graph.labels[graph.edge_src[e]],
-                         "dst": graph.labels[graph.edge_dst[e]],
-                         "sign": graph.sign[e]})
+    return make_table({"src": label_column(graph, graph.edge_src[e]),
+                       "dst": label_column(graph, graph.edge_dst[e]),
+                       "sign": graph.sign[e]}, like=graph)
 
 
 @dataclass

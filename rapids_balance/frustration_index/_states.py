@@ -144,6 +144,12 @@ def side_vector(graph, state, what: str = "state") -> np.ndarray:
     """
     import pandas as pd
 
+    from .._output import is_cudf
+
+    if is_cudf(state):
+        from ..io._device import host_frame
+
+        state = host_frame(state)  # a few columns of n values; the search runs on the host
     if isinstance(state, pd.DataFrame):
         if not {"vertex", "side"} <= set(state.columns):
             raise GraphInputError(f"{what} needs columns 'vertex' and 'side', got {list(state.columns)}")
@@ -152,6 +158,8 @@ def side_vector(graph, state, what: str = "state") -> np.ndarray:
             raise GraphInputError(f"{what} must list every one of the graph's {graph.n} vertices once "
                                   f"(it has {ids.size} rows, {np.unique(ids).size} distinct vertices)")
         raw = state["side"].to_numpy()
+        if raw.dtype.kind not in "biuf":
+            raise GraphInputError(f"{what}: sides must be 0 or 1, got column 'side' of dtype {raw.dtype}")
         side = np.empty(graph.n, np.int64)
         side[ids] = raw
     else:

@@ -40,7 +40,6 @@ DEVICE_CALLS = (
     "cudf.read_parquet",
     "cudf.concat",
     "cudf.DataFrame",
-    "cudf.from_pandas",
     "cudf.DataFrame.columns",
     "cudf.DataFrame.__getitem__",
     "cudf.Series.dtype",
@@ -318,6 +317,8 @@ def read_device(src: Any, *, format: str = "auto", source: Any = None, target: A
         except Exception:  # a row cuDF cannot parse: the host reader names its line
             return None
         comments = _count_lines_starting(text, comment.encode()) if comment else 0
+        if _irregular_lines(text, sep, comment, len(names)):
+            return None  # cuDF reads the first len(names) fields of a longer row: the host reader names it
     columns = list(frame.columns)
     if names is not None and columns != names:
         return None
@@ -339,6 +340,60 @@ def read_device(src: Any, *, format: str = "auto", source: Any = None, target: A
                                   weight=roles.weight, where=src.name)
     return build_graph(u, v, sign=s, weight=w, directed=directed, name=name or _display_name(src.name),
                        graph_class=SignedGraph if s is not None else Graph, report=report, **build)
+
+
+#: bytes that separate fields in whitespace-delimited formats (a line ends at ``\n``)
+_BLANKS = (32, 9, 13, 11, 12)
+
+
+def _irregular_lines(text: bytes, sep: str | None, comment: str | None, fields: int) -> bool:
+    """True when a line of ``text`` may not have exactly ``fields`` fields, counted on the device.
+
+    ``cudf.read_csv`` given ``names`` reads the first ``len(names)`` fields
+    of every row and ignores any further field without an error (its row
+    parser stops at the last named column), so a longer row beyond the
+    lines the host parser checked would lose data silently.  Fields are
+    counted over the raw bytes in the device's array namespace: separators
+    plus one (``sep``), or runs of non-blank bytes (whitespace formats), per
+    line; blank lines and lines starting with ``comment`` are skipped.  A
+    ``comment`` character inside a data line (the rest of the line would be
+    dropped) also counts as irregular.  Only the verdict, one boolean,
+    reaches the host; a false alarm merely hands the file to the host reader.
+    """
+    import numpy as np
+
+    from .._output import device_namespace
+
+    xp = device_namespace()
+    b = xp.asarray(np.frombuffer(text, dtype=np.uint8))
+    n = b.shape[0]
+    newline = xp.nonzero(b == 10)[0]
+    starts = xp.concat([xp.zeros(1, dtype=newline.dtype), newline + 1])
+    ends = xp.concat([newline, xp.full(1, n, dtype=newline.dtype)])
+
+    def per_line(mask):  # marked bytes in each line [start, end)
+        pos = xp.nonzero(mask)[0]
+        return xp.searchsorted(pos, ends) - xp.searchsorted(pos, starts)
+
+    blank = xp.zeros_like(b, dtype=xp.bool)
+    for byte in _BLANKS:
+        blank = blank | (b == byte)
+    after_line_start = xp.concat([xp.ones(1, dtype=xp.bool), b[:-1] == 10]) if n else blank
+    if sep is None:
+        after_blank = xp.concat([xp.ones(1, dtype=xp.bool), blank[:-1] | (b[:-1] == 10)]) if n else blank
+        count = per_line(~blank & (b != 10) & after_blank)
+    else:
+        count = per_line(b == ord(sep)) + 1
+    skip = per_line(~blank & (b != 10)) == 0
+    if comment is not None:
+        is_comment = b == ord(comment)
+        comment_line = per_line(is_comment & after_line_start) > 0
+        skip = skip | comment_line
+        # a comment sign inside a data line: cuDF drops the rest of that line
+        inside = xp.nonzero(is_comment & ~after_line_start)[0]
+        if bool(xp.any(~xp.take(comment_line, xp.searchsorted(newline, inside)))):
+            return True
+    return bool(xp.any(~skip & (count != fields)))
 
 
 class _Columns:

@@ -1,0 +1,115 @@
+"""A graph kept on the device, shipped to the workers as device arrays.
+
+A graph built from device columns keeps its arrays in CuPy
+(``graph.on_device``).  Pickled as it is, it would be copied to the host on
+the client (CuPy pickles an array through ``ndarray.get()``), and the shared
+file of :mod:`._shared` holds host arrays.  So the workers receive a
+:class:`DeviceGraph` instead: the graph without its arrays (small, pickled)
+and the device arrays themselves, which Dask serializes as it serializes
+any CuPy array:
+
+* workers in the client's process (``processes=False``) use the very same
+  device arrays: nothing is copied;
+* with the ``cuda`` serializers (UCX comms, as dask-cuda sets up) the arrays
+  go from device to device;
+* over Dask's TCP comm, Dask stages each array's bytes through host memory
+  while sending it, as it does for any CuPy array; the library itself makes
+  no host copy of the graph.
+
+Every worker unpacks the graph once (when the scattered handle arrives), so
+the tasks on one worker share it and the host copies its CPU kernels make
+of it.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+__all__ = ["DeviceGraph", "ship_device_graph"]
+
+# what a graph kept on the device holds its arrays in (see rapids_balance.graph.Graph)
+_ARRAYS = "_xp_arrays"
+
+
+class DeviceGraph:
+    """Stands in for a graph kept on the device on the workers.
+
+    Attributes
+    ----------
+    rest : object
+        The graph without its device arrays (and without host copies of them).
+    arrays : dict
+        The device arrays, by name.
+    graph : object
+        The graph, put back together (on the client: the shipped copy).
+    """
+
+    def __init__(self, rest: Any, arrays: dict[str, Any], graph: Any = None):
+        self.rest = rest
+        self.arrays = arrays
+        self.graph = graph if graph is not None else _assemble(rest, arrays)
+
+    def __reduce__(self):
+        # without Dask's serializers (plain pickle): each array as its library pickles it
+        return (DeviceGraph, (self.rest, self.arrays))
+
+    def __sizeof__(self) -> int:
+        # dask's memory accounting counts host memory: the arrays live on the device
+        return 1024
+
+    def __repr__(self) -> str:
+        return f"<DeviceGraph: {self.graph!r}>"
+
+
+def _assemble(rest: Any, arrays: dict[str, Any]) -> Any:
+    graph = copy.copy(rest)
+    graph.__dict__[_ARRAYS] = arrays
+    return graph
+
+
+def ship_device_graph(shipped: Any) -> DeviceGraph:
+    """The :class:`DeviceGraph` of ``shipped``, a graph kept on the device (already without
+    per-process caches): the host copies of its device arrays stay behind."""
+    arrays = shipped.__dict__[_ARRAYS]
+    rest = copy.copy(shipped)
+    for name in (_ARRAYS, *arrays):
+        rest.__dict__.pop(name, None)  # a host copy made on the client: the workers make their own
+    return DeviceGraph(rest, arrays, graph=shipped)
+
+
+def _register_serializers() -> None:
+    """Teach Dask to send a :class:`DeviceGraph` as its parts, the device arrays with Dask's own
+    serializers (``cuda`` where the comm takes device buffers, ``dask`` otherwise).
+
+    Run at import: a worker imports this module when it unpickles the
+    handle's type, before it looks up the deserializer.
+    """
+    from distributed.protocol import dask_deserialize, dask_serialize, deserialize, serialize
+
+    def dumps(families: tuple[str, ...]):
+        def dump(handle: DeviceGraph):
+            names = list(handle.arrays)
+            parts = [handle.rest, names, *(handle.arrays[k] for k in names)]
+            return serialize(parts, serializers=families, on_error="raise", iterate_collection=True)
+        return dump
+
+    def load(header: dict, frames: list) -> DeviceGraph:
+        rest, names, *arrays = deserialize(header, frames)
+        return DeviceGraph(rest, dict(zip(names, arrays)))
+
+    dask_serialize.register(DeviceGraph)(dumps(("dask", "pickle")))
+    dask_deserialize.register(DeviceGraph)(load)
+    try:
+        from distributed.protocol.cuda import cuda_deserialize, cuda_serialize
+    except ImportError:  # pragma: no cover - every supported distributed has it
+        pass
+    else:
+        cuda_serialize.register(DeviceGraph)(dumps(("cuda", "dask", "pickle")))
+        cuda_deserialize.register(DeviceGraph)(load)
+
+
+try:
+    _register_serializers()
+except ImportError:  # no distributed: nothing is shipped (the package says what to install)
+    pass
