@@ -14,10 +14,10 @@ import time
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Sequence
 
+import numba
 import numpy as np
-import pandas as pd
 
-from .._output import frames_like_input
+from .._output import frames_like_input, make_table
 from .._progress import progress_bar
 from ..backend import resolve_backend
 from .._validation import (check_backend, check_bool, check_choice, check_count, check_roles, check_seed,
@@ -28,7 +28,7 @@ from ..errors import GraphInputError
 from ..graph import graph_from_any
 from ..balancing._trees import check_root_labels, check_roots_arg
 from ._cloud import Cloud, CloudPart, build_part, merge_part, states_for_cap
-from ._refine import RefineParams, parallel_descent, refine as refine_states
+from ._refine import RefineParams, bfs_ball, parallel_descent, refine as refine_states
 from ._result import FrustrationResult, state_frame, switched_frame
 from ._samplers import SAMPLERS, sample_trees
 from ._states import count_frustrated, tree_states, words_to_sides
@@ -44,9 +44,19 @@ TREE_WORK = 64_000_000
 #: near its final state there, and each costs seconds (graphs up to the size of
 #: Epinions and Slashdot keep the full effort)
 LARGE_EDGES = 900_000
-LARGE_REFINE = {"population": 4, "rounds": 2}
-#: share of a time limit that tree sampling may use when the refinement follows
+#: two V-cycles at once (one from the best tree, one fresh), one tabu step per vertex and
+#: level (more found nothing better on planted graphs), clusters grown past pairs (a
+#: third of the coarse edges: the levels' memory stays a small multiple of the graph's)
+LARGE_REFINE = {"population": 2, "rounds": 2, "tabu_factor": 1, "grow": 1}
+#: share of a time limit that tree sampling may use when the refinement follows (above
+#: LARGE_EDGES edges a tree costs seconds and the refinement, not the trees, finds the
+#: good states)
 TREE_SHARE = 0.25
+LARGE_TREE_SHARE = 0.05
+#: bytes of the trees sampled at once without a deadline (a tree holds parent, parent edge
+#: and order as int32 and a path sign as int8 per vertex)
+CHUNK_BYTES = 64 * 2**20
+TREE_BYTES = 13
 _REFINE_MAX = 2**31 - 1  # refinement effort counts stay within the kernels' int32 loop bounds
 _POPULATION_MAX = 1024  # the refinement holds population states of n vertices at once
 _ALL_BITS = (1 << 64) - 1
@@ -109,7 +119,8 @@ def _merge_clouds(parts: Sequence[CloudPart], params: FrustrationParams,
 _REFINE_MUST = "True, False, an int >= 0 (rounds), a dict of RefineParams fields or a RefineParams"
 # RefineParams field -> smallest allowed value (threads: 0 means numba's count)
 _REFINE_LOW = {"population": 1, "rounds": 0, "patience": 0, "tabu_factor": 0, "tenure_divisor": 1,
-               "coarsest": 1, "cluster_divisor": 1, "threads": 0}
+               "coarsest": 1, "cluster_divisor": 1, "grow": 0, "restarts": 0,
+               "threads": 0}
 
 
 def _parse_refine(refine, owner: str = "frustration") -> RefineParams | None:
@@ -152,9 +163,12 @@ def default_trees(n_edges: int) -> int:
 def default_refine(n_edges: int, rounds: int | None = None) -> RefineParams:
     """The effort of ``refine=True`` (or ``refine=rounds``) on a graph of ``n_edges`` edges.
 
-    :class:`RefineParams`' defaults up to ``LARGE_EDGES`` edges; above, a
-    population of 4 and 2 rounds (a 10^6-edge graph refines in well under a
-    minute on two cores).
+    :class:`RefineParams`' defaults up to ``LARGE_EDGES`` edges; above,
+    ``LARGE_REFINE``: two states, 2 rounds, one tabu step per vertex and
+    level, grown clusters (a 10^7-edge graph gets its first V-cycles done in
+    well under a minute on two cores, in a small multiple of the graph's
+    memory).  No restarts: on Slashdot and wiki-Elec they found no better
+    state than the rounds (``RefineParams.restarts`` asks for them).
     """
     base = RefineParams() if n_edges <= LARGE_EDGES else RefineParams(**LARGE_REFINE)
     return base if rounds is None else replace(base, rounds=rounds)
@@ -229,8 +243,10 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
         Local-search refinement of the best states: True for the default
         effort, an int >= 0 for that many recombination rounds, False for the
         tree-only estimate of graphB++.  True and an int scale the effort
-        to the graph (:func:`default_refine`: above 900,000 edges a
-        population of 4 and 2 rounds); a dict or RefineParams is taken as
+        to the graph (:func:`default_refine`: above 900,000 edges two
+        states, 2 rounds, one tabu step per vertex and grown clusters,
+        which keeps a 10^7-edge graph within a minute and about 100 bytes
+        per edge); a dict or RefineParams is taken as
         given.  Every field is an int >= 0
         (``population``, ``tenure_divisor``, ``coarsest``,
         ``cluster_divisor`` >= 1; ``population`` <= 1024, the others
@@ -244,8 +260,10 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
         Seconds, a finite number >= 0, counted from the call: the best state
         found when it expires is returned (``info["stopped"]`` is
         ``"time_limit"``, ``info["trees"]`` the trees actually sampled).
-        With ``refine``, tree sampling stops after a quarter of it (or
-        ``n_trees``) and the refinement takes the rest; a running V-cycle
+        With ``refine``, tree sampling stops after a quarter of it (a
+        twentieth above 900,000 edges, where a tree costs seconds and the
+        refinement finds the good states) or at ``n_trees``, and the
+        refinement takes the rest; a running V-cycle
         or tabu search stops at the limit too.  Work is checked every few
         thousand steps, so the call returns within a few per cent of the
         limit after the graph is read.  Trees on a Dask ``client`` are not
@@ -350,7 +368,8 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
     t0 = time.perf_counter()
     tree_deadline = deadline
     if deadline != NO_DEADLINE and rp is not None:
-        tree_deadline = min(deadline, t0 + TREE_SHARE * max(deadline - t0, 0.0))
+        share = TREE_SHARE if graph.m <= LARGE_EDGES else LARGE_TREE_SHARE
+        tree_deadline = min(deadline, t0 + share * max(deadline - t0, 0.0))
     cloud = _run_cloud(graph, params, progress, client, tree_deadline)
     t_cloud = time.perf_counter() - t0
     return _finalize(graph, cloud, params, rp, progress, t_cloud, deadline)
@@ -361,9 +380,8 @@ def _check_graph(graph) -> None:
         raise GraphInputError("frustration needs a signed graph (a sign for every edge)")
     if graph.directed:
         raise GraphInputError("frustration needs an undirected signed graph")
-    from scipy.sparse.csgraph import connected_components
-
-    if graph.n > 1 and connected_components(graph._scipy_matrix(), directed=False)[0] != 1:
+    # a BFS over the CSR: no matrix copy (seconds and ~50 bytes per edge at 10^7 edges)
+    if graph.n > 1 and bfs_ball(graph.indptr, graph.indices, 0, graph.n).size != graph.n:
         raise GraphInputError("frustration needs a connected graph; build it with "
                               "component='largest'")
 
@@ -383,7 +401,7 @@ def _run_cloud(graph, params: FrustrationParams, progress: bool, client,
     with progress_bar(params.n_trees, "frustration trees", progress, unit="tree") as bar:
         for b in batches:
             rows = len(cloud.history)
-            for chunk in _chunks(b, params, deadline):
+            for chunk in _chunks(b, params, deadline, graph.n):
                 if passed(deadline) and cloud.n_trees > 0:
                     return cloud
                 _merge_clouds([_cloud_partial(graph, chunk, params)], params, cloud)
@@ -393,21 +411,23 @@ def _run_cloud(graph, params: FrustrationParams, progress: bool, client,
     return cloud
 
 
-def _chunks(batch, params: FrustrationParams, deadline: float):
-    """The batch in pieces small enough to stop near ``deadline``.
+def _chunks(batch, params: FrustrationParams, deadline: float, n: int):
+    """The batch in pieces small enough to stop near ``deadline`` and to bound the memory.
 
-    Without a deadline, or with a state cap (applied per batch, so part of
-    the result's definition), the batch itself; else chunks of as many
-    trees as threads.  Without a cap the cloud does not depend on how the
-    trees are cut (states keep their order of first appearance and exact
-    counts), so chunks change no result.
+    With a state cap (applied per batch, so part of the result's
+    definition), the batch itself.  Else, with a deadline, chunks of as many
+    trees as threads; without one, chunks whose trees take at most
+    ``CHUNK_BYTES`` (at least as many trees as threads), so a large graph
+    never holds a whole batch of trees at once.  Without a cap the cloud does
+    not depend on how the trees are cut (states keep their order of first
+    appearance and exact counts), so chunks change no result.
     """
-    if deadline == NO_DEADLINE or params.max_states is not None:
+    if params.max_states is not None:
         yield batch
         return
-    import numba
-
     step = max(1, numba.get_num_threads())
+    if deadline == NO_DEADLINE:
+        step = max(step, CHUNK_BYTES // (TREE_BYTES * max(n, 1)))
     for i in range(0, len(batch), step):
         yield batch[i:i + step]
 
@@ -419,13 +439,13 @@ def _finalize(graph, cloud: Cloud, params: FrustrationParams, rp: RefineParams |
     first = np.asarray(cloud.first_tree, np.int64)
     sid = np.empty(k, np.int64)  # state ids in order of discovery
     sid[np.argsort(first, kind="stable")] = np.arange(k)
-    frame = pd.DataFrame({
+    frame = make_table({
         "state": sid[order],
         "count": np.asarray(cloud.counts, np.int64)[order],
         "switches": np.asarray(cloud.switches, np.int64)[order],
         "sampler": [SAMPLERS[cloud.sampler[i]] for i in order],
         "first_tree": first[order],
-    })
+    }, like=graph)
     words = [cloud.words[i] for i in order]
     hist_rows = [("trees", t, 0, b) for t, b in cloud.history]
     tree_index = cloud.best if k else None
@@ -453,8 +473,9 @@ def _finalize(graph, cloud: Cloud, params: FrustrationParams, rp: RefineParams |
             best_side = side
         hist_rows += [("refine", params.n_trees, r, b) for r, b in enumerate(rounds_log)]
     index = count_frustrated(graph, best_side)
-    hist = pd.DataFrame(hist_rows, columns=["stage", "trees", "round", "index"]).astype(
-        {"trees": np.int64, "round": np.int64, "index": np.int64})
+    hist = make_table({"stage": [r[0] for r in hist_rows],
+                       **{c: np.array([r[i] for r in hist_rows], np.int64)
+                          for i, c in enumerate(("trees", "round", "index"), 1)}}, like=graph)
     info = {"trees": cloud.n_trees, "states": k, "evicted": cloud.evicted,
             "max_states": params.max_states, "seconds_cloud": t_cloud,
             "seconds_refine": time.perf_counter() - t1 if rp is not None else 0.0,

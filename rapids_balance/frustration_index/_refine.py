@@ -19,6 +19,13 @@ multilevel memetic local search (our design, not from the papers):
   only contract edges satisfied in *both* of two parents, so the coarse
   graphs contain both parents and the search starts from the better one;
   children never get worse than that parent.
+* **restarts** (``RefineParams.restarts``, off by default): after the
+  rounds, the best state and V-cycles from copies of it with a BFS ball
+  moved across the cut, then rounds again.
+* **large graphs**: ``RefineParams.grow`` lets clusters grow past pairs on
+  every level (coarse levels shrink several times, not twice, so the levels
+  hold a small multiple of the graph's edges), and contracted signs are
+  int32 (:func:`slot_signs`).
 
 Every step is deterministic for a given seed (matching orders and tie breaks
 come from ``_random.hash64``), and independent V-cycles run in threads (the
@@ -51,6 +58,8 @@ MATCH_STREAM = 0x4D415443    # "MATC": visiting order of the matching
 TIE_STREAM = 0x54494542      # "TIEB": tie breaks between equal edges
 PAIR_STREAM = 0x50414952     # "PAIR": recombination partners
 MOVE_STREAM = 0x4D4F5645     # "MOVE": priorities in parallel descent
+PERTURB_STREAM = 0x50455254  # "PERT": roots of the perturbed regions of restarts
+PAIR, JOIN, GROW = 0, 1, 2   # what _heaviest may contract u into (see there)
 
 
 @dataclass(frozen=True)
@@ -64,6 +73,9 @@ class RefineParams:
     tenure_divisor: int = 10   # tabu tenure = vertices / tenure_divisor (at least 5)
     coarsest: int = 64         # stop coarsening below this many vertices
     cluster_divisor: int = 20  # a super vertex holds at most n / cluster_divisor vertices
+    grow: int = 0              # 1: clusters grow past pairs on every level (see _match)
+    restarts: int = 0          # then restarts (best + V-cycles from perturbed copies, rounds)
+                               # until this many in a row find nothing better
     threads: int = 0           # 0: numba's thread count
 
 
@@ -212,20 +224,21 @@ def _contractible(J, k, x, x2, u, v, respect):
 
 
 @numba.njit(cache=True, inline="always")
-def _heaviest(indptr, idx, J, x, x2, u, cmap, csize, vw, limit, seed, level, respect, join):
+def _heaviest(indptr, idx, J, x, x2, u, cmap, csize, vw, limit, seed, level, respect, mode):
     """CSR slot of u's heaviest contractible edge (-1 if none).
 
-    ``join=False``: to an unclustered neighbour (pairs); ``join=True``: into a
-    neighbour's cluster.  Clusters stay within ``limit`` vertices.
+    ``mode`` 0 (PAIR): to an unclustered neighbour; 1 (JOIN): into a
+    neighbour's cluster; 2 (GROW): either.  Clusters stay within ``limit``
+    vertices.
     """
     bw = np.uint64(0)
     bk = -1
     for k in range(indptr[u], indptr[u + 1]):
         v = idx[k]
-        if join:
-            if cmap[v] < 0 or csize[cmap[v]] + vw[u] > limit:
+        if cmap[v] >= 0:
+            if mode == PAIR or csize[cmap[v]] + vw[u] > limit:
                 continue
-        elif cmap[v] >= 0 or vw[u] + vw[v] > limit:
+        elif mode == JOIN or vw[u] + vw[v] > limit:
             continue
         if not _contractible(J, k, x, x2, u, v, respect):
             continue
@@ -237,13 +250,17 @@ def _heaviest(indptr, idx, J, x, x2, u, cmap, csize, vw, limit, seed, level, res
 
 
 @numba.njit(cache=True, nogil=True)
-def _match(indptr, idx, J, x, x2, vw, limit, seed, level, respect):
+def _match(indptr, idx, J, x, x2, vw, limit, seed, level, respect, grow, deadline=NO_DEADLINE):
     """Cluster the vertices of one level: heavy-edge pairs, then leftovers join a neighbour.
 
     With ``respect`` only edges satisfied by both ``x`` and ``x2`` are
-    contracted, so both states survive on the coarse level.  Returns
-    (cmap, orient, n_coarse, coarse vertex weights): fine vertex ``v`` sits in
-    coarse vertex ``cmap[v]`` with ``x[v] = orient[v] * X[cmap[v]]``.
+    contracted, so both states survive on the coarse level.  With ``grow``
+    the first pass already lets a vertex join a neighbour's cluster, so
+    clusters grow up to ``limit`` and a level shrinks several times instead
+    of about twice (fewer levels: less time and memory on large graphs).
+    Returns (cmap, orient, n_coarse, coarse vertex weights): fine vertex
+    ``v`` sits in coarse vertex ``cmap[v]`` with ``x[v] = orient[v] * X[cmap[v]]``;
+    once ``deadline`` passes, n_coarse = n (no level: the caller stops coarsening).
     """
     n = indptr.size - 1
     key = np.empty(n, np.uint64)
@@ -254,12 +271,21 @@ def _match(indptr, idx, J, x, x2, vw, limit, seed, level, respect):
     orient = np.ones(n, np.int8)
     csize = np.zeros(n, np.int64)
     nc = 0
+    first = GROW if grow else PAIR
     for i in range(n):  # heavy-edge matching
+        if expired(deadline, i):
+            return cmap, orient, n, csize
         u = perm[i]
         if cmap[u] >= 0:
             continue
-        bk = _heaviest(indptr, idx, J, x, x2, u, cmap, csize, vw, limit, seed, level, respect, False)
-        if bk >= 0:
+        bk = _heaviest(indptr, idx, J, x, x2, u, cmap, csize, vw, limit, seed, level, respect, first)
+        if bk >= 0 and cmap[idx[bk]] >= 0:
+            v = idx[bk]
+            c = cmap[v]
+            cmap[u] = c
+            orient[u] = orient[v] if J[bk] > 0 else -orient[v]
+            csize[c] += vw[u]
+        elif bk >= 0:
             v = idx[bk]
             cmap[u] = nc
             cmap[v] = nc
@@ -270,7 +296,7 @@ def _match(indptr, idx, J, x, x2, vw, limit, seed, level, respect):
         u = perm[i]
         if cmap[u] >= 0:
             continue
-        bk = _heaviest(indptr, idx, J, x, x2, u, cmap, csize, vw, limit, seed, level, respect, True)
+        bk = _heaviest(indptr, idx, J, x, x2, u, cmap, csize, vw, limit, seed, level, respect, JOIN)
         if bk >= 0:
             v = idx[bk]
             c = cmap[v]
@@ -302,12 +328,13 @@ def _project_up(X, cmap, orient):
 
 
 @numba.njit(cache=True, nogil=True)
-def _coarsen(indptr, idx, J, cmap, orient, nc):
+def _coarsen(indptr, idx, J, cmap, orient, nc, deadline=NO_DEADLINE):
     """Contract clusters: coarse edges carry the signed sums of their fine edges.
 
     Row by row (the members of each coarse vertex), columns ascending;
     opposite edges that cancel are dropped (such a pair no longer cares
-    about sides).  Memory: the output plus O(n) scratch.
+    about sides).  Memory: the output plus O(n) scratch.  Once ``deadline``
+    passes it gives up: the returned row pointer has one entry, not ``nc + 1``.
     """
     start, members = members_by_cluster(cmap, nc)
     acc = np.zeros(nc, np.int64)
@@ -315,9 +342,11 @@ def _coarsen(indptr, idx, J, cmap, orient, nc):
     touched = np.empty(nc, np.int64)
     out_ptr = np.zeros(nc + 1, np.int64)
     out_idx = np.empty(idx.size, np.int32)  # vertex ids fit (as in the graph's CSR)
-    out_J = np.empty(idx.size, np.int64)
+    out_J = np.empty(idx.size, J.dtype)  # int32 unless the graph has 2**31 edges
     pos = 0
     for c in range(nc):
+        if expired(deadline, c):
+            return out_ptr[:1].copy(), out_idx[:0].copy(), out_J[:0].copy()
         nt = 0
         for q in range(start[c], start[c + 1]):
             u = members[q]
@@ -342,6 +371,16 @@ def _coarsen(indptr, idx, J, cmap, orient, nc):
     return out_ptr, out_idx[:pos].copy(), out_J[:pos].copy()
 
 
+def slot_signs(graph) -> np.ndarray:
+    """Sign of the edge of every CSR slot, in the narrowest type that holds any contracted sum.
+
+    A coarse edge carries the signed sum of at most ``m`` fine edges, so
+    int32 holds every level below 2**31 edges (half the memory of int64 on
+    the largest arrays of the search).
+    """
+    return graph.sign[graph.slot_edge].astype(np.int32 if graph.m < 2**31 else np.int64)
+
+
 def _u64(seed: int) -> np.uint64:
     """A derived seed (``seed * 7919 + k`` may pass 2**64) as the kernels' uint64, modulo 2**64."""
     return np.uint64(int(seed) & 0xFFFFFFFFFFFFFFFF)
@@ -363,14 +402,17 @@ def _vcycle(level0, x, seed, respect, x2=None, p: RefineParams = RefineParams(),
     limit = max(2, (indptr.size - 1) // p.cluster_divisor)
     lev = 0
     while indptr.size - 1 > p.coarsest and not passed(deadline):
-        cmap, orient, nc, cw = _match(indptr, idx, J, x, x2, vw, limit, _u64(seed), lev, respect)
+        cmap, orient, nc, cw = _match(indptr, idx, J, x, x2, vw, limit, _u64(seed), lev, respect,
+                                      p.grow > 0, deadline)
         if nc > 0.95 * (indptr.size - 1):
             break
+        coarse = _coarsen(indptr, idx, J, cmap, orient, nc, deadline)
+        if coarse[0].size != nc + 1:  # the deadline passed while contracting: no such level
+            break
         levels.append((indptr, idx, J, cmap, orient))
-        X = _project_down(x, cmap, orient, nc)
-        X2 = _project_down(x2, cmap, orient, nc)
-        indptr, idx, J = _coarsen(indptr, idx, J, cmap, orient, nc)
-        x, x2, vw = X, X2, cw
+        x, x2 = _project_down(x, cmap, orient, nc), _project_down(x2, cmap, orient, nc)
+        indptr, idx, J = coarse
+        vw = cw
         lev += 1
     n = indptr.size - 1
     _tabu(indptr, idx, J, x, 20 * n + 1000, max(5, n // 20), deadline)
@@ -396,13 +438,15 @@ def refine(graph, starts, *, seed: int = 0, params: RefineParams = RefineParams(
 
     Half the population grows from the given states (cluster V-cycles that
     never make a state worse), the other half from fresh V-cycles; then
-    ``params.rounds`` rounds of recombination.  At ``deadline``
-    (``time.perf_counter()`` seconds) the running V-cycles end early and no
-    new round starts.  Returns ``(x, history)``: the best state (int8 ±1)
-    and the best frustration after each round.
+    ``params.rounds`` rounds of recombination (fewer after
+    ``params.patience`` rounds without a new best), then
+    ``params.restarts`` restarts, each followed by rounds, until that many
+    in a row bring no new best.  At ``deadline`` (``time.perf_counter()``
+    seconds) the running V-cycles end early and no new round or restart
+    starts.  Returns ``(x, history)``: the best state (int8 ±1) and the
+    best frustration after each round and restart.
     """
-    level0 = (graph.indptr, np.ascontiguousarray(graph.indices, dtype=np.int32),
-              graph.sign[graph.slot_edge].astype(np.int64))
+    level0 = (graph.indptr, np.ascontiguousarray(graph.indices, dtype=np.int32), slot_signs(graph))
     P = max(2, int(params.population))
     threads = params.threads or numba.get_num_threads()
     jobs = []
@@ -426,42 +470,104 @@ def refine(graph, starts, *, seed: int = 0, params: RefineParams = RefineParams(
         history.append(min(c for c, _ in pop))
         if progress is not None:
             progress(history[-1])
-        stale = 0
-        for r in range(int(params.rounds)):
-            if passed(deadline):
-                break
-            ranked = sorted(range(P), key=lambda i: (pop[i][0], i))
-            pairs = []
-            for k in range(P // 2):
-                a = ranked[k]
-                b = ranked[(k + 1 + int(hash64(_u64(seed), PAIR_STREAM, r * P + k)
-                                        % np.uint64(P - 1))) % P]
-                if pop[b][0] < pop[a][0]:
-                    a, b = b, a
-                pairs.append((a, b, seed * 7919 + 1000 * (r + 1) + k))
-
-            def child(pair):
-                a, b, s = pair
-                x = _vcycle(level0, pop[a][1], s, True, pop[b][1], params, deadline)
-                return cost(x), x
-
-            children = list(pool.map(child, pairs))
-            for c, x in children:  # in pair order: deterministic
-                cx = _canonical(x)
-                if any(np.array_equal(cx, _canonical(y)) for _, y in pop):
-                    continue
-                worst = max(range(P), key=lambda i: (pop[i][0], i))
-                if c <= pop[worst][0]:
-                    pop[worst] = (c, x)
-            best = min(c for c, _ in pop)
-            stale = stale + 1 if best >= history[-1] else 0
-            history.append(best)
+        # r: rounds so far over all restarts (their seeds stay apart)
+        r = _rounds(pop, pool, level0, seed, 0, params, history, progress, deadline, cost)
+        restart = stale_restarts = 0
+        while stale_restarts < params.restarts and not passed(deadline):
+            restart += 1
+            best_before = history[-1]
+            pop = _restart(pop, pool, run, level0, seed, restart, P)
+            history.append(min(c for c, _ in pop))
             if progress is not None:
-                progress(best)
-            if stale >= params.patience:
-                break
+                progress(history[-1])
+            r = _rounds(pop, pool, level0, seed, r, params, history, progress, deadline, cost)
+            stale_restarts = stale_restarts + 1 if history[-1] >= best_before else 0
     i = min(range(P), key=lambda i: (pop[i][0], i))
     return pop[i][1], history
+
+
+def _restart(pop, pool, run, level0, seed, restart, P):
+    """The best state and ``P - 1`` V-cycles from perturbed copies of it: new material to
+    recombine.  Copy ``k`` has a BFS ball of ``n / 2**(3 + k % 4)`` vertices around a
+    seeded random root moved across the cut (a region, so that the search must move it
+    as a block or repair its border, unlike scattered single flips that one tabu pass
+    undoes)."""
+    keep = min(range(P), key=lambda i: (pop[i][0], i))
+    best = pop[keep][1]
+    n = best.size
+    jobs = []
+    for k in range(P - 1):
+        root = int(hash64(_u64(seed), PERTURB_STREAM, restart * P + k) % np.uint64(n))
+        ball = bfs_ball(level0[0], level0[1], root, max(2, n >> (3 + k % 4)))
+        x = best.copy()
+        x[ball] = -x[ball]
+        jobs.append((x, seed * 7919 + 1_000_003 * restart + k, True))
+    return [pop[keep]] + list(pool.map(run, jobs))
+
+
+@numba.njit(cache=True, nogil=True)
+def bfs_ball(indptr, idx, root, limit):
+    """The first ``limit`` vertices a BFS from ``root`` reaches (all it reaches if fewer)."""
+    n = indptr.size - 1
+    seen = np.zeros(n, np.bool_)
+    queue = np.empty(max(1, min(limit, n)), np.int32)
+    seen[root] = True
+    queue[0] = root
+    head, tail = 0, 1
+    while head < tail and tail < queue.size:
+        u = queue[head]
+        head += 1
+        for k in range(indptr[u], indptr[u + 1]):
+            v = idx[k]
+            if not seen[v]:
+                seen[v] = True
+                queue[tail] = v
+                tail += 1
+                if tail == queue.size:
+                    break
+    return queue[:tail]
+
+
+def _rounds(pop, pool, level0, seed, r, params, history, progress, deadline, cost):
+    """Recombination rounds (in place on ``pop``) until ``params.patience`` bring nothing
+    new or ``params.rounds`` are done; returns the round counter ``r`` after them."""
+    P = len(pop)
+    stale = 0
+    for _ in range(int(params.rounds)):
+        if passed(deadline):
+            break
+        ranked = sorted(range(P), key=lambda i: (pop[i][0], i))
+        pairs = []
+        for k in range(P // 2):
+            a = ranked[k]
+            b = ranked[(k + 1 + int(hash64(_u64(seed), PAIR_STREAM, r * P + k)
+                                    % np.uint64(P - 1))) % P]
+            if pop[b][0] < pop[a][0]:
+                a, b = b, a
+            pairs.append((a, b, seed * 7919 + 1000 * (r + 1) + k))
+
+        def child(pair):
+            a, b, s = pair
+            x = _vcycle(level0, pop[a][1], s, True, pop[b][1], params, deadline)
+            return cost(x), x
+
+        children = list(pool.map(child, pairs))
+        for c, x in children:  # in pair order: deterministic
+            cx = _canonical(x)
+            if any(np.array_equal(cx, _canonical(y)) for _, y in pop):
+                continue
+            worst = max(range(P), key=lambda i: (pop[i][0], i))
+            if c <= pop[worst][0]:
+                pop[worst] = (c, x)
+        best = min(c for c, _ in pop)
+        stale = stale + 1 if best >= history[-1] else 0
+        history.append(best)
+        r += 1
+        if progress is not None:
+            progress(best)
+        if stale >= params.patience:
+            break
+    return r
 
 
 # ---------------------------------------------------------------------------
@@ -503,7 +609,7 @@ def _descent_round_cpu(indptr, idx, J, x, d, seed, flip):
 def vertex_gains(graph, x, *, backend: str = "cpu") -> np.ndarray:
     """Drop in frustration from moving each vertex across the cut, all at once (int64)."""
     x = np.ascontiguousarray(x, dtype=np.int8)
-    J = graph.sign[graph.slot_edge].astype(np.int64)
+    J = slot_signs(graph)
     if backend == "gpu":
         from ._gpu import vertex_gains_gpu
 
@@ -526,7 +632,7 @@ def parallel_descent(graph, x, *, seed: int = 0, backend: str = "cpu", max_round
         from ._gpu import parallel_descent_gpu
 
         return parallel_descent_gpu(graph, x, seed, max_rounds, deadline)
-    J = graph.sign[graph.slot_edge].astype(np.int64)
+    J = slot_signs(graph)
     d = np.empty(graph.n, np.int64)
     flip = np.empty(graph.n, np.bool_)
     rounds = 0

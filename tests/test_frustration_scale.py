@@ -1,0 +1,137 @@
+"""The large-graph path of ``frustration``: grown clusters, narrow signs, restarts, connectivity."""
+
+import numba
+import numpy as np
+import pytest
+from scipy.sparse.csgraph import connected_components, shortest_path
+
+from rapids_balance.errors import GraphInputError
+from rapids_balance.frustration_index import RefineParams, frustration
+from rapids_balance.frustration_index._frustration import LARGE_EDGES, default_refine
+from rapids_balance.frustration_index._refine import (_coarsen, _cost, _match, _project_down,
+                                                      _project_up, bfs_ball, refine, slot_signs)
+from rapids_balance.graph import build_graph
+
+from test_frustration_exact import random_signed, recount
+
+
+def frustrated(graph, x):
+    return int((graph.sign * x[graph.edge_src] * x[graph.edge_dst] < 0).sum())
+
+
+@pytest.mark.parametrize("respect", [True, False])
+def test_grown_clusters_are_exact_contractions(respect):
+    g = random_signed(300, 0.02, 0.35, 21)
+    J = slot_signs(g)
+    assert J.dtype == np.int32
+    x = np.where(np.random.default_rng(1).random(g.n) < 0.5, -1, 1).astype(np.int8)
+    vw = np.ones(g.n, np.int64)
+    limit = 40
+    pairs = _match(g.indptr, g.indices, J, x, x, vw, limit, np.uint64(5), 0, respect, False)
+    cmap, orient, nc, cw = _match(g.indptr, g.indices, J, x, x, vw, limit, np.uint64(5), 0,
+                                  respect, True)
+    assert nc < pairs[2]  # grown clusters shrink the level further than pairs
+    assert np.array_equal(np.bincount(cmap, minlength=nc), cw) and cw.max() <= limit
+    X = _project_down(x, cmap, orient, nc)
+    ptr, idx, W = _coarsen(g.indptr, g.indices, J, cmap, orient, nc)
+    assert W.dtype == np.int32
+    if respect:  # only satisfied edges contracted: the state survives
+        assert np.array_equal(_project_up(X, cmap, orient), x)
+    # the coarse cost of a coarse state and the cost of its projection differ by one
+    # constant (edges inside clusters, cancelled pairs): coarse moves are exact moves
+    rng = np.random.default_rng(2)
+    offsets = set()
+    for Y in [X] + [np.where(rng.random(nc) < 0.5, -1, 1).astype(np.int8) for _ in range(5)]:
+        offsets.add(frustrated(g, _project_up(Y, cmap, orient)) - int(_cost(ptr, idx, W, Y)))
+    assert len(offsets) == 1 and min(offsets) >= 0
+
+
+def test_grown_refinement_is_thread_independent_and_never_worse():
+    g = random_signed(250, 0.03, 0.3, 9)
+    x0 = np.where(np.arange(g.n) % 3 == 0, -1, 1).astype(np.int8)
+    p = dict(population=2, rounds=2, tabu_factor=1, grow=1, restarts=2)
+    x1, h1 = refine(g, [x0], seed=6, params=RefineParams(**p, threads=1))
+    x2, h2 = refine(g, [x0], seed=6, params=RefineParams(**p, threads=2))
+    assert np.array_equal(x1, x2) and h1 == h2
+    assert frustrated(g, x1) == h1[-1] == min(h1) <= frustrated(g, x0)
+
+
+def test_restarts_only_add_work_after_the_rounds():
+    g = random_signed(200, 0.04, 0.35, 12)
+    x0 = np.ones(g.n, np.int8)
+    base = RefineParams(population=4, rounds=3, threads=1)
+    x1, h1 = refine(g, [x0], seed=2, params=base)
+    x2, h2 = refine(g, [x0], seed=2, params=RefineParams(**{**base.__dict__, "restarts": 3}))
+    assert h2[:len(h1)] == h1 and len(h2) > len(h1)  # the same search, then more
+    assert frustrated(g, x2) == min(h2) <= min(h1) == frustrated(g, x1)
+
+
+def test_large_graphs_get_the_grown_two_state_search():
+    big = default_refine(LARGE_EDGES + 1)
+    assert big.grow == 1 and big.population == 2 and big.tabu_factor == 1
+    assert default_refine(LARGE_EDGES).grow == 0
+
+
+def test_restarts_run_in_frustration_and_stop_at_the_limit():
+    g = random_signed(150, 0.04, 0.35, 4)
+    plain = frustration(g, 32, seed=3, progress=False)
+    more = frustration(g, 32, seed=3, progress=False, refine={"restarts": 3})
+    assert more.params["refine"]["restarts"] == 3 and plain.params["refine"]["restarts"] == 0
+    assert len(more.history) > len(plain.history)
+    assert more.index <= plain.index and recount(g, more.best_state) == more.index
+    cut = frustration(g, 32, seed=3, progress=False, refine={"restarts": 10**6}, time_limit=0.5)
+    assert cut.info["stopped"] == "time_limit" and recount(g, cut.best_state) == cut.index
+
+
+@pytest.mark.parametrize("seed,m", [(0, 70), (1, 70), (2, 400), (3, 400)])
+def test_connectivity_check_matches_scipy(seed, m):
+    rng = np.random.default_rng(seed)
+    n = 60
+    src = rng.integers(0, n, m)
+    dst = rng.integers(0, n, m)
+    keep = src != dst
+    g = build_graph(src[keep], dst[keep], sign=np.where(rng.random(int(keep.sum())) < 0.3, -1, 1),
+                    component="all")
+    k = connected_components(g._scipy_matrix(), directed=False)[0]
+    assert (bfs_ball(g.indptr, g.indices, 0, g.n).size == g.n) == (k == 1)
+    labels = connected_components(g._scipy_matrix(), directed=False)[1]
+    ball = bfs_ball(g.indptr, g.indices, 3, 10)  # a prefix of the BFS order: distinct, connected
+    assert ball[0] == 3 and np.unique(ball).size == ball.size
+    assert ball.size == min(10, int((labels == labels[3]).sum()))
+    dist = shortest_path(g._scipy_matrix(), unweighted=True, indices=3)
+    assert np.all(np.diff(dist[ball]) >= 0)  # breadth-first order
+    outside = np.setdiff1d(np.flatnonzero(np.isfinite(dist)), ball)
+    assert outside.size == 0 or dist[outside].min() >= dist[ball].max()
+    if k > 1:
+        with pytest.raises(GraphInputError, match="connected"):
+            frustration(g, 4, progress=False)
+
+
+def test_contraction_kernels_give_up_at_a_past_deadline():
+    g = random_signed(120, 0.05, 0.35, 8)
+    J = slot_signs(g)
+    x = np.ones(g.n, np.int8)
+    vw = np.ones(g.n, np.int64)
+    args = (g.indptr, g.indices, J, x, x, vw, 20, np.uint64(1), 0, False, True)
+    cmap, orient, nc, _ = _match(*args)
+    assert nc < g.n and _match(*args, 0.0)[2] == g.n  # no level: the V-cycle stops coarsening
+    full = _coarsen(g.indptr, g.indices, J, cmap, orient, nc)
+    assert full[0].size == nc + 1
+    assert _coarsen(g.indptr, g.indices, J, cmap, orient, nc, 0.0)[0].size == 1
+
+
+def test_trees_in_memory_bounded_chunks_give_the_same_cloud(monkeypatch):
+    from rapids_balance.frustration_index import _frustration
+
+    g = random_signed(100, 0.05, 0.35, 6)
+    kw = dict(seed=2, progress=False, batch_size=64, refine=False)
+    whole = frustration(g, 130, **kw)
+    monkeypatch.setattr(_frustration, "CHUNK_BYTES", 1)  # one thread's worth of trees a chunk
+    calls = []
+    real = _frustration._cloud_partial
+    monkeypatch.setattr(_frustration, "_cloud_partial",
+                        lambda graph, ids, params: calls.append(len(ids)) or real(graph, ids, params))
+    chunked = frustration(g, 130, **kw)
+    assert sum(calls) == 130 and max(calls) <= numba.get_num_threads() < 64  # batches were cut
+    assert whole.cloud.equals(chunked.cloud) and whole.history.equals(chunked.history)
+    assert len(whole.history) == 3  # one row per batch of 64, chunked or not
