@@ -26,8 +26,10 @@ Frustration rows carry a roofline (``benchmarks/_harness.py``): adjacency
 entries of the sampled trees (trees x 2m) per second of the whole call, as a
 share of the machine's copy and gather rates over arrays of the graph's
 size, measured in the same run (the refinement's work is not counted, so
-this is a lower bound).  Load and clustering rows have none: parsing is not
-a graph kernel, and the clustering result exposes no count of moves.
+this is a lower bound).  Clustering rows carry one too: the adjacency
+entries its kernels scanned (``ClusteringResult.work``: label propagation,
+contraction, building the sums; the VND's moves not counted, a lower bound
+again).  Load rows have none: parsing is not a graph kernel.
 
 Peak memory is the process's ``VmHWM`` after the call (``ru_maxrss`` would
 start at the parent's peak); the graph is
@@ -108,11 +110,13 @@ def run_row(kind: str, graph_path: str, kwargs: dict) -> dict:
         out = {"value": int(res.index), "trees": int(res.info["trees"]),
                "stopped": res.info.get("stopped"), "tree_index": res.tree_index,
                "refined_index": res.refined_index,
+               "seconds_trees": round(res.info["seconds_cloud"], 2),
+               "seconds_refine": round(res.info["seconds_refine"], 2),
                "refine": res.params.get("refine")}
     else:
         res = rb.correlation_clustering(graph, progress=False, **kwargs)
         out = {"value": float(res.imbalance), "method": res.method, "iterations": res.iterations,
-               "clusters": int(res.n_clusters)}
+               "clusters": int(res.n_clusters), "work": int(res.work)}
     seconds = time.perf_counter() - start
     peak = _maxrss_bytes()
     return {**out, "seconds": round(seconds, 2), "peak_bytes": peak,
@@ -221,6 +225,10 @@ def main() -> None:
             if kind == "frustration":  # the tree sampling's share of the machine's limits
                 r.update(roofline(r["trees"] * 2 * m_real, r["seconds"],
                                   "adjacency entries (trees x 2m; refine not counted)",
+                                  machine_rates(2 * m_real, n)))
+            if kind == "clustering":  # the kernels' scans (VND moves not counted)
+                r.update(roofline(r.pop("work"), r["seconds"],
+                                  "adjacency entries scanned (VND moves not counted)",
                                   machine_rates(2 * m_real, n)))
             rep.add(input=name, figure=call, value=value, unit="edges" if kind == "frustration"
                     else "I(P)", published="planted partition's cost", published_value=planted,

@@ -276,6 +276,54 @@ def test_table_free_propagation_makes_the_sweeps_moves(constrained):
         assert all(np.unique(cons[lab == k]).size == 1 for k in np.unique(lab))
 
 
+def test_active_vertex_sweeps_make_every_sweep_s_moves():
+    """Sweeps that visit only vertices with a moved neighbour (through a heap
+    once few are active) = full sweeps with tables, to convergence."""
+    from rapids_balance.clustering import _cpu
+    from rapids_balance.clustering._state import propagate
+
+    g = _random_graph(84, 3000, 9000, weighted=True, p_neg=0.3)
+    level = Level.of_graph(g)
+    start = np.random.default_rng(5).integers(0, 40, g.n).astype(np.int32)
+    st = CPUState(level, start)
+    moves, _ = st.sweeps(6, 3, max_sweeps=60)
+    lab = propagate(level, start, 6, 3, 60)
+    np.testing.assert_array_equal(lab, st.labels)
+    assert moves > _cpu.SPARSE_SWEEP * 10  # enough moves for sweeps of both kinds
+
+
+@pytest.mark.parametrize("n", [7, 5000])
+def test_radix_argsort_is_numpys_stable_argsort(n):
+    from rapids_balance.clustering import _cpu
+
+    rng = np.random.default_rng(n)
+    for keys in (rng.integers(0, 2**63, n, dtype=np.uint64) * np.uint64(2) + np.uint64(1),
+                 rng.integers(0, 9, n).astype(np.uint64) << np.uint64(40)):  # many ties
+        np.testing.assert_array_equal(_cpu.stable_argsort_u64(keys),
+                                      np.argsort(keys, kind="stable"))
+
+
+def test_parallel_contraction_sums_the_weights_between_groups():
+    """``contract`` = the dense group-by-group sum of the signed weights, for any number of parts."""
+    from rapids_balance.clustering import _cpu
+
+    g = _random_graph(85, 400, 2500, weighted=True)
+    level = Level.of_graph(g)
+    lab = np.random.default_rng(6).integers(0, 37, g.n).astype(np.int32)
+    ref = np.zeros((37, 37))
+    rows = np.repeat(np.arange(g.n), np.diff(level.indptr))
+    np.add.at(ref, (lab[rows], lab[level.indices]), level.a)
+    np.fill_diagonal(ref, 0.0)
+    out = [_cpu.contract(level.indptr, level.indices, level.a, lab, 37, parts) for parts in (1, 3)]
+    for ptr, idx, a in out:
+        dense = np.zeros((37, 37))
+        dense[np.repeat(np.arange(37), np.diff(ptr)), idx] = a
+        np.testing.assert_array_equal(dense, ref)
+        assert np.all(a != 0.0)
+    for x, y in zip(*out):
+        np.testing.assert_array_equal(x, y)
+
+
 def test_size_capped_propagation_respects_the_cap():
     from rapids_balance.clustering._state import propagate
 
@@ -311,6 +359,42 @@ def test_combining_two_clusterings_is_never_worse_than_the_start():
         np.testing.assert_array_equal(child, v_cycle(level, 5, 2, start, partner=partner))
 
 
+def _search_from_one_cycle(g):
+    """A population of one V-cycle of ``g`` and the callbacks of the search
+    drivers; ``seen`` records the cost of every V-cycle they run."""
+    from rapids_balance.clustering._multilevel import v_cycle
+
+    level = Level.of_graph(g)
+    start = v_cycle(level, 7, 0)
+    pop = [(_python_cost(g, start), 0, start)]
+    seen = []
+
+    def cycle_of(cyc, current):
+        lab = v_cycle(level, 7, cyc, current)
+        seen.append(_python_cost(g, lab))
+        return lab, seen[-1], cyc
+
+    def add(lab, cyc, val):
+        pop.append((val, cyc, lab))
+        pop.sort(key=lambda x: (x[0], x[1]))
+
+    return level, start, pop, seen, cycle_of, add
+
+
+def test_chain_of_cycles_from_the_best_never_worsens_it():
+    """The search for graphs too large for a population: V-cycles from the best."""
+    from rapids_balance._deadline import NO_DEADLINE
+    from rapids_balance.clustering._solve import _chain, _no_room_for_a_population
+
+    g = _random_graph(86, 200, 900, weighted=True)
+    _, start, pop, seen, cycle_of, add = _search_from_one_cycle(g)
+    best, done = _chain(pop, cycle_of, add, 2, NO_DEADLINE, False)
+    assert done == 1 + len(seen) and len(seen) >= 2
+    assert _python_cost(g, best) == min([pop[0][0], *seen]) <= _python_cost(g, start)
+    assert seen == sorted(seen, reverse=True)  # each cycle starts from the best so far
+    assert not _no_room_for_a_population(0.0, NO_DEADLINE)
+
+
 def test_parent_pairs_cover_every_pair():
     from rapids_balance.clustering._solve import _pair
 
@@ -318,3 +402,48 @@ def test_parent_pairs_cover_every_pair():
         pairs = {_pair(g, size) for g in range(1, size * (size - 1) + 1)}
         assert pairs == {(i, j) for i in range(size) for j in range(i + 1, size)}
     assert _pair(7, 1) == (0, 0)
+
+
+
+def test_a_peeled_ball_is_a_new_cluster_of_positive_neighbours_inside_one_cluster(monkeypatch):
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    from rapids_balance.clustering import _solve
+
+    monkeypatch.setattr(_solve, "PEEL_MAX", 40)
+    g = _random_graph(87, 300, 2000, p_neg=0.2)
+    level = Level.of_graph(g)
+    labels = (np.arange(g.n) >= 120).astype(np.int32)  # clusters of 120 and 180 vertices
+    pos = csr_matrix((np.where(level.a > 0, 1, 0), level.indices, level.indptr))
+    for cycle in range(20):
+        out = _solve._peel(level, labels, 9, cycle)
+        np.testing.assert_array_equal(out, _solve._peel(level, labels, 9, cycle))  # seeded
+        assert out.max() == 2  # one cluster more
+        ball = np.flatnonzero(out == np.argmin(np.bincount(out)))
+        assert 2 <= ball.size <= 40 and np.unique(labels[ball]).size == 1
+        rest = np.setdiff1d(np.arange(g.n), ball)
+        np.testing.assert_array_equal(out[rest] == out[rest][0], labels[rest] == labels[rest][0])
+        assert connected_components(pos[ball][:, ball], directed=False)[0] == 1
+
+
+def test_iterated_search_never_worsens_the_best_and_stops_at_patience():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from rapids_balance._deadline import NO_DEADLINE
+    from rapids_balance.clustering._solve import BATCH, _iterated
+
+    g = _random_graph(88, 200, 900, weighted=True)
+    level, start, pop, seen, cycle_of, add = _search_from_one_cycle(g)
+
+    class Bar:
+        def update(self, k):
+            pass
+
+        def set_postfix_str(self, text):
+            pass
+
+    with ThreadPoolExecutor(2) as pool:
+        done = _iterated(pop, level, 7, 1, cycle_of, add, 2, NO_DEADLINE, Bar(), pool)
+    assert done == len(seen) >= 2 * BATCH and done % BATCH == 0
+    assert pop[0][0] == min([_python_cost(g, start), *seen]) == _python_cost(g, pop[0][2])

@@ -568,12 +568,50 @@ def _move_gain(v, k1, k2, indptr, tid, tsum, tlen):
 
 # -- label propagation: first improvement in a random order -------------------
 
+RADIX_BITS = 11          # digit of the radix sort: 6 passes over 64-bit keys, 2048 buckets
+RADIX_MIN = 4096         # below this many keys the merge sort is as fast
+
+
+@numba.njit(cache=True, nogil=True)
+def stable_argsort_u64(keys):
+    """``np.argsort(keys, kind="stable")`` as int32, by an LSD radix sort for
+    large arrays (numba's merge sort took 1.2 s on 2.4M keys, this 0.1 s)."""
+    n = keys.size
+    if n < RADIX_MIN:
+        return np.argsort(keys, kind="mergesort").astype(np.int32)
+    mask = np.uint64((1 << RADIX_BITS) - 1)
+    key = keys.copy()
+    key2 = np.empty_like(key)
+    idx = np.arange(n).astype(np.int32)
+    idx2 = np.empty_like(idx)
+    count = np.empty(1 << RADIX_BITS, np.int64)
+    for shift in range(0, 64, RADIX_BITS):
+        sh = np.uint64(shift)
+        count[:] = 0
+        for j in range(n):
+            count[(key[j] >> sh) & mask] += 1
+        total = 0
+        for d in range(count.size):
+            c = count[d]
+            count[d] = total
+            total += c
+        for j in range(n):  # in order: equal digits keep their order (stable)
+            d = (key[j] >> sh) & mask
+            q = count[d]
+            count[d] = q + 1
+            key2[q] = key[j]
+            idx2[q] = idx[j]
+        key, key2 = key2, key
+        idx, idx2 = idx2, idx
+    return idx
+
+
 @numba.njit(cache=True, nogil=True)
 def random_order(n, seed, stream):
     keys = np.empty(n, dtype=np.uint64)
     for i in range(n):
         keys[i] = hash64(seed, stream, i)
-    return np.argsort(keys, kind="mergesort").astype(np.int32)
+    return stable_argsort_u64(keys)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -638,6 +676,75 @@ def _dense_best(v, own, stamp, indptr, indices, a, labels, acc, seen, touched, a
     return best_d, best_k
 
 
+#: a sweep visits its active vertices through a heap when fewer than n / SPARSE_SWEEP are
+#: active (else it walks the whole random order and skips the inactive ones)
+SPARSE_SWEEP = 16
+
+
+@numba.njit(cache=True, inline="always")
+def _before(k1, v1, k2, v2):
+    """(key, vertex) order of a sweep: :func:`random_order` sorts stably by key."""
+    return k1 < k2 or (k1 == k2 and v1 < v2)
+
+
+@numba.njit(cache=True, inline="always")
+def _heap_push(hk, hv, nh, key, v):
+    i = nh
+    while i > 0:
+        parent = (i - 1) >> 1
+        if not _before(key, v, hk[parent], hv[parent]):
+            break
+        hk[i] = hk[parent]
+        hv[i] = hv[parent]
+        i = parent
+    hk[i] = key
+    hv[i] = v
+    return nh + 1
+
+
+@numba.njit(cache=True, inline="always")
+def _heap_pop(hk, hv, nh):
+    """Remove the first (key, vertex) of the heap; returns the new size (the
+    popped pair is read from ``hk[0], hv[0]`` before the call)."""
+    nh -= 1
+    key = hk[nh]
+    v = hv[nh]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= nh:
+            break
+        if c + 1 < nh and _before(hk[c + 1], hv[c + 1], hk[c], hv[c]):
+            c += 1
+        if not _before(hk[c], hv[c], key, v):
+            break
+        hk[i] = hk[c]
+        hv[i] = hv[c]
+        i = c
+    hk[i] = key
+    hv[i] = v
+    return nh
+
+
+@numba.njit(cache=True, inline="always")
+def _activate(v, cur_key, indptr, indices, active, hk, hv, nh, seed, sweep_stream, heap):
+    """After ``v`` moved: its neighbours are active again; in a heap sweep
+    those still ahead of the current position join the heap.  Returns
+    (heap size, newly active count)."""
+    added = 0
+    for p in range(indptr[v], indptr[v + 1]):
+        u = indices[p]
+        if active[u]:
+            continue
+        active[u] = True
+        added += 1
+        if heap:
+            ku = hash64(seed, sweep_stream, u)
+            if _before(cur_key, v, ku, u):
+                nh = _heap_push(hk, hv, nh, ku, u)
+    return nh, added
+
+
 @numba.njit(cache=True, nogil=True)
 def sweeps_dense(max_sweeps, seed, stream, indptr, indices, a, labels, csize, free, nfree, nclus,
                  maxc, tol, constrained, cons, ccons, min_moves, deadline, vw, cap):
@@ -648,7 +755,16 @@ def sweeps_dense(max_sweeps, seed, stream, indptr, indices, a, labels, csize, fr
     updates of :func:`sweeps` cost a scan of every neighbour's table per move
     (quadratic around hubs).  With ``cap`` > 0 no cluster's total vertex
     weight ``vw`` may pass ``cap`` (size-constrained label propagation, for
-    coarsening).  Returns (moves, gain)."""
+    coarsening).  Returns (moves, gain, adjacency entries scanned,
+    converged): converged when a sweep found no move, a 1-opt local optimum.
+
+    Without ``cap`` and ``maxc`` a vertex whose neighbours kept their labels
+    since its last visit has no move (its sums are the same, and a vertex
+    that moved went to its best cluster), so only *active* vertices are
+    visited: those with a neighbour that moved since.  A sweep with few of
+    them takes them from a heap in the sweep's random order, so the moves are
+    those of full sweeps at a cost proportional to the moves' neighbourhoods.
+    """
     n = labels.size
     cw = np.zeros(n if cap > 0 else 0, np.int64)
     if cap > 0:
@@ -657,17 +773,57 @@ def sweeps_dense(max_sweeps, seed, stream, indptr, indices, a, labels, csize, fr
     acc = np.zeros(n, np.float64)
     seen = np.full(n, -1, np.int64)
     touched = np.empty(n, np.int64)
+    # with a cap or a cluster bound a vertex's options change without its neighbours moving
+    skip = cap <= 0 and maxc <= 0
+    active = np.ones(n, np.bool_)
+    nactive = n
+    hk = np.empty(0, np.uint64)
+    hv = np.empty(0, np.int32)
     total = 0
     gain = 0.0
+    scanned = 0
     for s in range(max_sweeps):
-        order = random_order(n, seed, stream * 1000003 + s)
+        if skip and nactive == 0:
+            return total, gain, scanned, True
+        sweep_stream = stream * 1000003 + s
+        heap = skip and SPARSE_SWEEP * nactive < n
+        nh = 0
+        order = hv
+        if heap:
+            if hk.size == 0:
+                hk = np.empty(n, np.uint64)
+                hv = np.empty(n, np.int32)
+            for v in range(n):
+                if active[v]:
+                    nh = _heap_push(hk, hv, nh, hash64(seed, sweep_stream, v), v)
+        else:
+            order = random_order(n, seed, sweep_stream)
         moved = 0
-        for i in range(n):
-            if expired(deadline, i):
-                return total + moved, gain
-            v = order[i]
+        i = -1
+        while True:
+            i += 1
+            if heap:
+                if nh == 0:
+                    break
+                cur_key = hk[0]
+                v = hv[0]
+                nh = _heap_pop(hk, hv, nh)
+            else:
+                if i >= n:
+                    break
+                if expired(deadline, i):
+                    return total + moved, gain, scanned, False
+                v = order[i]
+                cur_key = np.uint64(0)
+                if skip and not active[v]:
+                    continue
+            if heap and expired(deadline, i):
+                return total + moved, gain, scanned, False
+            active[v] = False
+            nactive -= 1
             allow = (maxc <= 0 or nclus[0] < maxc) and not constrained
             k1 = labels[v]
+            scanned += indptr[v + 1] - indptr[v]
             d, k2 = _dense_best(v, k1, s * n + i, indptr, indices, a, labels, acc, seen,
                                 touched, allow, tol, constrained, cons, ccons, vw, cw, cap)
             if k2 != NO_MOVE:
@@ -679,10 +835,19 @@ def sweeps_dense(max_sweeps, seed, stream, indptr, indices, a, labels, csize, fr
                 if constrained:
                     ccons[k2] = cons[v]
                 moved += 1
+                if skip:
+                    nh, added = _activate(v, cur_key, indptr, indices, active, hk, hv, nh, seed,
+                                          sweep_stream, heap)
+                    nactive += added
+        if not skip:
+            active[:] = True
+            nactive = n
         total += moved
-        if moved < min_moves or moved == 0:
+        if moved == 0:
+            return total, gain, scanned, True
+        if moved < min_moves:
             break
-    return total, gain
+    return total, gain, scanned, False
 
 
 # -- parallel rounds of non-conflicting moves ---------------------------------
@@ -754,35 +919,79 @@ def _gather(v, stamp, skip, indptr, indices, a, lab, acc, seen, touched, nt):
 
 
 @numba.njit(cache=True, nogil=True)
-def contract(indptr, indices, a, lab, nc):
+def _contract_range(c0, c1, indptr, indices, a, lab, nc, mstart, members, bound, tmp_idx, tmp_a,
+                    count):
+    """The coarse rows ``c0..c1-1`` of :func:`contract`, each written from
+    ``bound[c]`` (the sum of its members' degrees: room enough) with its
+    length in ``count[c]``."""
+    acc = np.zeros(nc, dtype=np.float64)
+    seen = np.full(nc, -1, dtype=np.int64)
+    touched = np.empty(nc, dtype=np.int64)
+    for c in range(c0, c1):
+        nt = 0
+        for q in range(mstart[c], mstart[c + 1]):
+            nt = _gather(members[q], c, c, indptr, indices, a, lab, acc, seen, touched, nt)
+        pos = bound[c]
+        for t in range(nt):  # first-encounter order: sorting the rows cost 3x the gathering
+            cu = touched[t]
+            if acc[cu] != 0.0:
+                tmp_idx[pos] = cu
+                tmp_a[pos] = acc[cu]
+                pos += 1
+        count[c] = pos - bound[c]
+
+
+@numba.njit(parallel=True, cache=True, nogil=True)
+def _contract_parts(cut, indptr, indices, a, lab, nc, mstart, members, bound, tmp_idx, tmp_a,
+                    count):
+    for t in prange(cut.size - 1):
+        _contract_range(cut[t], cut[t + 1], indptr, indices, a, lab, nc, mstart, members, bound,
+                        tmp_idx, tmp_a, count)
+
+
+@numba.njit(cache=True, nogil=True)
+def contract(indptr, indices, a, lab, nc, parts):
     """Coarse graph with one vertex per cluster of ``lab`` (ids 0..nc-1).
 
     Coarse edge weight = sum of the signed weights between the two clusters
     (only that net weight matters for the moves of the coarse vertices);
-    edges inside a cluster and zero-sum edges are dropped.
+    edges inside a cluster and zero-sum edges are dropped.  A row lists its
+    neighbours in the order its members' rows meet them (no kernel needs
+    sorted rows: every choice among clusters breaks ties by id).  Coarse rows
+    are built independently (with ``parts`` > 1 in that many ranges of equal
+    slot counts, in parallel, each row in its own place), so the result does
+    not depend on ``parts`` or the threads.
     """
     mstart, members = members_by_cluster(lab, nc)
-    acc = np.zeros(nc, dtype=np.float64)
-    seen = np.full(nc, -1, dtype=np.int64)
-    touched = np.empty(nc, dtype=np.int64)
-    out_ptr = np.zeros(nc + 1, dtype=np.int64)
-    out_idx = np.empty(indices.size, dtype=np.int32)
-    out_a = np.empty(indices.size, dtype=np.float64)
-    pos = 0
+    bound = np.zeros(nc + 1, dtype=np.int64)
     for c in range(nc):
-        nt = 0
+        deg = 0
         for q in range(mstart[c], mstart[c + 1]):
-            nt = _gather(members[q], c, c, indptr, indices, a, lab, acc, seen, touched, nt)
-        tl = touched[:nt]
-        tl.sort()  # in place: one allocation per coarse vertex cost as much as the gathering
-        for t in range(nt):
-            cu = tl[t]
-            if acc[cu] != 0.0:
-                out_idx[pos] = cu
-                out_a[pos] = acc[cu]
-                pos += 1
-        out_ptr[c + 1] = pos
-    return out_ptr, out_idx[:pos].copy(), out_a[:pos].copy()
+            v = members[q]
+            deg += indptr[v + 1] - indptr[v]
+        bound[c + 1] = bound[c] + deg
+    tmp_idx = np.empty(indices.size, dtype=np.int32)
+    tmp_a = np.empty(indices.size, dtype=np.float64)
+    count = np.zeros(nc, dtype=np.int64)
+    parts = max(1, min(parts, nc))
+    cut = np.searchsorted(bound, np.arange(parts + 1) * (bound[nc] / parts))
+    cut[0] = 0
+    cut[parts] = nc
+    if parts == 1:
+        _contract_range(0, nc, indptr, indices, a, lab, nc, mstart, members, bound, tmp_idx,
+                        tmp_a, count)
+    else:
+        _contract_parts(cut, indptr, indices, a, lab, nc, mstart, members, bound, tmp_idx, tmp_a,
+                        count)
+    out_ptr = np.zeros(nc + 1, dtype=np.int64)
+    for c in range(nc):
+        out_ptr[c + 1] = out_ptr[c] + count[c]
+    out_idx = np.empty(out_ptr[nc], dtype=np.int32)
+    out_a = np.empty(out_ptr[nc], dtype=np.float64)
+    for c in range(nc):
+        out_idx[out_ptr[c]:out_ptr[c + 1]] = tmp_idx[bound[c]:bound[c] + count[c]]
+        out_a[out_ptr[c]:out_ptr[c + 1]] = tmp_a[bound[c]:bound[c] + count[c]]
+    return out_ptr, out_idx, out_a
 
 
 @numba.njit(cache=True, nogil=True)

@@ -25,7 +25,7 @@ import numba
 import numpy as np
 import pandas as pd
 
-from .._output import frames_like_input
+from .._output import frames_like_input, label_column, make_table
 from .._progress import progress_bar
 from ..backend import resolve_backend
 from .._validation import (check_backend, check_bool, check_choice, check_count, check_int, check_number,
@@ -53,7 +53,7 @@ AUTO_ILS_MAX_VERTICES = 2_000
 LOCAL_SEARCHES = ("auto", "best", "parallel")
 CONSTRUCTIONS = ("auto", "grasp", "multilevel")
 PERTURBATIONS = ("auto", "mixed", "vertex")
-DEFAULT_ITERATIONS = {"vnd": 1, "grasp": 400, "ils": 10, "multilevel": 3}
+DEFAULT_ITERATIONS = {"vnd": 1, "grasp": 400, "ils": 10, "multilevel": 16}
 DENSE = 0.05          # density from which "auto" picks the dense-graph ILS flavour
 PAPER_ILS_MAX = 5     # Levorato et al.'s iterMaxILS
 DENSE_ILS_MAX = 20    # failed tries per level with plateau moves (see correlation_clustering)
@@ -65,9 +65,10 @@ class ClusteringResult:
 
     Attributes
     ----------
-    labels : pandas.DataFrame
+    labels : DataFrame
         Columns ``vertex`` (original labels) and ``cluster`` (0..c-1,
-        numbered by first appearance in the graph's vertex order).
+        numbered by first appearance in the graph's vertex order); cuDF
+        for a cuDF input or a graph kept on the device, pandas otherwise.
     imbalance : float
         I(P) of ``labels``, recomputed from the edges.
     parts : ImbalanceResult
@@ -76,6 +77,11 @@ class ClusteringResult:
         ``time_s``, ``iteration``, ``imbalance``: the best imbalance each time it improved.
     method, seed, iterations, elapsed_s, backend, params
         How the result was obtained.
+    work : int
+        Adjacency entries the CPU kernels scanned (label propagation,
+        contraction, building and evaluating the sums; the moves of the
+        best-move VND are not counted): a measure of the work done, for
+        rates such as entries per second.
     """
 
     labels: pd.DataFrame
@@ -88,6 +94,7 @@ class ClusteringResult:
     elapsed_s: float
     backend: str
     params: dict[str, Any] = field(default_factory=dict)
+    work: int = 0
 
     @property
     def n_clusters(self) -> int:
@@ -321,8 +328,11 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
         iterated perturbation (Levorato et al.). ``"multilevel"``: V-cycles of
         size-constrained label propagation, contraction and refinement in a
         memetic search (a population of four V-cycles whose pairs are
-        combined by coarsening inside their overlay; scales to 10^6
-        vertices; beyond the paper).
+        combined by coarsening inside their overlay; beyond the paper), then
+        an iterated search from the best (a ball of vertices peeled off
+        its cluster, then a V-cycle).
+        When ``time_limit`` leaves no room for four V-cycles (10^7 edges in
+        30 s), V-cycles from the best clustering instead.
     n_clusters : int, optional
         Upper bound on the number of clusters, in ``[1, 2**31 - 1]`` (None:
         unbounded; 2 asks for a bipartition, i.e. a balanced state).
@@ -330,9 +340,11 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
         GRASP restricted-candidate-list parameter in [0, 1] (the paper: 1.0).
     max_iterations : int, optional
         ``"grasp"``: constructions (default 400); ``"ils"``: restarts (default
-        10, the paper's ``iter``); ``"multilevel"``: combinations in a row
-        without a better best before stopping, after the first four V-cycles
-        (default 3); ignored by ``"vnd"``.
+        10, the paper's ``iter``); ``"multilevel"``: rounds of the iterated
+        search in a row without a better best before stopping (default 16;
+        with ``n_clusters``, or when the population has no room in
+        ``time_limit``: combinations, resp. V-cycles, in a row); ignored by
+        ``"vnd"``.
         In ``[1, 2**50]`` (restart ids are int64 in the kernels); restarts
         run one at a time, so a large count costs time, not memory.
     time_limit : float, optional
@@ -503,14 +515,17 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
                 bar.update(1)
                 bar.set_postfix_str(f"best {best_val:g}")
     parts = imbalance(graph, best)
-    frame = pd.DataFrame({"vertex": graph.labels, "cluster": best.astype(np.int64)})
-    hist = pd.DataFrame(history, columns=["time_s", "iteration", "imbalance"])
+    frame = make_table({"vertex": label_column(graph), "cluster": best.astype(np.int64)}, like=graph)
+    hist = make_table({c: np.array([h[i] for h in history], dtype)
+                       for i, (c, dtype) in enumerate((("time_s", np.float64), ("iteration", np.int64),
+                                                       ("imbalance", np.float64)))}, like=graph)
     public = {k: v for k, v in params.items() if not k.startswith("_") and k != "deadline"}
     public["time_limit"] = time_limit
     public["max_iterations"] = iterations
     return ClusteringResult(labels=frame, imbalance=parts.imbalance, parts=parts, history=hist,
                             method=method, seed=seed, iterations=done,
-                            elapsed_s=time.perf_counter() - t0, backend=be, params=public)
+                            elapsed_s=time.perf_counter() - t0, backend=be, params=public,
+                            work=int(level.work[0]))
 
 
 def _vnd_start(graph: Graph, init: Any, max_clusters: int) -> np.ndarray:
@@ -534,7 +549,15 @@ def _vnd_start(graph: Graph, init: Any, max_clusters: int) -> np.ndarray:
 #: clusterings kept by the multilevel search (each first a V-cycle from singletons)
 POPULATION = 4
 BATCH = 2     # generations that start from the same population (and may run side by side)
+#: from this many CSR slots V-cycles run one at a time: two side by side would double the
+#: peak memory of a search (a V-cycle's hierarchy and sums: about 80 bytes per edge)
+SIDE_BY_SIDE_MAX_SLOTS = 4_000_000
 INJECT = 3    # every INJECT-th generation combines the best with a fresh V-cycle (diversity)
+#: batches of combinations in a row without a better best that end the memetic phase (with a
+#: longer memetic phase the iterated search that follows has less time: full Epinions, 10 s,
+#: 48,805 after three, 48,800 after one)
+MEMETIC_PATIENCE = 1
+PEEL_MAX = 1000   # most vertices that a mutation of the iterated search peels off a cluster
 
 
 def _pair(generation: int, size: int) -> tuple[int, int]:
@@ -563,7 +586,15 @@ def _run_multilevel(graph, level, params, patience, deadline, progress, record):
     ``INJECT``-th generation first makes a fresh V-cycle from singletons and
     combines the best with it, so the population does not close in on one
     lineage (full Slashdot, 10 s: 68,420; a chain of V-cycles from the best
-    alone: 68,610).
+    alone: 68,610).  The memetic phase ends after ``MEMETIC_PATIENCE``
+    batches without a better best; the iterated search (:func:`_iterated`)
+    then runs until ``patience`` rounds bring none (with ``n_clusters``,
+    which a peeled ball could exceed, the memetic phase takes ``patience``
+    and there is no iterated search).
+
+    When the first V-cycle leaves no time for the rest of the population
+    (:func:`_no_room_for_a_population`), the search is a chain of V-cycles
+    from the best instead (:func:`_chain`).
 
     Generations go in batches of ``BATCH`` that all start from the same
     population and are offered to it in generation order, so the batch can
@@ -602,8 +633,11 @@ def _run_multilevel(graph, level, params, patience, deadline, progress, record):
         out.append(cycle_of(cyc + 1, members[i], partner))
         return out
 
+    started = time.perf_counter()
     _offer(pop, *cycle_of(0), add)  # first, so numba's threading layer is known to _threads
     done = 1
+    if _no_room_for_a_population(started, dl):
+        return _chain(pop, cycle_of, add, patience, dl, progress)
     with progress_bar(0, "multilevel cycles", progress) as bar, \
             ThreadPoolExecutor(max_workers=_threads(params)) as pool:
         if not passed(dl):
@@ -612,7 +646,8 @@ def _run_multilevel(graph, level, params, patience, deadline, progress, record):
                 done += 1
         bar.update(done)
         generation, stale = 0, 0
-        while stale < patience and not passed(dl):
+        memetic = patience if maxc else min(patience, MEMETIC_PATIENCE)
+        while stale < memetic and not passed(dl):
             members = [m[2] for m in pop]
             batch = range(generation + 1, generation + 1 + BATCH)
             for out in pool.map(lambda g: children(g, members), batch):
@@ -624,14 +659,103 @@ def _run_multilevel(graph, level, params, patience, deadline, progress, record):
             generation += BATCH
             bar.update(BATCH)
             bar.set_postfix_str(f"best {best_val:g}")
+        if not maxc:  # a peeled ball is a new cluster, which n_clusters may not allow
+            done += _iterated(pop, level, seed, POPULATION + 2 * generation, cycle_of, add,
+                              patience, dl, bar, pool)
     return pop[0][2], done
+
+
+def _iterated(pop, level: Level, seed: int, cycle: int, cycle_of, add, patience: int,
+              deadline: float, bar, pool) -> int:
+    """Iterated multilevel search from the best: each round makes ``BATCH``
+    mutations of the current clustering (:func:`_peel`) and a V-cycle from
+    each (side by side in ``pool``), taken in cycle order: a result no worse
+    than the current one becomes the current one (a walk across equal
+    optima), a better one joins the population.  Stops after ``patience``
+    rounds in a row without a better best, or at the deadline.  Returns the
+    V-cycles done.
+
+    A peeled ball lets the V-cycle, which coarsens inside the clusters of
+    its start, group and move pieces that straddle the ball's border, which
+    the combinations of the memetic phase, converged into one basin, no
+    longer do (full Slashdot, 10 s: 68,393 instead of 68,421; 30 s: 68,386
+    instead of 68,415).
+    """
+    done = stale = 0
+    cur_val, cur = pop[0][0], pop[0][2]
+    while level.n > 1 and stale < patience and not passed(deadline):
+        before = pop[0][0]
+        starts = [(c, _peel(level, cur, seed, c)) for c in range(cycle, cycle + BATCH)]
+        for lab, val, cyc in pool.map(lambda cs: cycle_of(*cs), starts):
+            done += 1
+            if val <= cur_val:
+                cur_val, cur = val, lab
+            _offer(pop, lab, val, cyc, add)
+        stale = 0 if pop[0][0] < before else stale + 1
+        cycle += BATCH
+        bar.update(BATCH)
+        bar.set_postfix_str(f"best {pop[0][0]:g}")
+    return done
+
+
+def _peel(level: Level, labels: np.ndarray, seed: int, cycle: int) -> np.ndarray:
+    """``labels`` with one ball made a new cluster: breadth-first over the
+    positive edges inside one cluster, from a random vertex, up to a random
+    size in ``[2, PEEL_MAX]`` (seeded by ``seed`` and ``cycle``)."""
+    rng = np.random.default_rng([seed, cycle, 0x7065656C])
+    ptr, idx, a = level.indptr, level.indices, level.a
+    root = int(rng.integers(level.n))
+    home, size = labels[root], int(rng.integers(2, PEEL_MAX + 1))
+    ball, seen, head = [root], {root}, 0
+    while head < len(ball) and len(ball) < size:
+        v = ball[head]
+        head += 1
+        nb = idx[ptr[v]:ptr[v + 1]][a[ptr[v]:ptr[v + 1]] > 0]
+        for u in rng.permutation(nb).tolist():
+            if u not in seen and labels[u] == home:
+                seen.add(u)
+                ball.append(u)
+                if len(ball) == size:
+                    break
+    lab = labels.copy()
+    lab[np.array(ball)] = int(labels.max()) + 1
+    return canonical(lab)
+
+
+def _no_room_for_a_population(started: float, deadline: float) -> bool:
+    """True when the time left would not take the other ``POPULATION - 1``
+    V-cycles from singletons at the pace of the first one (started at
+    ``started``): such cycles, cut by the deadline, would be lost work (10^7
+    edges, 30 s)."""
+    if deadline == NO_DEADLINE:
+        return False
+    now = time.perf_counter()
+    return (POPULATION - 1) * (now - started) > deadline - now
+
+
+def _chain(pop, cycle_of, add, patience: int, deadline: float,
+           progress: bool) -> tuple[np.ndarray, int]:
+    """V-cycles from the best clustering (each coarsens inside its clusters
+    and never makes it worse, even when the deadline cuts it) until
+    ``patience`` in a row bring nothing better, or the deadline.  Returns
+    (best labels, V-cycles done, the first one included)."""
+    cycle, stale = 1, 0
+    with progress_bar(0, "multilevel cycles", progress) as bar:
+        while stale < patience and not passed(deadline):
+            before = pop[0][0]
+            _offer(pop, *cycle_of(cycle, pop[0][2]), add)
+            stale = 0 if pop[0][0] < before else stale + 1
+            cycle += 1
+            bar.update(1)
+    return pop[0][2], cycle
 
 
 def _threads(params: dict[str, Any]) -> int:
     """Threads for a batch of V-cycles: numba's count on the CPU backend (the
     GPU VND runs one at a time), one when numba's threading layer is the
-    workqueue, which does not take parallel launches from several threads."""
-    if params["backend"] == "gpu":
+    workqueue, which does not take parallel launches from several threads,
+    and one on large graphs (``SIDE_BY_SIDE_MAX_SLOTS``)."""
+    if params["backend"] == "gpu" or params["_level"].indices.size > SIDE_BY_SIDE_MAX_SLOTS:
         return 1
     try:
         if numba.threading_layer() == "workqueue":

@@ -11,7 +11,7 @@ local searches with every array on the device.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -25,11 +25,21 @@ _EMPTY_I64 = np.zeros(0, dtype=np.int64)
 
 @dataclass
 class Level:
-    """A graph level: CSR (``indptr`` int64, ``indices`` int32) and signed slot weights ``a``."""
+    """A graph level: CSR (``indptr`` int64, ``indices`` int32) and signed slot weights ``a``.
+
+    ``work`` counts the adjacency entries the CPU kernels scanned (label
+    propagation, contraction, building and evaluating the sums): one
+    counter shared by a level and the levels contracted from it.
+    """
 
     indptr: np.ndarray
     indices: np.ndarray
     a: np.ndarray
+    work: np.ndarray = field(default_factory=lambda: np.zeros(1, np.int64))
+
+    def count(self, entries: int) -> None:
+        """Add ``entries`` scanned adjacency entries to :attr:`work`."""
+        self.work[0] += entries
 
     @classmethod
     def of_graph(cls, graph) -> "Level":
@@ -51,12 +61,13 @@ class Level:
 def propagate(level: Level, labels: np.ndarray, seed: int, stream: int, max_sweeps: int,
               min_moves: int = 1, constraint: np.ndarray | None = None, max_clusters: int = 0,
               deadline: float = NO_DEADLINE, vertex_weight: np.ndarray | None = None,
-              max_weight: int = 0) -> np.ndarray:
+              max_weight: int = 0, info: dict | None = None) -> np.ndarray:
     """Label-propagation sweeps of :meth:`CPUState.sweeps` (same moves on integer
     weights) without building the sparse sums: for coarsening and the
     multilevel refinement, where nothing else needs them.  With
     ``max_weight`` > 0 no cluster grows past that total ``vertex_weight``.
-    Returns new labels."""
+    Returns new labels; ``info["converged"]`` says whether the last sweep
+    found no move (then the labels are a 1-opt local optimum)."""
     n = level.n
     lab = np.ascontiguousarray(labels, dtype=np.int32).copy()
     csize = np.zeros(n, np.int32)
@@ -70,10 +81,13 @@ def propagate(level: Level, labels: np.ndarray, seed: int, stream: int, max_swee
         cons = np.ascontiguousarray(constraint, dtype=np.int32)
         ccons = np.zeros(n, np.int32)
         ccons[lab] = cons  # every cluster holds vertices of one constraint class
-    _cpu.sweeps_dense(max_sweeps, seed, stream, level.indptr, level.indices, level.a, lab, csize,
-                      free, nfree, nclus, int(max_clusters or 0), level.tol,
-                      constraint is not None, cons, ccons, min_moves, deadline,
-                      _EMPTY_I64 if vertex_weight is None else vertex_weight, int(max_weight))
+    _, _, scanned, converged = _cpu.sweeps_dense(
+        max_sweeps, seed, stream, level.indptr, level.indices, level.a, lab, csize, free, nfree,
+        nclus, int(max_clusters or 0), level.tol, constraint is not None, cons, ccons, min_moves,
+        deadline, _EMPTY_I64 if vertex_weight is None else vertex_weight, int(max_weight))
+    level.count(scanned)
+    if info is not None:
+        info["converged"] = bool(converged)
     return lab
 
 
@@ -123,6 +137,7 @@ class CPUState:
         lv = self.level
         _cpu.build_tables(lv.indptr, lv.indices, lv.a, self.labels, self.tid, self.tsum, self.tcnt,
                           self.tlen, _EMPTY_BOOL)
+        lv.count(lv.indices.size)
         self._tree_ready = False
 
     def _ensure_tree(self) -> None:
@@ -131,6 +146,7 @@ class CPUState:
             _cpu.eval_all(self.level.indptr, self.labels, self.tid, self.tsum, self.tlen, allow,
                           self.tol, False, _EMPTY_I32, _EMPTY_I32, self.bd, self.bk)
             _cpu.tree_build(self.tree_d, self.tree_v, self.size, self.bd, self.n)
+            self.level.count(self.level.indices.size)  # at most every table entry
             self._tree_ready = True
 
     def imbalance(self) -> float:
