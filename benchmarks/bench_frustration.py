@@ -58,7 +58,8 @@ PUBLISHED = {
     # measured with the graphB++ reference code (issue 4), 1000 BFS trees
     "Bitcoin OTC": {"bfs": 1_927},
 }
-TARGETS = {"Slashdot": 74_000, "Epinions": 54_000, "wiki-Elec": 16_500, "Bitcoin OTC": 1_150}
+# index targets; wiki-Elec's earlier 16,500 is below the proven lower bound (16,730) of this file
+TARGETS = {"Slashdot": 74_000, "Epinions": 54_000, "Bitcoin OTC": 1_150}
 GAP_TARGETS = {"Slashdot": 3.0, "Epinions": 0.4, "wiki-Elec": 0.4}  # certified gap, % of the index
 BLP = {"Slashdot": 77_283, "wiki-Elec": 29_257}  # graphB++ Table III baseline (40 h limit)
 BOUND_SHARE = 0.25  # with --time-limit, the bound's own limit as a share of it (default steps)

@@ -353,7 +353,10 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
         read the clock every thousand or so steps, so the call returns within
         a few per cent of the limit, after the graph is read; a search cut
         short still returns a valid clustering (the first restart or
-        V-cycle, if the limit ends it, is no longer a 1-opt optimum).
+        V-cycle, if the limit ends it, is no longer a 1-opt optimum).  The
+        kernels' compilation in a fresh environment (about 15 s, once; see
+        :func:`rapids_balance.warmup`) and their loading on a process's
+        first call (under a second) come on top of the limit.
     seed : int
         Seed of every random choice: an int in ``[0, 2**63 - 1]`` (the rule
         of every seeded function; floats, bools and None are refused).

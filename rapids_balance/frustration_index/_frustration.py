@@ -267,7 +267,9 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
         or tabu search stops at the limit too.  Work is checked every few
         thousand steps, so the call returns within a few per cent of the
         limit after the graph is read.  Trees on a Dask ``client`` are not
-        cut short.
+        cut short.  The kernels' compilation in a fresh environment (about
+        13 s, once; see :func:`rapids_balance.warmup`) and their loading on a
+        process's first call (under a second) come on top of the limit.
     backend : {"auto", "cpu", "gpu"}
         Where BFS trees, path signs, state words and move gains are computed.
     progress : bool, default True
