@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -362,18 +363,16 @@ def _check_transferred_once(client, tmp_path):
     got = map_batches(client, payload, _payload_size, range(n_tasks))
     assert got == [1000 + i for i in range(n_tasks)]
     loads = _settled_counts(str(tmp_path), pids)
-    # broadcast scatter: each worker unpickles it once, not once per task.  With two local
-    # worker processes a task sometimes fetches the key from its peer although the broadcast
-    # gave its worker a copy (Dask's gather_dep), so a worker may load it twice.
-    assert all(1 <= k <= 2 for k in loads.values()), loads
-    assert sum(loads.values()) < n_tasks // 2
-    # a second call with the same object reuses the scattered copy: at most the same race
-    # again, never a copy per task
+    # broadcast scatter: each worker unpickles it once, not once per task
+    assert all(k == 1 for k in loads.values()), loads
+    # Dask's active memory manager (on by default) would now drop all copies but one
+    # (the control below); the scattered graph's copies stay
+    fut = scatter_graph(client, payload)
+    assert _copies_after_memory_manager(client, fut, until=0) == len(pids)
+    # a second call with the same object reuses the scattered copies: nothing travels
     map_batches(client, payload, _payload_size, range(n_tasks))
-    again = _settled_counts(str(tmp_path), pids)
-    assert all(again[pid] - loads[pid] <= 1 for pid in pids), (loads, again)
-    assert sum(again.values()) < n_tasks // 2
-    assert scatter_graph(client, payload).status == "finished"
+    assert _settled_counts(str(tmp_path), pids) == loads
+    assert fut.status == "finished"
 
     # control: the same object passed as a plain task argument is unpickled
     # per task, which the counter sees
@@ -383,6 +382,23 @@ def _check_transferred_once(client, tmp_path):
     futs = [client.submit(_payload_size, plain, i, None, pure=False) for i in range(n_tasks)]
     client.gather(futs)
     assert sum(_load_counts(str(control), pids).values()) > len(pids)
+
+    # control: a plain broadcast scatter loses its extra copies to the memory manager
+    other = client.scatter(np.arange(10), broadcast=True, hash=False)
+    assert len(client.who_has([other])[other.key]) == len(pids)
+    assert _copies_after_memory_manager(client, other, until=1) == 1
+
+
+def _copies_after_memory_manager(client, fut, until, wait=2.0):
+    """Workers holding ``fut`` after one pass of Dask's active memory manager, once they
+    are ``until`` or ``wait`` seconds have passed (its drops land asynchronously)."""
+    client.amm.run_once()
+    end = time.monotonic() + wait
+    while True:
+        copies = len(client.who_has([fut])[fut.key])
+        if copies == until or time.monotonic() > end:
+            return copies
+        time.sleep(0.1)
 
 
 def test_lost_scattered_graph_is_sent_again(tmp_path):
@@ -417,3 +433,19 @@ def test_worker_killed_mid_run_loses_and_double_counts_nothing(client, tmp_path)
     assert np.array_equal(got_node, want_node)
     assert np.array_equal(got_edge, want_edge)
     assert int(got_node.sum()) == len(batches)
+
+
+def test_scheduler_that_cannot_keep_copies_gives_a_warning():
+    from rapids_balance.distributed._replicas import protect_graph_replicas
+
+    class NoRapidsScheduler:
+        def run_on_scheduler(self, fn):
+            raise ModuleNotFoundError("No module named 'rapids_balance'")
+
+    c = NoRapidsScheduler()
+    with pytest.warns(RuntimeWarning, match="active memory manager may drop"):
+        assert protect_graph_replicas(c) is False
+    # once per client
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert protect_graph_replicas(c) is False

@@ -33,6 +33,7 @@ from ..errors import InvalidParameterError
 from ._batches import MAX_TASKS, RangeBatches, WorkerBatches
 from ._cluster import require_distributed
 from ._device_graph import ship_device_graph
+from ._replicas import graph_key, protect_graph_replicas
 from ._shared import share_graph, shared_graph_enabled
 from ._tasks import fold, fold_to_host, run_batch, sum_parts, tree_groups
 
@@ -103,8 +104,11 @@ def scatter_graph(client: Any, graph: Any, *, broadcast: bool = True, cache: boo
     graph : Graph, SignedGraph or distributed.Future
         A future is returned unchanged (already scattered).
     broadcast : bool
-        Put a copy on every current worker (default).  Workers that join
-        later, or restart after a crash, fetch it once from a peer.
+        Put a copy on every current worker (default), and keep it there:
+        Dask's active memory manager would otherwise drop all copies but
+        one between calls (:mod:`~rapids_balance.distributed._replicas`).
+        Workers that join later, or restart after a crash, fetch it once
+        from a peer.
     cache : bool
         Reuse the future of an earlier scatter of the same graph object to
         the same client, so consecutive calls do not resend it.
@@ -148,8 +152,12 @@ def scatter_graph(client: Any, graph: Any, *, broadcast: bool = True, cache: boo
         shipped = ship_device_graph(shipped)
     elif shared:
         shipped = share_graph(client, graph, shipped) or shipped
-    # hash=False: tokenizing would pickle the whole graph just to name it
-    fut = client.scatter(shipped, broadcast=broadcast, hash=False)
+    if broadcast:
+        protect_graph_replicas(client)
+    # a key of our own: no tokenizing (which would pickle the whole graph just to name
+    # it), and the scheduler keeps the broadcast copies (:mod:`._replicas`)
+    key = graph_key()
+    fut = client.scatter({key: shipped}, broadcast=broadcast)[key]
     if cache:
         _SCATTERED.setdefault(graph, {})[cid] = fut
     return fut
