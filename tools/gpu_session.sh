@@ -17,9 +17,11 @@
 #                                            # the synthetic graph alone takes minutes)
 #   bash tools/gpu_session.sh bench          # betweenness (k = 1000), clustering and frustration
 #                                            # GPU rows beside their CPU peers (up to 8 min)
+#   bash tools/gpu_session.sh profile        # every kernel launch timed per workload on Slashdot
+#                                            # (tools/profile_gpu_kernels.py; up to 8 min)
 # Each step runs under a timeout (the limits above), so a hung kernel ends the step, not the
 # run.  Results go to $OUT (default ./gpu-out): steps.log, env.txt, check_gpu_compile.txt,
-# tests.log, bench*.log and a tarball of bench-results/ (the benchmarks' JSON).
+# tests.log, bench*.log, a tarball of bench-results/ (the benchmarks' JSON) and profile-*.json.
 #
 # Hosts without network access: run tools/prepare_gpu_carry.sh on a connected machine first and
 # copy the checkout with its .gpu/ folder over; missing Python packages are then installed from
@@ -76,8 +78,16 @@ elif [ "$stage" = bench ]; then
   timeout 240 $PY bench_dataflow.py >>"$OUT/bench.log" 2>&1
   cd ..
   tar czf "$OUT/bench-results.tgz" bench-results
+elif [ "$stage" = profile ]; then
+  graph=../shared/data/soc-sign-Slashdot090221.txt.gz
+  for w in balance frustration betweenness clustering; do
+    log "profile $w"
+    timeout 120 $PY tools/profile_gpu_kernels.py --graph "$graph" --only $w \
+      --out "$OUT/profile-$w.json" >>"$OUT/profile.log" 2>&1
+    echo "rc=$?" >>"$OUT/profile.log"
+  done
 else
-  echo "unknown stage $stage (tests | bench-balance | bench)" >&2
+  echo "unknown stage $stage (tests | bench-balance | bench | profile)" >&2
   exit 2
 fi
 log "done"
