@@ -548,7 +548,9 @@ def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 
     of 74,495 (2.0 %); without the plateau search 1,147, 16,663, 52,293 and
     71,931.  The search is sequential on the CPU: a few seconds for 100 k
     edges, 10 to 20 s for Slashdot and Epinions (2 shared cores); path
-    searches give up past 5,000 vertices, which keeps hubs cheap.
+    searches give up past 5,000 vertices, which keeps hubs cheap.  More
+    ``steps`` buy a tighter certificate slowly: Slashdot 73,551 (gap 1.3 %)
+    after 300,000 steps in 112 s, and about 73,660 from 400,000 on.
 
     References
     ----------
