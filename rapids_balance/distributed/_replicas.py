@@ -6,8 +6,8 @@ active memory manager (on by default, every 2 s) runs the
 ``ReduceReplicas`` policy, which drops every copy of a key beyond one
 unless tasks are waiting for it: between two calls on the same graph it
 deletes all but one broadcast copy, and the next call's tasks fetch the
-graph again from that one worker (a full transfer per worker; seen as a
-second load on a worker, about one run in two on a two-worker cluster).
+graph again from that one worker: a full transfer for each worker that
+lost its copy, whenever the memory manager ran between the two calls.
 
 So each scattered graph gets a key that starts with :data:`GRAPH_KEY_PREFIX`,
 and the scheduler's ``ReduceReplicas`` policies are wrapped once per
