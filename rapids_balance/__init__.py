@@ -18,6 +18,9 @@ Weighted betweenness centrality
     forms (also served to networkx users: ``backend="rapids_balance"``)
 Correlation clustering
     imbalance, correlation_clustering -> ClusteringResult
+Balance measures
+    signed_triangles -> TriangleResult, walk_balance -> WalkBalance,
+    signed_degree, pn_index, balance_scores -> BalanceScores
 Synthetic graphs and pictures
     powerlaw_signed_graph, planted_partition_graph -> PlantedPartition,
     weighted_graph; the ``plot`` module (matplotlib)
@@ -64,6 +67,14 @@ _LAZY = {
     "correlation_clustering": "rapids_balance.clustering",
     "ClusteringResult": "rapids_balance.clustering",
     "start_cluster": "rapids_balance.distributed",
+    "signed_triangles": "rapids_balance.measures",
+    "TriangleResult": "rapids_balance.measures",
+    "walk_balance": "rapids_balance.measures",
+    "WalkBalance": "rapids_balance.measures",
+    "signed_degree": "rapids_balance.measures",
+    "pn_index": "rapids_balance.measures",
+    "balance_scores": "rapids_balance.measures",
+    "BalanceScores": "rapids_balance.measures",
     "warmup": "rapids_balance._warmup",
     "powerlaw_signed_graph": "rapids_balance.generators",
     "planted_partition_graph": "rapids_balance.generators",
