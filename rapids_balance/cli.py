@@ -56,6 +56,7 @@ _COMMAND_MODULES = (
     "rapids_balance.centrality._cli",         # betweenness
     "rapids_balance.clustering._cli",         # cluster
     "rapids_balance.generators._cli",         # generate
+    "rapids_balance.measures._cli",           # measures
     "rapids_balance._warmup",                 # warmup
 )
 
