@@ -99,7 +99,7 @@ def test_array_level_functions_agree():
 def test_census_does_not_depend_on_chunks():
     g = random_signed(40, 0.3, 3, weighted=True)
     optr, oind, oedge = kernels.oriented_csr(g.edge_src.astype(np.int64), g.edge_dst.astype(np.int64), g.n)
-    oneg = (g.sign[oedge] < 0).astype(np.int64)
+    oneg = (g.sign[oedge] < 0).astype(np.int8)
     ow = np.abs(g.weight)[oedge]
     runs = [kernels.census_all(optr, oind, oedge, oneg, ow, g.m, c) for c in (1, 2, 5)]
     for other in runs[1:]:

@@ -12,9 +12,7 @@ Public functions (also at the top level, ``rb.signed_triangles`` ...):
 * :func:`balance_scores` -> :class:`BalanceScores`: all of them and the
   frustration scores, each 1 when the graph is balanced (signnet's scale).
 
-Array-level functions for null models
--------------------------------------
-A null model evaluates a statistic on thousands of randomised sign vectors
+**Array-level functions for null models.**  A null model evaluates a statistic on thousands of randomised sign vectors
 or edge sets; these take plain arrays (``src``, ``dst``: int edge
 endpoints in ``[0, n)``, a simple undirected graph, e.g. ``graph.edge_src``
 / ``graph.edge_dst``; ``sign``: one value per edge, < 0 negative) and do

@@ -270,7 +270,7 @@ def _census_cpu(src, dst, sign, weight, n):
 
     src = np.ascontiguousarray(src, dtype=np.int64)
     optr, oind, oedge = _k.oriented_csr(src, np.ascontiguousarray(dst, dtype=np.int64), int(n))
-    oneg = (np.asarray(sign)[oedge] < 0).astype(np.int64)
+    oneg = (np.asarray(sign)[oedge] < 0).astype(np.int8)
     ow = np.empty(0) if weight is None else np.ascontiguousarray(weight[oedge])
     types, ebal, eunb, wsum = _k.census_all(optr, oind, oedge, oneg, ow, src.size,
                                             max(1, numba.get_num_threads()))
