@@ -74,6 +74,7 @@ KERNEL_MODULES = (
     "rapids_balance.centrality._gpu",
     "rapids_balance.clustering._gpu",
     "rapids_balance.frustration_index._gpu",
+    "rapids_balance.measures._triangle_gpu",
 )
 PROBE = "rapids_balance.backend:gpu_status._probe"
 
@@ -165,11 +166,21 @@ def _scenario_clustering():
                               backend="gpu")
 
 
+def _scenario_measures():
+    import rapids_balance as rb
+    from rapids_balance.graph import build_graph
+
+    # a 4-clique with a tail: triangles of several types (the 8-cycle has none)
+    g = build_graph([0, 0, 0, 1, 1, 2, 3], [1, 2, 3, 2, 3, 3, 4], sign=[1, -1, 1, -1, 1, 1, -1])
+    rb.signed_triangles(g, backend="gpu")
+
+
 SCENARIOS = {
     "balancing": _scenario_balancing,
     "frustration_index": _scenario_frustration,
     "centrality": _scenario_centrality,
     "clustering": _scenario_clustering,
+    "measures": _scenario_measures,
 }
 
 
