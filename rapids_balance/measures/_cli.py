@@ -7,7 +7,7 @@ from typing import Any
 
 from .._validation import check_number, check_seed, check_time_limit
 from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, add_plot_argument,
-                   check_backend, check_plot, component_summary, draw_plot, int_arg, require_module,
+                   check_backend, check_plot, component_summary, draw_plot, float_arg, int_arg, require_module,
                    write_table)
 
 __all__ = ["register"]
@@ -15,13 +15,6 @@ __all__ = ["register"]
 TABLE_FORMATS = ("csv", "parquet")
 KNOWN_FILES = ("scores.csv", *(f"{name}.{fmt}" for name in ("vertices", "edges", "triangle_types")
                                for fmt in TABLE_FORMATS))
-
-
-def _float_arg(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid number: {text!r}") from None
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -35,7 +28,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                     "(triangles through each edge), and run.json.")
     add_input_arguments(p)
     add_output_arguments(p, "output folder (created, with its parents, if needed)")
-    p.add_argument("--beta", type=_float_arg, default=1.0,
+    p.add_argument("--beta", type=float_arg, default=1.0,
                    help="inverse temperature of the walk score (default 1, as signnet; small values "
                         "weigh short walks, large values the leading eigenvalues)")
     p.add_argument("--walk-method", choices=("auto", "exact", "slq"), default="auto",
@@ -45,7 +38,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="seed of the walk probes and the frustration search (default 0)")
     p.add_argument("--no-frustration", dest="frustration", action="store_false",
                    help="skip the frustration scores (the costly part on large graphs)")
-    p.add_argument("--time-limit", type=_float_arg, default=None, metavar="SECONDS",
+    p.add_argument("--time-limit", type=float_arg, default=None, metavar="SECONDS",
                    help="seconds for the frustration search (default: none)")
     p.add_argument("--table-format", choices=TABLE_FORMATS, default="csv",
                    help="format of the vertex, edge and triangle-type tables (parquet needs pyarrow)")

@@ -1,8 +1,8 @@
 """numba-cuda kernels of the triangle listing (CuPy arrays; numpy under the simulator).
 
-One thread a vertex runs the same ``@numba.njit`` bodies as the CPU
-(:func:`._triangle_kernels.count_at`, :func:`._triangle_kernels.fill_at`) as
-device functions, so the list is the CPU's, row for row.  The type and
+One thread a vertex runs the same ``@numba.njit`` body as the CPU
+(:func:`._triangle_kernels.triangles_at`, counting then filling) as a device
+function, so the list is the CPU's, row for row.  The type and
 per-edge counters are integer atomics: their sums do not depend on the
 order the threads add them in.  Imported only when ``backend="gpu"``.
 """
@@ -17,22 +17,21 @@ from . import _triangle_kernels as _k
 
 __all__ = ["list_triangles_gpu", "tally_gpu"]
 
-count_at = device_function(_k.count_at)
-fill_at = device_function(_k.fill_at)
+triangles_at = device_function(_k.triangles_at)
 
 
 @cuda.jit
-def k_count(optr, oind, counts):
+def k_count(optr, oind, oedge, none, counts):
     u = cuda.grid(1)
     if u < counts.size:
-        counts[u] = count_at(u, optr, oind)
+        counts[u] = triangles_at(u, optr, oind, oedge, 0, none, False)
 
 
 @cuda.jit
 def k_fill(optr, oind, oedge, offsets, out):
     u = cuda.grid(1)
     if u < offsets.size:
-        fill_at(u, optr, oind, oedge, offsets[u], out)
+        triangles_at(u, optr, oind, oedge, offsets[u], out, True)
 
 
 @cuda.jit
@@ -59,7 +58,7 @@ def list_triangles_gpu(optr, oind, oedge):
     counts = xp.zeros(max(n, 1), dtype=np.int64)[:n]
     blocks, threads = launch_config(n, 32)
     if n:
-        k_count[blocks, threads](optr, oind, counts)
+        k_count[blocks, threads](optr, oind, oedge, xp.zeros((1, 3), dtype=np.int64), counts)
     offsets = xp.zeros(n, dtype=np.int64)
     if n > 1:
         offsets[1:] = xp.cumsum(counts)[:-1]

@@ -17,7 +17,7 @@ at its offset, in the order of its out-row.  The list is a function of the
 graph alone, whatever the thread count or backend.  A row of it holds the
 edge ids ``(e_uv, e_uw, e_vw)``.
 
-:func:`count_at` and :func:`fill_at` are plain ``@numba.njit`` bodies: the
+:func:`triangles_at` is a plain ``@numba.njit`` body: the
 CPU drivers here call them in a ``prange``, the CUDA kernels in
 :mod:`._triangle_gpu` call them as device functions (one thread a vertex).
 """
@@ -28,7 +28,7 @@ import numba
 import numpy as np
 from numba import prange
 
-__all__ = ["oriented_csr", "count_at", "fill_at", "census_at", "count_all", "fill_all", "census_all",
+__all__ = ["oriented_csr", "triangles_at", "census_at", "count_all", "fill_all", "census_all",
            "weighted_types", "type_counts"]
 
 
@@ -93,9 +93,14 @@ def oriented_csr(src, dst, n):
 
 
 @numba.njit(cache=True, nogil=True)
-def count_at(u, optr, oind):
-    """Triangles whose lowest-ranked vertex is ``u``."""
-    c = 0
+def triangles_at(u, optr, oind, oedge, pos, out, write):
+    """The triangles whose lowest-ranked vertex is ``u``: counted, and with ``write`` stored.
+
+    With ``write``, triangle ``t`` goes to ``out[pos + t]`` as its edge ids
+    ``(e_uv, e_uw, e_vw)``.  Returns ``pos`` plus the number found.  One body
+    for both passes of the listing (count, then fill), so they cannot
+    disagree.
+    """
     ue = optr[u + 1]
     for p in range(optr[u], ue):
         v = oind[p]
@@ -110,32 +115,10 @@ def count_at(u, optr, oind):
             elif a > b:
                 j += 1
             else:
-                c += 1
-                i += 1
-                j += 1
-    return c
-
-
-@numba.njit(cache=True, nogil=True)
-def fill_at(u, optr, oind, oedge, pos, out):
-    """Write the triangles of :func:`count_at` into ``out[pos:]`` as edge-id triples."""
-    ue = optr[u + 1]
-    for p in range(optr[u], ue):
-        v = oind[p]
-        i = p + 1
-        j = optr[v]
-        je = optr[v + 1]
-        while i < ue and j < je:
-            a = oind[i]
-            b = oind[j]
-            if a < b:
-                i += 1
-            elif a > b:
-                j += 1
-            else:
-                out[pos, 0] = oedge[p]
-                out[pos, 1] = oedge[i]
-                out[pos, 2] = oedge[j]
+                if write:
+                    out[pos, 0] = oedge[p]
+                    out[pos, 1] = oedge[i]
+                    out[pos, 2] = oedge[j]
                 pos += 1
                 i += 1
                 j += 1
@@ -143,12 +126,13 @@ def fill_at(u, optr, oind, oedge, pos, out):
 
 
 @numba.njit(parallel=True, cache=True)
-def count_all(optr, oind):
+def count_all(optr, oind, oedge):
     """Per-vertex triangle counts (int64, n), one vertex per iteration."""
     n = optr.size - 1
     counts = np.zeros(n, dtype=np.int64)
+    none = np.zeros((0, 3), dtype=np.int64)
     for u in prange(n):
-        counts[u] = count_at(u, optr, oind)
+        counts[u] = triangles_at(u, optr, oind, oedge, 0, none, False)
     return counts
 
 
@@ -157,7 +141,7 @@ def fill_all(optr, oind, oedge, offsets, out):
     """Each vertex's triangles at its offset (offsets: exclusive prefix sum of the counts)."""
     n = optr.size - 1
     for u in prange(n):
-        fill_at(u, optr, oind, oedge, offsets[u], out)
+        triangles_at(u, optr, oind, oedge, offsets[u], out, True)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -170,7 +154,7 @@ def census_at(u, optr, oind, oneg, ow, ecount, slot_of, stamp):
     ``s``.  ``slot_of`` / ``stamp`` (n each, per thread) mark ``u``'s
     out-neighbours, so each row of a neighbour ``v`` is scanned once with
     no merge (fewer mispredicted branches than the merge of
-    :func:`count_at`).  Returns the four type counts and the four sums of
+    :func:`triangles_at`).  Returns the four type counts and the four sums of
     weight products of ``u``'s triangles (added in row order).
     """
     weighted = ow.size > 0

@@ -111,7 +111,7 @@ def list_triangles(src: Any, dst: Any, n: int, *, backend: str = "cpu") -> Any:
         from ._triangle_gpu import list_triangles_gpu
 
         return list_triangles_gpu(optr, oind, oedge)
-    counts = _k.count_all(optr, oind)
+    counts = _k.count_all(optr, oind, oedge)
     offsets = np.zeros(int(n), dtype=np.int64)
     if n > 1:
         np.cumsum(counts[:-1], out=offsets[1:])
