@@ -64,8 +64,16 @@ def _jobs() -> list[tuple[str, Callable[[], object]]]:
         rb.powerlaw_signed_graph(2000, weights="uniform", seed=0)
         rb.planted_partition_graph(2000, n_groups=3, seed=0)
 
+    def measures():
+        from .measures import census_of_triangles, list_triangles, triangle_census
+
+        rb.signed_triangles(signed, backend="cpu")
+        rb.signed_triangles(table.assign(weight=1.0 + (table["src"].to_numpy() % 3)), backend="cpu")
+        census_of_triangles(list_triangles(signed.edge_src, signed.edge_dst, signed.n), signed.sign)
+        triangle_census(signed.edge_src, signed.edge_dst, signed.sign, signed.n)
+
     return [("balance", balance), ("frustration", frustration), ("betweenness", betweenness),
-            ("clustering", clustering), ("generators", generators)]
+            ("clustering", clustering), ("generators", generators), ("measures", measures)]
 
 
 def warmup(*, verbose: bool = False) -> dict[str, float]:
