@@ -94,7 +94,7 @@ def warmup(*, verbose: bool = False) -> dict[str, float]:
     -------
     dict
         Seconds spent per capability (``balance``, ``frustration``,
-        ``betweenness``, ``clustering``, ``generators``); near zero when the
+        ``betweenness``, ``clustering``, ``generators``, ``measures``); near zero when the
         cache was already warm.
 
     Notes
@@ -106,7 +106,7 @@ def warmup(*, verbose: bool = False) -> dict[str, float]:
     --------
     >>> import rapids_balance as rb
     >>> sorted(rb.warmup())                                   # doctest: +SKIP
-    ['balance', 'betweenness', 'clustering', 'frustration', 'generators']
+    ['balance', 'betweenness', 'clustering', 'frustration', 'generators', 'measures']
     """
     from ._validation import check_bool
 
