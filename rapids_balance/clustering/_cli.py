@@ -9,7 +9,7 @@ from .._validation import check_number, check_seed, check_time_limit
 from ._solve import MAX_INT32, MAX_ITERATIONS
 from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, check_backend,
                    check_count, check_plot, component_summary, draw_plot, float_arg, if_given, int_arg,
-                   require_table_writer, write_table, add_plot_argument)
+                   require_table_writer, write_table, add_plot_argument, add_progress_arguments, progress_option)
 
 __all__ = ["register"]
 
@@ -52,7 +52,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     add_output_arguments(p, "write vertex,cluster as CSV (.parquet: Parquet; its directory must "
                          "exist); default: summary only", required=False, metavar="FILE")
     add_plot_argument(p, "the imbalance against time")
-    p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+    add_progress_arguments(p)
     p.set_defaults(func=_run)
     return p
 
@@ -87,7 +87,7 @@ def _run(args) -> int:
                                      local_search=args.local_search, perturbation=args.perturbation,
                                      plateau=_switch(args.plateau),
                                      merge_moves=_switch(args.merge_moves), backend=args.backend,
-                                     progress=not args.quiet)
+                                     progress=progress_option(args))
     if args.out or args.plot:
         with run.writing():
             if args.out:
@@ -95,14 +95,16 @@ def _run(args) -> int:
             draw_plot(run, args, res)
     if args.out:
         run.finish(seed=res.seed, backend=res.backend)
+    p = res.parts
     if not args.quiet:
-        p = res.parts
         print(f"graph: {graph.n:,} vertices, {graph.m:,} edges")
         print(component_summary(graph))
         print(f"method {res.method} (backend {res.backend}, seed {res.seed}): "
-              f"{res.iterations} iteration{'' if res.iterations == 1 else 's'} in {res.elapsed_s:.2f} s")
-        print(f"imbalance I(P) = {p.imbalance:g}  (negative inside {p.negative_inside:g}, "
-              f"positive between {p.positive_between:g})")
+              f"{res.iterations} iteration{'' if res.iterations == 1 else 's'} in {res.elapsed_s:.2f} s"
+              f"{run.compile_note()}")
+    print(f"imbalance I(P) = {p.imbalance:g}  (negative inside {p.negative_inside:g}, "
+          f"positive between {p.positive_between:g})")
+    if not args.quiet:
         print(f"balance   B(P) = {p.balance:g} of {p.total_weight:g};  clusters: {p.n_clusters:,}")
         run.report_written()
     return 0
