@@ -175,8 +175,9 @@ def warmup(*, verbose: bool = False) -> dict[str, float]:
     return timings
 
 
-def _summary(timings: dict[str, float]) -> str:
-    return f"warmup: every CPU kernel compiled and cached in {sum(timings.values()):.1f} s"
+def _summary(timings: dict[str, float], clock: CompileClock) -> str:
+    return (f"warmup: {sum(timings.values()):.1f} s ({clock.compile_s:.1f} s compiling kernels, "
+            f"{clock.cache_load_s:.1f} s loading cached ones)")
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -193,5 +194,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _run(args: argparse.Namespace) -> int:
-    print(_summary(warmup(verbose=not args.quiet)))
+    with CompileClock() as clock:
+        timings = warmup(verbose=not args.quiet)
+    print(_summary(timings, clock))
     return 0

@@ -339,7 +339,7 @@ def test_run_json_fields_and_checksum(corpus_dir, capsys):
     assert m["input"]["path"] == str(src)
     assert m["seed"] == 11 and m["parameters"]["trees"] == 5 and m["backend"] == "cpu"
     assert m["cleaning"]["input_rows"] == 4 and m["cleaning"]["component_rule"] == "largest"
-    assert set(m["timings"]) == {"load_s", "compute_s", "write_s"}
+    assert set(m["timings"]) == {"load_s", "compute_s", "write_s", "compile_s", "cache_load_s"}
     assert m["started_utc"].endswith("+00:00")
     assert sorted(m["outputs"]) == ["edges.csv", "vertices.csv"]
     example = ["cluster", "--example", "highland", "--out", corpus_dir / "l.csv", "--quiet",

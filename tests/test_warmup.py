@@ -19,7 +19,8 @@ def test_warmup_command(capsys):
     out = capsys.readouterr().out
     assert "clustering:" in out and "kernels cached in" in out
     assert main(["warmup", "--quiet"]) == 0
-    assert capsys.readouterr().out == ""
+    out = capsys.readouterr().out  # the total only, compilation and cache loads apart
+    assert len(out.splitlines()) == 1 and out.startswith("warmup: ") and "s compiling kernels" in out
 
 
 def test_warmup_checks_its_parameter():
