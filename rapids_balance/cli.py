@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import sys
 import traceback
 from collections.abc import Iterable, Iterator
@@ -217,10 +218,29 @@ def user_message(exc: BaseException, args: argparse.Namespace | None = None) -> 
         text = str(exc) + (f"; install it with: pip install 'rapids-balance[{extra}]'" if extra else "")
     else:
         text = str(exc) or type(exc).__name__
-    text = "; ".join(line.strip() for line in text.splitlines() if line.strip())
+    text = _cli_wording("; ".join(line.strip() for line in text.splitlines() if line.strip()),
+                        getattr(args, "command", None))
     if len(text) > _MESSAGE_LIMIT:
         text = f"{text[:_MESSAGE_LIMIT - 40]}...({len(text)} characters)"
     return text
+
+
+# the library's messages name keywords and add the CLI option in brackets; a CLI user sees the option
+_API_THEN_CLI = (
+    (re.compile(r"(?:\b\w+=(?:<column>|\.\.\.)(?: and )?)+ \(CLI: ([^)]*)\)"), r"\1"),
+    (re.compile(r"pass \w+='[^']*' (.*?) \(CLI: (--[\w-]+ [^)]*)\)"), r"pass \2 \1"),
+    (re.compile(r"weight='abs' or weight=None \(CLI: (--weight abs) / (--weight none)\)"), r"\1 or \2"),
+)
+
+
+def _cli_wording(text: str, command: str | None) -> str:
+    """A library message in the command line's terms: options instead of keyword arguments."""
+    for pattern, repl in _API_THEN_CLI:
+        text = pattern.sub(repl, text)
+    if command == "info":
+        return text.replace("or read it unsigned (signed=False)", "or read it unsigned with --unsigned")
+    return text.replace(", or read it unsigned (signed=False)",
+                        f" (rapids-balance {command} needs the edge signs)")
 
 
 def _memory_message(exc: MemoryError, args: argparse.Namespace | None) -> str:

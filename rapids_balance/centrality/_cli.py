@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import secrets
 from typing import Any
 
 from .._validation import check_seed
@@ -32,9 +31,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--edges", action="store_true", help="edge betweenness instead of vertex betweenness")
     p.add_argument("--k", type=int_arg, default=None, metavar="K",
                    help="sample K source vertices (default: every vertex, exact)")
-    p.add_argument("--seed", type=int_arg, default=None,
-                   help="seed of the source sample (an int in [0, 2**63 - 1]; default: drawn at random "
-                        "and reported)")
+    p.add_argument("--seed", type=int_arg, default=0,
+                   help="seed of the source sample with --k (an int in [0, 2**63 - 1]; default 0, as "
+                        "for every command)")
     p.add_argument("--weight", default="auto", metavar="auto|COL|abs|none",
                    help="edge lengths: auto (default: the file's value column when all its values "
                         "are positive, else unweighted, as for signs or ratings; the summary says "
@@ -99,8 +98,7 @@ def _run(args) -> int:
     read_weight, _ = _weights(args.weight)
     graph = run.load(signed=False, directed=args.directed, weight=read_weight)
     weight, lengths = _auto_lengths(graph, args.weight)
-    # a sample is reproducible from run.json: the CLI draws the seed itself when none is given
-    seed = args.seed if args.seed is not None or args.k is None else secrets.randbits(63)
+    seed = args.seed
     common = dict(k=args.k, normalized=args.normalized, weight=weight, seed=seed,
                   backend=args.backend, progress=progress_option(args))
     with run.compute():

@@ -102,9 +102,13 @@ def _run(args) -> int:
         draw_plot(run, args, res, **({} if bound is None else {"bound": bound}))
     run.finish(seed=args.seed, backend=res.info.get("backend"))
     ref = "" if res.refined_index is None else f", refined {res.refined_index}"
+    if res.tree_index is None:  # --trees 0: the refinement's own start, no tree was sampled
+        trees = f"no trees sampled (--trees 0), refinement only{ref}"
+    else:
+        trees = (f"{res.info['trees']} {args.sampler} trees, {len(res.cloud)} states; "
+                 f"tree index {res.tree_index}{ref}")
     print(f"{graph.name or args.path}: {graph.n} vertices, {graph.m} edges; "
-          f"{res.info['trees']} {args.sampler} trees, {len(res.cloud)} states; "
-          f"tree index {res.tree_index}{ref}; index {res.index} ({summary['seconds']:.2f} s"
+          f"{trees}; index {res.index} ({summary['seconds']:.2f} s"
           f"{', stopped at the time limit' if res.info.get('stopped') else ''}){run.compile_note()}")
     if not args.quiet:
         print(component_summary(graph))

@@ -71,9 +71,21 @@ def _member_line(member: str, s: dict[str, Any]) -> str:
             f"{s['cycles']:>10,} cycles {pos}")
 
 
+def _list_examples() -> int:
+    """``info --example`` without a NAME: the bundled graphs, one a line."""
+    from ..datasets import EXAMPLES
+
+    print("bundled example graphs (rapids-balance info --example NAME):")
+    for name, (_, what) in EXAMPLES.items():
+        print(f"  {name:16s} {what}")
+    return 0
+
+
 def _run(args) -> int:
     from . import _reader, _sources
 
+    if args.example == "":
+        return _list_examples()
     check_input(args)
     check_plot(args)
     opts = input_options(args)
