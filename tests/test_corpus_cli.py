@@ -78,7 +78,8 @@ CASES = [
      2, "missing does not exist; create it first"),
     ("graphbplus-missing-dir", "balance --example highland --trees 5 --out {tmp}/o --graphbplus "
      "{tmp}/missing/gb.txt", 2, "--graphbplus"),
-    ("example-without-name", "info --example", 2, "--example needs a NAME, one of: highland ("),
+    # (info --example without a NAME lists the examples: tests/test_cli_info.py)
+    ("example-without-name", "balance --example --out {tmp}/o", 2, "--example needs a NAME, one of: highland ("),
     ("plot-unknown-format", "frustration --example highland --out {tmp}/o --plot {tmp}/p.foo",
      2, "'--plot' parameter of frustration must be a file path ending in .png, .svg or .pdf"),
     ("output-is-input", "betweenness {tmp}/g.csv --out {tmp}/g.csv --overwrite",
