@@ -186,8 +186,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "warmup", help="compile and cache every CPU kernel once (run after installing)",
         description="Compile every numba kernel once on a tiny bundled graph and cache the machine "
                     "code, so the first call of each command costs no compilation (about 150 s of "
-                    "CPU time once, then seconds to load the cache).  The cache is __pycache__ beside the installed "
-                    "modules, or NUMBA_CACHE_DIR when set (read-only installs, Dask workers).")
+                    "CPU time once, then seconds to load the cache).  The cache is __pycache__ "
+                    "beside the installed modules, or NUMBA_CACHE_DIR when set (read-only installs, "
+                    "Dask workers).")
     p.add_argument("--quiet", action="store_true", help="print only the total")
     p.set_defaults(func=_run)
     return p

@@ -94,9 +94,9 @@ def _run(args) -> int:
         # Compile (or load from numba's cache) the kernels on a 4-vertex graph first, with the
         # run's options and a full block of trees plus a lone one, so that the trees below run on
         # compiled code; whatever the main call still compiles is measured and taken out of its time.
-        balance(load_example("graphb-test-1a"), min(args.trees, 65), sampler=args.sampler, method=args.method,
-                majority=args.majority, attributes=args.attributes, backend=args.backend, progress=False,
-                batch_size=args.batch_size)
+        balance(load_example("graphb-test-1a"), min(args.trees, 65), sampler=args.sampler,
+                method=args.method, majority=args.majority, attributes=args.attributes,
+                backend=args.backend, progress=False, batch_size=args.batch_size)
         roots = graphbplus_roots(graph, args.trees) if args.roots == "graphbplus" else None
         with CompileClock() as clock:
             start = time.perf_counter()

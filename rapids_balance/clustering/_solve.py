@@ -28,7 +28,7 @@ import pandas as pd
 from .._output import frames_like_input, label_column, make_table
 from .._progress import progress_bar
 from ..backend import resolve_backend
-from .._validation import (check_backend, check_bool, check_progress, check_choice, check_count, check_int, check_number,
+from .._validation import (check_backend, check_progress, check_choice, check_count, check_int, check_number,
                            check_roles, check_seed, check_time_limit, param_error)
 from ..errors import GraphInputError
 from ..graph import Graph, graph_from_any

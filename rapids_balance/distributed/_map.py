@@ -28,7 +28,7 @@ import weakref
 from typing import Any, Callable, Iterable, Sequence
 
 from .._progress import progress_bar
-from .._validation import check_bool, check_int, check_progress, param_error
+from .._validation import check_int, check_progress, param_error
 from ..errors import InvalidParameterError
 from ._batches import MAX_TASKS, RangeBatches, WorkerBatches
 from ._cluster import require_distributed

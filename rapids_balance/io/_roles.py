@@ -31,7 +31,8 @@ import numpy as np
 
 from ..errors import GraphInputError, short_repr
 
-__all__ = ["normalise_name", "recognised_role", "SOURCE_NAMES", "TARGET_NAMES", "SIGN_NAMES", "WEIGHT_NAMES", "Roles", "resolve_roles",
+__all__ = ["normalise_name", "recognised_role",
+           "SOURCE_NAMES", "TARGET_NAMES", "SIGN_NAMES", "WEIGHT_NAMES", "Roles", "resolve_roles",
            "WHY_USER", "WHY_HEADER", "WHY_REMAINING", "why_format", "missing_column_error"]
 
 # column names recognised when the caller names none, compared by normalise_name (the seed
