@@ -185,7 +185,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "warmup", help="compile and cache every CPU kernel once (run after installing)",
         description="Compile every numba kernel once on a tiny bundled graph and cache the machine "
-                    "code, so the first call of each command costs no compilation (about 150 s of "
+                    "code, so the first call of each command costs no compilation (about 140 s of "
                     "CPU time once, then seconds to load the cache).  The cache is __pycache__ "
                     "beside the installed modules, or NUMBA_CACHE_DIR when set (read-only installs, "
                     "Dask workers).")
