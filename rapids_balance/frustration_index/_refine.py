@@ -49,7 +49,7 @@ import numpy as np
 from numba import prange
 
 from .._random import hash64
-from ..clustering._cpu import members_by_cluster
+from ..clustering._moves import members_by_cluster
 from .._deadline import NO_DEADLINE, expired, passed
 
 __all__ = ["RefineParams", "refine", "parallel_descent", "vertex_gains"]
