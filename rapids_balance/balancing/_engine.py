@@ -18,7 +18,8 @@ import numpy as np
 
 from .._output import frames_like_input
 from ..backend import resolve_backend
-from .._validation import check_backend, check_bool, check_choice, check_count, check_roles, check_seed
+from .._validation import check_backend, check_bool, check_choice, check_count, check_seed
+from ..io._roles import check_roles
 from ..distributed._run import RangeBatches
 from ..errors import GraphInputError
 from ._harary import MAJORITIES, TIE
@@ -390,7 +391,7 @@ def balance(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs",
     >>> list(res.vertices.columns)
     ['vertex', 'status', 'influence', 'authority']
     """
-    from ..graph import graph_from_any
+    from ..io import as_graph
     from .._progress import progress_bar
 
     p = _check_params("balance", dict(
@@ -399,7 +400,7 @@ def balance(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs",
         client=client))
     roles = check_roles(graph, "balance", dict(source=source, target=target, sign=sign, weight=weight))
     be = resolve_backend(backend)
-    graph = graph_from_any(graph, signed=True, **roles)
+    graph = as_graph(graph, signed=True, **roles)
     _check_graph(graph)
     n_trees = p["n_trees"]
     params = BalanceParams(n_trees=n_trees, sampler=sampler, roots=p["roots"], seed=p["seed"],

@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 
 from .._output import frames_like_input, label_column, make_table
-from .._validation import check_backend, check_bool, check_int, check_roles, check_seed, param_error
+from .._validation import check_backend, check_bool, check_int, check_seed, param_error
+from ..io._roles import check_roles
 from ..backend import resolve_backend
 from ..errors import GraphInputError, InvalidParameterError
 from ._input import BCGraph, coerce_input

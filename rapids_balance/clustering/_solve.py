@@ -29,9 +29,11 @@ from .._output import frames_like_input, label_column, make_table
 from .._progress import progress_bar
 from ..backend import resolve_backend
 from .._validation import (check_backend, check_bool, check_choice, check_count, check_int, check_number,
-                           check_roles, check_seed, check_time_limit, param_error)
+                           check_seed, check_time_limit, param_error)
+from ..io._roles import check_roles
 from ..errors import GraphInputError
-from ..graph import Graph, graph_from_any
+from ..graph import Graph
+from ..io import as_graph
 from ._restart import _deadline, _local_search, _restart
 from .._deadline import NO_DEADLINE, passed
 from ._multilevel import v_cycle
@@ -331,7 +333,7 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
     roles = check_roles(graph, "correlation_clustering",
                         dict(source=source, target=target, sign=sign, weight=weight))
     be = resolve_backend(backend)
-    graph = graph_from_any(graph, signed=True, **roles)
+    graph = as_graph(graph, signed=True, **roles)
     if graph.sign is None:
         raise GraphInputError("correlation clustering needs a signed graph (no sign column)")
     if method == "auto":

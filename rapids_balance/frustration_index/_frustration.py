@@ -20,12 +20,13 @@ import numpy as np
 from .._output import frames_like_input, make_table
 from .._progress import progress_bar
 from ..backend import resolve_backend
-from .._validation import (check_backend, check_bool, check_choice, check_count, check_roles, check_seed,
+from .._validation import (check_backend, check_bool, check_choice, check_count, check_seed,
                            check_time_limit, param_error)
+from ..io._roles import check_roles
 from .._deadline import NO_DEADLINE, deadline_of, passed
 from ..distributed._run import RangeBatches
 from ..errors import GraphInputError
-from ..graph import graph_from_any
+from ..io import as_graph
 from ..balancing._trees import check_root_labels, check_roots_arg
 from ._cloud import Cloud, CloudPart, build_part, merge_part, states_for_cap
 from ._refine import RefineParams, bfs_ball, parallel_descent, refine as refine_states
@@ -355,7 +356,7 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
                                                    weight=weight))
     be = resolve_backend(backend)
     deadline = deadline_of(start, p["time_limit"])
-    graph = graph_from_any(graph, signed=True, **roles)
+    graph = as_graph(graph, signed=True, **roles)
     _check_graph(graph)
     cap = states_for_cap(graph.n, p["max_states"], p["memory_limit"])
     rp = p["refine"]
