@@ -32,7 +32,7 @@ import numpy as np
 
 from . import _xp
 from ._containers import CleaningReport, Graph, SignedGraph
-from ._csr import csr_arrays
+from ._csr import _csr_general, csr_arrays  # noqa: F401 (the CSR is built in _csr)
 from ._validation import check_bool, check_choice
 from .errors import GraphFormatError, GraphInputError, short_repr
 
