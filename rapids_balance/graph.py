@@ -29,8 +29,13 @@ built there by :func:`build_graph` and keeps its arrays there
 :meth:`Graph.device_labels` return them without a copy, and the attributes
 above stay numpy for CPU code, copied to the host on first use and cached.
 
-:func:`build_graph` (cleaning, component, numbering) and the CSR
-construction live in :mod:`rapids_balance._build`.
+This module is the data model's public face.  The containers live in
+:mod:`rapids_balance._containers` and import nothing above them, the CSR
+construction in :mod:`rapids_balance._csr`, :func:`build_graph` (cleaning,
+component, numbering) in :mod:`rapids_balance._build`; here they are named
+together with the ways in that need :mod:`rapids_balance.io`
+(:meth:`Graph.from_edgelist`, :func:`graph_from_any`), so this module stands
+above io (DESIGN.md, "Layers").
 """
 
 from __future__ import annotations
