@@ -17,7 +17,7 @@ import pandas as pd
 
 from .._output import frames_like_input, label_column, make_table
 from ._input import BCGraph
-from ._setup import (_check_params, _prepare, _rescale, _setup, _vertex_ids,  # noqa: F401 (draw: networkx backend)
+from ._setup import (_check_params, _prepare, _rescale, _setup, _sources, _vertex_ids,  # noqa: F401 (callers)
                      draw_like_networkx)
 
 __all__ = ["betweenness_centrality", "edge_betweenness_centrality", "betweenness_centrality_subset",
