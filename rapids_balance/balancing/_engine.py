@@ -391,7 +391,7 @@ def balance(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs",
     >>> list(res.vertices.columns)
     ['vertex', 'status', 'influence', 'authority']
     """
-    from ..io import as_graph
+    from ..graph import graph_from_any
     from .._progress import progress_bar
 
     p = _check_params("balance", dict(
@@ -400,7 +400,7 @@ def balance(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs",
         client=client))
     roles = check_roles(graph, "balance", dict(source=source, target=target, sign=sign, weight=weight))
     be = resolve_backend(backend)
-    graph = as_graph(graph, signed=True, **roles)
+    graph = graph_from_any(graph, signed=True, **roles)
     _check_graph(graph)
     n_trees = p["n_trees"]
     params = BalanceParams(n_trees=n_trees, sampler=sampler, roots=p["roots"], seed=p["seed"],

@@ -129,10 +129,10 @@ def coerce_input(obj: Any, weight, directed: bool | None, *, for_edges: bool, so
     elif hasattr(obj, "columns") or hasattr(obj, "to_pandas") or hasattr(obj, "column_names"):
         g, raw = _from_frame(obj, weight, directed, roles)
     else:
-        from ..io import as_graph
+        from ..graph import graph_from_any
 
         try:
-            g = as_graph(obj, **{k: v for k, v in roles.items() if v is not None})
+            g = graph_from_any(obj, **{k: v for k, v in roles.items() if v is not None})
         except ImportError:
             raise GraphInputError(f"cannot compute betweenness of a {type(obj).__name__}: pass a Graph, "
                                   "an edge-list DataFrame, a networkx or a cuGraph graph") from None

@@ -152,20 +152,3 @@ def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
 
     check_client_arg(p["client"], owner)
     return out
-
-
-def _prepare(owner: str, graph, p: dict[str, Any], for_edges: bool):
-    """Checked parameters -> (backend, Graph, BCGraph)."""
-    roles = check_roles(graph, owner, {"source": p["source"], "target": p["target"], "sign": p["sign"]})
-    be = resolve_backend(p["backend"])
-    g, lengths = coerce_input(graph, p["weight"], p["directed"], for_edges=for_edges, **roles)
-    if g.n == 0:
-        raise GraphInputError("the graph has no vertices")
-    return be, g, BCGraph.from_graph(g, lengths)
-
-
-def _setup(owner: str, graph, p: dict[str, Any], for_edges: bool):
-    """Checked parameters -> (backend, Graph, BCGraph, sources, sampled)."""
-    be, g, bg = _prepare(owner, graph, p, for_edges)
-    sources, sampled = _sources(g, p["k"], p["seed"], owner)
-    return be, g, bg, sources, sampled

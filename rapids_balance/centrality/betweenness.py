@@ -16,8 +16,11 @@ import numpy as np
 import pandas as pd
 
 from .._output import frames_like_input, label_column, make_table
-from ._input import BCGraph
-from ._setup import (_check_params, _prepare, _rescale, _setup, _sources, _vertex_ids,  # noqa: F401 (callers)
+from ..backend import resolve_backend
+from ..errors import GraphInputError
+from ..io._roles import check_roles
+from ._input import BCGraph, coerce_input
+from ._setup import (_check_params, _rescale, _sources, _vertex_ids,  # noqa: F401 (callers)
                      draw_like_networkx)
 
 __all__ = ["betweenness_centrality", "edge_betweenness_centrality", "betweenness_centrality_subset",
@@ -155,6 +158,27 @@ def _run(graph: BCGraph, sources: np.ndarray, params: dict, *, progress: bool, c
             edge += eb
             bar.update(b.size)
     return node, edge
+
+
+# ---------------------------------------------------------------------------
+# the prepared graph (parameters, sources and rescaling: ._setup)
+# ---------------------------------------------------------------------------
+
+def _prepare(owner: str, graph, p: dict[str, Any], for_edges: bool):
+    """Checked parameters -> (backend, Graph, BCGraph)."""
+    roles = check_roles(graph, owner, {"source": p["source"], "target": p["target"], "sign": p["sign"]})
+    be = resolve_backend(p["backend"])
+    g, lengths = coerce_input(graph, p["weight"], p["directed"], for_edges=for_edges, **roles)
+    if g.n == 0:
+        raise GraphInputError("the graph has no vertices")
+    return be, g, BCGraph.from_graph(g, lengths)
+
+
+def _setup(owner: str, graph, p: dict[str, Any], for_edges: bool):
+    """Checked parameters -> (backend, Graph, BCGraph, sources, sampled)."""
+    be, g, bg = _prepare(owner, graph, p, for_edges)
+    sources, sampled = _sources(g, p["k"], p["seed"], owner)
+    return be, g, bg, sources, sampled
 
 
 # ---------------------------------------------------------------------------

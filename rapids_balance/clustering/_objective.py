@@ -16,8 +16,7 @@ import numpy as np
 from .._validation import param_error
 from ..io._roles import check_roles
 from ..errors import GraphInputError
-from ..graph import Graph
-from ..io import as_graph
+from ..graph import Graph, graph_from_any
 
 __all__ = ["ImbalanceResult", "imbalance"]
 
@@ -230,7 +229,7 @@ def imbalance(graph: Any, labels: Any, *, source: Any = None, target: Any = None
     roles = check_roles(graph, "imbalance", dict(source=source, target=target, sign=sign, weight=weight))
     if labels is None:
         raise param_error("labels", "imbalance", "a DataFrame, Series, dict or array of clusters", labels)
-    graph = as_graph(graph, signed=True, **roles)
+    graph = graph_from_any(graph, signed=True, **roles)
     if graph.sign is None or graph.directed:
         raise GraphInputError("imbalance needs an undirected signed graph (a sign on every edge)")
     lab = coerce_labels(graph, labels)

@@ -32,8 +32,7 @@ from .._validation import (check_backend, check_bool, check_choice, check_count,
                            check_seed, check_time_limit, param_error)
 from ..io._roles import check_roles
 from ..errors import GraphInputError
-from ..graph import Graph
-from ..io import as_graph
+from ..graph import Graph, graph_from_any
 from ._restart import _deadline, _local_search, _restart
 from .._deadline import NO_DEADLINE, passed
 from ._multilevel import v_cycle
@@ -333,7 +332,7 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
     roles = check_roles(graph, "correlation_clustering",
                         dict(source=source, target=target, sign=sign, weight=weight))
     be = resolve_backend(backend)
-    graph = as_graph(graph, signed=True, **roles)
+    graph = graph_from_any(graph, signed=True, **roles)
     if graph.sign is None:
         raise GraphInputError("correlation clustering needs a signed graph (no sign column)")
     if method == "auto":

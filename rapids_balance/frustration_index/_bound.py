@@ -36,7 +36,7 @@ from .._output import frames_like_input, is_cudf, label_column, make_table
 from .._validation import check_int, check_seed, check_time_limit
 from ..io._roles import check_roles
 from ..errors import GraphInputError
-from ..io import as_graph
+from ..graph import graph_from_any
 from ._result import FrustrationBound
 from ._states import count_frustrated, side_vector
 
@@ -572,7 +572,7 @@ def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 
     steps = check_int(steps, "steps", owner, low=0, high=MAX_STEPS)
     time_limit = check_time_limit(time_limit, owner)
     roles = check_roles(graph, owner, dict(source=source, target=target, sign=sign, weight=weight))
-    graph = as_graph(graph, signed=True, **roles)
+    graph = graph_from_any(graph, signed=True, **roles)
     if graph.sign is None:
         raise GraphInputError("frustration_lower_bound needs a signed graph")
     if graph.directed:

@@ -32,7 +32,7 @@ import numpy as np
 from .._validation import check_bool, check_choice, check_int, check_time_limit
 from ..io._roles import check_roles
 from ..errors import GraphInputError
-from ..io import as_graph
+from ..graph import graph_from_any
 from ._result import ExactResult, state_frame, switched_frame
 from ._states import count_frustrated, side_vector
 
@@ -236,7 +236,7 @@ def frustration_index_exact(graph: Any, *, time_limit: float = 60.0, solver: str
         from ..errors import missing_extra
 
         raise missing_extra("highspy", "frustration_index_exact") from exc
-    graph = as_graph(graph, signed=True, **roles)
+    graph = graph_from_any(graph, signed=True, **roles)
     if graph.sign is None:
         raise GraphInputError("frustration_index_exact needs a signed graph")
     h = highspy.Highs()

@@ -26,7 +26,7 @@ from ..io._roles import check_roles
 from .._deadline import NO_DEADLINE, deadline_of, passed
 from ..distributed._run import RangeBatches
 from ..errors import GraphInputError
-from ..io import as_graph
+from ..graph import graph_from_any
 from ..balancing._trees import check_root_labels, check_roots_arg
 from ._cloud import Cloud, CloudPart, build_part, merge_part, states_for_cap
 from ._refine import RefineParams, bfs_ball, parallel_descent, refine as refine_states
@@ -356,7 +356,7 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
                                                    weight=weight))
     be = resolve_backend(backend)
     deadline = deadline_of(start, p["time_limit"])
-    graph = as_graph(graph, signed=True, **roles)
+    graph = graph_from_any(graph, signed=True, **roles)
     _check_graph(graph)
     cap = states_for_cap(graph.n, p["max_states"], p["memory_limit"])
     rp = p["refine"]
