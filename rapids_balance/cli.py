@@ -614,7 +614,7 @@ class Run:
         numba's compilation inside the step is measured and recorded apart
         (``compile_s``, ``cache_load_s``): the step's own seconds exclude it.
         """
-        from ._warmup import CompileClock
+        from ._compile_clock import CompileClock
 
         self.args.phase = phase
         clock = CompileClock()

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from rapids_balance import _progress
-from rapids_balance._warmup import CompileClock
+from rapids_balance._compile_clock import CompileClock
 from rapids_balance.cli import Run, build_parser, component_summary
 from rapids_balance.errors import InvalidParameterError
 

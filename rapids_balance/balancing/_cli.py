@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from .._validation import check_seed
-from .._warmup import CompileClock
+from .._compile_clock import CompileClock
 from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, check_backend,
                    check_count, check_plot, component_summary, draw_plot, int_arg, require_module,
                    write_table, add_plot_argument, add_progress_arguments, progress_option)

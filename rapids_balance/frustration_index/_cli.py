@@ -127,7 +127,7 @@ def _compute(graph, args, frustration) -> tuple[Any, dict]:
     """The frustration result and summary.json's content (with the bound's cycles, if asked)."""
     import time
 
-    from .._warmup import CompileClock
+    from .._compile_clock import CompileClock
 
     roots = None
     if args.roots == "graphbplus":
