@@ -218,11 +218,11 @@ def significance(graph: Any, statistic: Any = "frustration", null: str = "shuffl
         with progress_bar(n_samples, f"null samples ({stat.name}, {null})", progress,
                           unit="sample") as bar:
             for ids in batches:
-                if time.perf_counter() > deadline:
-                    stopped = "time_limit"
-                    break
                 parts.append(sampler(ids))
                 bar.update(len(ids))
+                if time.perf_counter() > deadline and ids.stop < n_samples:
+                    stopped = "time_limit"
+                    break
         values = _concatenate(parts)
     return summarise(stat.name, null, observed, values, alternative or stat.side, seed,
                      time.perf_counter() - start, stopped)
