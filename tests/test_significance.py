@@ -8,9 +8,9 @@ import pytest
 import rapids_balance as rb
 from rapids_balance import GraphInputError, InvalidParameterError
 from rapids_balance.graph import build_graph
-from rapids_balance.significance import null_histogram, significance
-from rapids_balance.significance._nulls import sample_seed, shuffled_signs, swapped_graph
-from rapids_balance.significance._triangles import sign_census, triangle_edges
+from rapids_balance.null_models import null_histogram, significance
+from rapids_balance.null_models._nulls import sample_seed, shuffled_signs, swapped_graph
+from rapids_balance.null_models._triangles import sign_census, triangle_edges
 
 
 def random_graph(n, p, neg, seed):
@@ -32,6 +32,10 @@ def balanced_graph(n, p, seed):
 
 def values(res):
     return res.null_distribution["value"].to_numpy()
+
+
+def test_public_name_is_the_function():
+    assert rb.significance is significance and callable(rb.significance)
 
 
 def test_triangle_census_matches_brute_force():

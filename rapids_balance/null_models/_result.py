@@ -67,7 +67,7 @@ class SignificanceResult:
 
     def plot(self, *, bins: int = 30, ax: Any = None) -> Any:
         """Histogram of the null distribution with the observed value
-        (:func:`~rapids_balance.significance.null_histogram`)."""
+        (:func:`~rapids_balance.null_models.null_histogram`)."""
         from ._plot import null_histogram
 
         return null_histogram(self, bins=bins, ax=ax)

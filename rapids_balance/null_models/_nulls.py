@@ -30,7 +30,6 @@ __all__ = ["NULLS", "sample_seed", "shuffled_signs", "swapped_graph", "with_sign
 NULLS = ("shuffle", "swap")
 NULL_STREAM = 0x5167  # the significance tests' stream of sample seeds
 _EMPTY = -1
-_GONE = -2
 
 
 def sample_seed(seed: int, i: int) -> int:
@@ -53,25 +52,43 @@ def shuffled_signs(sign: np.ndarray, s: int) -> np.ndarray:
 
 
 @numba.njit(cache=True, inline="always")
+def _home(key, mask):
+    return np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(20)) & mask
+
+
+@numba.njit(cache=True, inline="always")
 def _slot(table, key):
-    """Probe position of ``key``: where it is, or the first free place on its path."""
+    """Where ``key`` is in the linear-probing set, or the empty place that ends its probe."""
     mask = table.size - 1
-    h = np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(20)) & mask
-    free = -1
-    while True:
-        k = table[h]
-        if k == key:
-            return h
-        if k == _EMPTY:
-            return h if free < 0 else free
-        if k == _GONE and free < 0:
-            free = h
+    h = _home(key, mask)
+    while table[h] != key and table[h] != _EMPTY:
         h = (h + 1) & mask
+    return h
 
 
 @numba.njit(cache=True, inline="always")
 def _has(table, key):
     return table[_slot(table, key)] == key
+
+
+@numba.njit(cache=True)
+def _delete(table, key):
+    """Remove ``key`` by backward shifting: no tombstones, so probes stay short
+    however many swaps run."""
+    mask = table.size - 1
+    i = _slot(table, key)
+    table[i] = _EMPTY
+    j = i
+    while True:
+        j = (j + 1) & mask
+        k = table[j]
+        if k == _EMPTY:
+            return
+        h = _home(k, mask)
+        if (h <= i or h > j) if i <= j else (h <= i and h > j):  # home not in (i, j]: move back
+            table[i] = k
+            table[j] = _EMPTY
+            i = j
 
 
 @numba.njit(cache=True, nogil=True)
@@ -116,8 +133,8 @@ def _swap(src, dst, sign, n, s, attempts):
         k2 = min(x, v) * n + max(x, v)
         if _has(table, k1) or _has(table, k2):
             continue
-        table[_slot(table, min(u, v) * n + max(u, v))] = _GONE
-        table[_slot(table, min(x, y) * n + max(x, y))] = _GONE
+        _delete(table, min(u, v) * n + max(u, v))
+        _delete(table, min(x, y) * n + max(x, y))
         table[_slot(table, k1)] = k1
         table[_slot(table, k2)] = k2
         dst[e1] = y

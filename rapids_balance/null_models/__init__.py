@@ -6,7 +6,8 @@
   p-value, the null distribution;
 * :func:`null_histogram` - its picture.
 
-Modules: ``_nulls`` (null models, per-sample seeds), ``_statistics`` (the
+Modules (a package named for its models, so that it never shadows
+``rb.significance``): ``_nulls`` (null models, per-sample seeds), ``_statistics`` (the
 statistic registry), ``_triangles`` (degree-ordered triangle listing),
 ``_result`` (result, p-values), ``_plot``, ``_significance`` (driver,
 batches, Dask).

@@ -36,7 +36,7 @@ def null_histogram(result: Any, *, bins: int = 30, ax: Any = None) -> Any:
     Examples
     --------
     >>> import rapids_balance as rb
-    >>> from rapids_balance.significance import null_histogram
+    >>> from rapids_balance.null_models import null_histogram
     >>> res = rb.significance(rb.load_example("highland"), "triangles", n_samples=50,
     ...                       progress=False)
     >>> ax = null_histogram(res)
