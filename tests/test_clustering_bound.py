@@ -159,3 +159,23 @@ def test_bad_input_is_refused_before_work():
     big = random_graph(1200, 0.0, 0.3, 1)
     with pytest.raises(GraphInputError, match="at most 1,000 vertices"):
         clustering_lower_bound(big, np.zeros(big.n, int), method="lp")
+
+
+def test_cluster_cli_bound(tmp_path, capsys):
+    import re
+
+    from rapids_balance.cli import main
+
+    out = tmp_path / "labels.csv"
+    rc = main(["cluster", "--example", "highland", "--method", "ils", "--max-iterations", "2",
+               "--bound", "--out", str(out)])
+    assert rc == 0
+    text = capsys.readouterr().out
+    bound, gap = re.search(r"lower bound (\S+) .*certified gap (\S+)", text).groups()
+    import pandas as pd
+
+    from rapids_balance import load_example
+    value = imbalance(load_example("highland"), pd.read_csv(out)).imbalance
+    assert float(bound) + float(gap) == value and float(bound) <= value
+    assert main(["cluster", "--example", "highland", "--bound-time-limit", "nan", "--quiet"]) == 2
+    assert "--bound-time-limit" in capsys.readouterr().err
