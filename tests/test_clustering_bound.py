@@ -7,20 +7,16 @@ from rapids_balance import GraphInputError, InvalidParameterError
 from rapids_balance.clustering import clustering_lower_bound, imbalance
 from rapids_balance.graph import build_graph
 
+from test_frustration_exact import random_signed
+
 
 def random_graph(n, p, neg, seed, weighted=False):
-    """Random signed graph on n vertices (a random tree plus G(n, p) edges)."""
-    rng = np.random.default_rng(seed)
-    src = [int(rng.integers(v)) for v in range(1, n)]
-    dst = list(range(1, n))
-    for u in range(n):
-        for v in range(u + 1, n):
-            if rng.random() < p:
-                src.append(u)
-                dst.append(v)
-    sign = np.where(rng.random(len(src)) < neg, -1, 1)
-    weight = rng.integers(1, 5, len(src)).astype(float) if weighted else None
-    return build_graph(np.array(src), np.array(dst), sign=sign, weight=weight)
+    """Random connected signed graph; weights 1..4 when ``weighted``."""
+    g = random_signed(n, p, neg, seed)
+    if not weighted:
+        return g
+    weight = np.random.default_rng(seed).integers(1, 5, g.m).astype(float)
+    return build_graph(g.edge_src, g.edge_dst, sign=g.sign, weight=weight)
 
 
 def partitions(n):

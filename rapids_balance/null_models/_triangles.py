@@ -40,27 +40,10 @@ def _oriented(indptr, indices, slot_edge, rank):
 
 
 @numba.njit(cache=True, nogil=True)
-def _count(fptr, fidx, fedge, n):
-    """Number of triangles (pass 1 of :func:`_list`)."""
-    mark = np.full(n, -1, np.int64)
-    total = 0
-    for u in range(n):
-        for k in range(fptr[u], fptr[u + 1]):
-            mark[fidx[k]] = fedge[k]
-        for k in range(fptr[u], fptr[u + 1]):
-            v = fidx[k]
-            for j in range(fptr[v], fptr[v + 1]):
-                if mark[fidx[j]] >= 0:
-                    total += 1
-        for k in range(fptr[u], fptr[u + 1]):
-            mark[fidx[k]] = -1
-    return total
-
-
-@numba.njit(cache=True, nogil=True)
-def _list(fptr, fidx, fedge, n, total):
-    """Edge ids ``(uv, vw, uw)`` of every triangle, in the order of their lowest vertex."""
-    out = np.empty((total, 3), np.int64)
+def _scan(fptr, fidx, fedge, n, out):
+    """Count the triangles, writing their edge ids ``(uv, vw, uw)`` into ``out``
+    (in the order of their lowest vertex) when it has room (a first pass
+    passes 0 rows, to size the second)."""
     mark = np.full(n, -1, np.int64)
     t = 0
     for u in range(n):
@@ -71,13 +54,14 @@ def _list(fptr, fidx, fedge, n, total):
             for j in range(fptr[v], fptr[v + 1]):
                 e = mark[fidx[j]]
                 if e >= 0:
-                    out[t, 0] = fedge[k]
-                    out[t, 1] = fedge[j]
-                    out[t, 2] = e
+                    if t < out.shape[0]:
+                        out[t, 0] = fedge[k]
+                        out[t, 1] = fedge[j]
+                        out[t, 2] = e
                     t += 1
         for k in range(fptr[u], fptr[u + 1]):
             mark[fidx[k]] = -1
-    return out
+    return t
 
 
 @numba.njit(cache=True, nogil=True)
@@ -97,7 +81,9 @@ def triangle_edges(graph) -> np.ndarray:
     rank[np.lexsort((np.arange(graph.n), deg))] = np.arange(graph.n)
     fptr, fidx, fedge = _oriented(graph.indptr, graph.indices.astype(np.int64),
                                   graph.slot_edge.astype(np.int64), rank)
-    return _list(fptr, fidx, fedge, graph.n, _count(fptr, fidx, fedge, graph.n))
+    out = np.empty((_scan(fptr, fidx, fedge, graph.n, np.empty((0, 3), np.int64)), 3), np.int64)
+    _scan(fptr, fidx, fedge, graph.n, out)
+    return out
 
 
 def sign_census(tri: np.ndarray, sign: np.ndarray) -> np.ndarray:
