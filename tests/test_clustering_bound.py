@@ -82,7 +82,7 @@ def test_bound_below_brute_force_optimum(seed, weighted):
     rng = np.random.default_rng(seed)
     lp = clustering_lower_bound(g, arg, method="lp")
     assert lp.bound <= opt + 1e-6
-    for labels in (arg, rng.integers(0, 3, g.n), np.zeros(g.n, int)):
+    for labels in (arg, rng.integers(0, 3, g.n), np.zeros(g.n, int), np.arange(g.n)):
         res = clustering_lower_bound(g, labels)
         check_certificate(g, res)
         assert res.bound <= opt + 1e-9
@@ -115,6 +115,16 @@ def test_bound_meets_optimum_where_known():
         opt, arg = brute_force(g)
         proved += clustering_lower_bound(g, arg).bound == opt
     assert proved >= 4
+
+
+def test_free_search_certifies_without_a_good_clustering():
+    # around singletons no wrong (positive) edge closes a cycle through right edges;
+    # the search free of the clustering still packs the one-negative cycles
+    g = random_signed(8, 0.5, 0.3, 4)
+    opt, arg = brute_force(g)
+    singletons = clustering_lower_bound(g, np.arange(g.n))
+    assert 0 < singletons.bound <= opt
+    check_certificate(g, singletons)
 
 
 def test_default_clustering_and_highland():
