@@ -175,3 +175,19 @@ def test_bad_input_is_refused_before_work():
     tree = build_graph(np.array([0, 1, 1]), np.array([1, 2, 3]), sign=[1, -1, 1])
     with pytest.raises(GraphInputError, match="no triangles"):
         significance(tree, "triangles", progress=False)
+
+
+def test_frustration_statistic_adds_up_over_components():
+    from rapids_balance.frustration_index import frustration_index_exact
+    from rapids_balance.null_models._statistics import resolve_statistic
+
+    pytest.importorskip("highspy")
+    a, b = random_graph(12, 0.4, 0.4, 20), random_graph(10, 0.4, 0.4, 21)
+    src = np.concatenate([a.edge_src, b.edge_src + a.n, [a.n + b.n]])  # plus a lone edge
+    dst = np.concatenate([a.edge_dst, b.edge_dst + a.n, [a.n + b.n + 1]])
+    sign = np.concatenate([a.sign, b.sign, [-1]])
+    both = rb.SignedGraph(edge_src=src, edge_dst=dst, n_vertices=a.n + b.n + 2,
+                          labels=np.arange(a.n + b.n + 2), directed=False, sign=sign)
+    value = resolve_statistic("frustration", "test").value(both, 0, "cpu")
+    exact = frustration_index_exact(a).index + frustration_index_exact(b).index
+    assert exact <= value <= exact + 1  # 16 trees and one round: optimal or nearly on 12 vertices
