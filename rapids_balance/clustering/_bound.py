@@ -332,6 +332,8 @@ def clustering_lower_bound(graph: Any, labels: Any = None, *, method: str = "pac
     steps = check_int(steps, "steps", owner, low=0, high=MAX_STEPS)
     time_limit = check_time_limit(time_limit, owner)
     seed = check_seed(seed, owner)
+    if isinstance(labels, (str, bytes, int, float)):
+        raise param_error("labels", owner, "a DataFrame, Series, dict or array of clusters", labels)
     roles = check_roles(graph, owner, dict(source=source, target=target, sign=sign, weight=weight))
     if method == "lp":
         try:
@@ -353,9 +355,6 @@ def clustering_lower_bound(graph: Any, labels: Any = None, *, method: str = "pac
         lab = coerce_labels(graph, correlation_clustering(graph, seed=seed,
                                                           progress=False).labels)
     else:
-        if isinstance(labels, (str, bytes, int, float)):
-            raise param_error("labels", owner, "a DataFrame, Series, dict or array of clusters",
-                              labels)
         lab = coerce_labels(graph, labels)
     w = edge_weights(graph)
     start = time.perf_counter()
