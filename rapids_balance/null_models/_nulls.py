@@ -53,7 +53,9 @@ def shuffled_signs(sign: np.ndarray, s: int) -> np.ndarray:
 
 @numba.njit(cache=True, inline="always")
 def _home(key, mask):
-    return np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(20)) & mask
+    # a full 64-bit finaliser: keys u * n + v of one vertex are consecutive, and a
+    # plain multiplicative hash of them left long probe runs
+    return np.int64(hash64(key, 0, 0) >> np.uint64(1)) & mask
 
 
 @numba.njit(cache=True, inline="always")
