@@ -26,7 +26,7 @@ import rapids_balance as rb
 
 LARGE = {"slashdot": "soc-sign-Slashdot090221.txt.gz", "epinions": "soc-sign-epinions.txt.gz"}
 RANDOM = [(400, 0.1, 0.2), (400, 0.1, 0.5), (400, 0.5, 0.5), (600, 0.1, 0.8), (600, 0.2, 0.5),
-          (600, 0.8, 0.8)]
+          (600, 0.8, 0.8), (400, 0.5, 0.2), (600, 0.2, 0.2), (600, 0.8, 0.2)]
 QUICK_RANDOM = [(400, 0.1, 0.2), (400, 0.1, 0.5)]
 TARGET = {"large": 0.05, "random": 0.01}
 
