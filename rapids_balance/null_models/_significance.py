@@ -85,7 +85,7 @@ def significance(graph: Any, statistic: Any = "frustration", null: str = "shuffl
         An undirected signed graph.
     statistic : {"frustration", "triangles", "walk"} or callable, default "frustration"
         ``"frustration"``: the refined frustration index
-        (:func:`~rapids_balance.frustration` with 16 trees and one
+        (:func:`~rapids_balance.frustration` with 8 trees and one
         recombination round per graph); ``"triangles"``: the triangle balance
         ratio (share of triangles with an even number of negative edges);
         ``"walk"``: the walk balance score (needs

@@ -4,7 +4,7 @@ Each statistic knows its value on a signed graph and the side on which a
 value means *more balanced than chance* (the default alternative):
 
 * ``"frustration"``: the refined frustration index of
-  :func:`~rapids_balance.frustration` with a small, fixed budget (``16``
+  :func:`~rapids_balance.frustration` with a small, fixed budget (``8``
   trees, one recombination round), the same for the observed graph and every
   null sample; lower is more balanced.  A disconnected null sample is the
   sum over its components that hold a cycle.
@@ -34,7 +34,7 @@ __all__ = ["Statistic", "resolve_statistic", "STATISTICS", "FRUSTRATION_TREES",
            "FRUSTRATION_ROUNDS"]
 
 STATISTICS = ("frustration", "triangles", "walk")
-FRUSTRATION_TREES = 16  # per sample: enough for the refinement to start near a good state
+FRUSTRATION_TREES = 8   # per sample: the refinement, not the trees, finds the good states
 FRUSTRATION_ROUNDS = 1  # recombination rounds per sample (the default effort is far more)
 
 
