@@ -42,10 +42,10 @@ import numpy as np
 
 from .._cycle_packing import csr_pair, pack_cycles
 from .._output import frames_like_input, label_column, make_table
-from .._validation import (check_choice, check_int, check_roles, check_seed, check_time_limit,
-                           param_error)
+from .._validation import check_choice, check_int, check_seed, check_time_limit, param_error
 from ..errors import GraphInputError
 from ..graph import Graph, graph_from_any
+from ..io._roles import check_roles
 from ._objective import coerce_labels, edge_weights, imbalance_value
 
 __all__ = ["ClusteringBound", "clustering_lower_bound"]

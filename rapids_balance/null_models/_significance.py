@@ -18,10 +18,11 @@ from typing import Any
 import numpy as np
 
 from .._progress import progress_bar
-from .._validation import (check_backend, check_bool, check_choice, check_int, check_roles,
-                           check_seed, check_time_limit)
+from .._validation import (check_backend, check_bool, check_choice, check_int, check_seed,
+                           check_time_limit)
 from ..errors import GraphInputError
 from ..graph import graph_from_any
+from ..io._roles import check_roles
 from ._nulls import NULLS, sample_seed, shuffled_signs, swapped_graph, with_signs
 from ._result import ALTERNATIVES, SignificanceResult, summarise
 from ._statistics import resolve_statistic
