@@ -61,13 +61,18 @@ def _jobs() -> list[tuple[str, Callable[[], object]]]:
             res = rb.correlation_clustering(signed, method=method, seed=0, max_iterations=4,
                                             backend="cpu", progress=False)
         rb.imbalance(signed, res.labels)
+        rb.clustering_lower_bound(signed, res.labels)
+
+    def significance():
+        for null in ("shuffle", "swap"):
+            rb.significance(signed, "triangles", null, n_samples=2, progress=False)
 
     def generators():
         rb.powerlaw_signed_graph(2000, weights="uniform", seed=0)
         rb.planted_partition_graph(2000, n_groups=3, seed=0)
 
     return [("balance", balance), ("frustration", frustration), ("betweenness", betweenness),
-            ("clustering", clustering), ("generators", generators)]
+            ("clustering", clustering), ("generators", generators), ("significance", significance)]
 
 
 def warmup(*, verbose: bool = False) -> dict[str, float]:

@@ -10,7 +10,8 @@ from rapids_balance.cli import main
 
 def test_warmup_runs_every_capability_and_reports_seconds():
     timings = rb.warmup()
-    assert sorted(timings) == ["balance", "betweenness", "clustering", "frustration", "generators"]
+    assert sorted(timings) == ["balance", "betweenness", "clustering", "frustration", "generators",
+                              "significance"]
     assert all(isinstance(t, float) and t >= 0 for t in timings.values())
 
 

@@ -51,6 +51,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     add_backend_argument(p)
     add_output_arguments(p, "write vertex,cluster as CSV (.parquet: Parquet; its directory must "
                          "exist); default: summary only", required=False, metavar="FILE")
+    p.add_argument("--bound", action="store_true",
+                   help="also prove a lower bound on the optimum (cycles with one negative edge "
+                        "packed around the clustering) and report the certified gap")
+    p.add_argument("--bound-time-limit", type=float_arg, default=None, metavar="S",
+                   help="seconds for the bound (default: no limit)")
     add_plot_argument(p, "the imbalance against time")
     add_progress_arguments(p)
     p.set_defaults(func=_run)
@@ -68,6 +73,8 @@ def _check_options(args) -> None:
     check_count(args.max_iterations, "--max-iterations", "cluster", low=1, high=MAX_ITERATIONS)
     if_given(check_time_limit, args.time_limit, "cluster", name="--time-limit", allow_none=False)
     check_seed(args.seed, "cluster", name="--seed")
+    if_given(check_time_limit, args.bound_time_limit, "cluster", name="--bound-time-limit",
+             allow_none=False)
     if args.out is not None:
         require_table_writer(args.out, "--out")
     check_plot(args)
@@ -88,6 +95,12 @@ def _run(args) -> int:
                                      plateau=_switch(args.plateau),
                                      merge_moves=_switch(args.merge_moves), backend=args.backend,
                                      progress=progress_option(args))
+        bound = None
+        if args.bound:
+            from ._bound import clustering_lower_bound
+
+            bound = clustering_lower_bound(graph, res.labels, seed=args.seed,
+                                           time_limit=args.bound_time_limit)
     if args.out or args.plot:
         with run.writing():
             if args.out:
@@ -106,5 +119,8 @@ def _run(args) -> int:
           f"positive between {p.positive_between:g})")
     if not args.quiet:
         print(f"balance   B(P) = {p.balance:g} of {p.total_weight:g};  clusters: {p.n_clusters:,}")
+        if bound is not None:
+            print(f"lower bound {bound.bound:g} ({bound.elapsed_s:.2f} s): certified gap "
+                  f"{bound.gap:g} ({100 * bound.relative_gap:.2f} % of I(P))")
         run.report_written()
     return 0
