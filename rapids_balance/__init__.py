@@ -17,7 +17,10 @@ Weighted betweenness centrality
     edge_betweenness_centrality and their ``_subset``
     forms (also served to networkx users: ``backend="rapids_balance"``)
 Correlation clustering
-    imbalance, correlation_clustering -> ClusteringResult
+    imbalance, correlation_clustering -> ClusteringResult,
+    clustering_lower_bound -> ClusteringBound (certified gap)
+Significance against null models
+    significance -> SignificanceResult (shuffled signs, sign-degree-preserving swaps)
 Balance measures
     signed_triangles -> TriangleResult, walk_balance -> WalkBalance,
     signed_degree, pn_index, balance_scores -> BalanceScores
@@ -66,6 +69,10 @@ _LAZY = {
     "imbalance": "rapids_balance.clustering",
     "correlation_clustering": "rapids_balance.clustering",
     "ClusteringResult": "rapids_balance.clustering",
+    "clustering_lower_bound": "rapids_balance.clustering",
+    "ClusteringBound": "rapids_balance.clustering",
+    "significance": "rapids_balance.null_models",
+    "SignificanceResult": "rapids_balance.null_models",
     "start_cluster": "rapids_balance.distributed",
     "signed_triangles": "rapids_balance.measures",
     "TriangleResult": "rapids_balance.measures",
