@@ -7,7 +7,8 @@ from typing import Any
 import numpy as np
 
 from .._output import label_column, make_table
-from .._validation import check_number, check_roles
+from .._validation import check_number
+from ..io._roles import check_roles
 from ..errors import GraphInputError
 from ._input import signed_input
 

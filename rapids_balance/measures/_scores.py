@@ -8,8 +8,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import check_backend, check_bool, check_choice, check_number, check_roles, check_seed
+from .._validation import check_backend, check_bool, check_choice, check_number, check_seed
 from .._validation import check_time_limit
+from ..io._roles import check_roles
 from ..errors import GraphInputError
 from ._input import signed_input
 from ._triangles import TriangleResult, signed_triangles

@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 
 from .._output import label_column, make_table
-from .._validation import check_backend, check_bool, check_roles
+from .._validation import check_backend, check_bool
+from ..io._roles import check_roles
 from ..backend import resolve_backend, to_host
 from . import _triangle_kernels as _k
 from ._input import signed_input

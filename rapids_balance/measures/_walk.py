@@ -34,7 +34,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from .._validation import check_backend, check_bool, check_choice, check_count, check_int, check_number
-from .._validation import check_roles, check_seed
+from .._validation import check_seed
+from ..io._roles import check_roles
 from ..backend import array_module, resolve_backend, to_host
 from ..errors import GraphInputError
 from ._input import signed_input
