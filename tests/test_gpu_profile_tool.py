@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+# the checks read the simulator's kernel class and its absence of device times
+pytestmark = pytest.mark.simulator_only
 
 
 @pytest.fixture(scope="module")
