@@ -313,6 +313,7 @@ def _library_kernels() -> dict:
     for modname in KERNEL_MODULES:
         mod = importlib.import_module(modname)
         for obj in vars(mod).values():
+            obj = getattr(obj, "dispatcher", obj)  # a backend.Kernel wraps numba's dispatcher
             if (isinstance(obj, CUDADispatcher) and not obj.targetoptions.get("device")
                     and obj.py_func.__module__ == modname):
                 opts = {k: obj.targetoptions[k] for k in _KERNEL_OPTIONS if k in obj.targetoptions}

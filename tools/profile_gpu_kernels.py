@@ -57,15 +57,19 @@ class _Timings:
         return tuple(self.cuda.as_cuda_array(a, sync=False)
                      if type(a).__module__.startswith("cupy") else a for a in args)
 
-    def timed(self, name: str, launch):
-        """``launch`` (a configured kernel) wrapped to record one row per call."""
+    def timed(self, name: str, launch, stream=None):
+        """``launch`` (a configured kernel) wrapped to record one row per call.
+
+        The events are recorded on the launch's stream (CuPy's current one,
+        see ``backend.Kernel``), so they bracket that kernel.
+        """
         def call(*args):
             start, stop = self.cuda.event(), self.cuda.event()  # timing events (the default)
             t0 = time.perf_counter()
             args = self._wrapped(args)
-            start.record()
+            start.record(stream or 0)
             out = launch(*args)
-            stop.record()
+            stop.record(stream or 0)
             stop.synchronize()
             host = (time.perf_counter() - t0) * 1e3
             row = self.rows[name]
@@ -100,7 +104,8 @@ def _timed_launches(timings: _Timings):
     original = Kernel.__getitem__
 
     def getitem(self, config):
-        return timings.timed(name_of(self), original(self, config))
+        stream = config[2] if isinstance(config, tuple) and len(config) > 2 else None
+        return timings.timed(name_of(self), original(self, config), stream)
 
     Kernel.__getitem__ = getitem
     try:

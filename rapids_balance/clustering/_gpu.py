@@ -18,7 +18,7 @@ import numpy as np
 
 from numba import cuda, float64, int32
 
-from ..backend import array_module, device_function, launch_config, simulator_enabled, to_host
+from ..backend import array_module, device_function, gpu_kernel, launch_config, simulator_enabled, to_host
 from . import _tables
 from ._state import Level
 from ._tables import NEW_CLUSTER
@@ -35,7 +35,7 @@ better = device_function(_tables.better)
 _REDUCE_THREADS = 32 if simulator_enabled() else 256
 
 
-@cuda.jit
+@gpu_kernel
 def k_build(indptr, indices, a, labels, tid, tsum, tcnt, tlen, mark, use_mark):
     u = cuda.grid(1)
     if u < labels.size:
@@ -48,7 +48,7 @@ def k_build(indptr, indices, a, labels, tid, tsum, tcnt, tlen, mark, use_mark):
             table_add(tid, tsum, tcnt, tlen, indptr, u, labels[indices[p]], a[p])
 
 
-@cuda.jit
+@gpu_kernel
 def k_eval(indptr, labels, tid, tsum, tlen, allow_new, tol, bd, bk):
     u = cuda.grid(1)
     if u < labels.size:
@@ -56,7 +56,7 @@ def k_eval(indptr, labels, tid, tsum, tlen, allow_new, tol, bd, bk):
                   labels, bd, bk)
 
 
-@cuda.jit
+@gpu_kernel
 def k_eval_around(vbuf, indptr, indices, labels, tid, tsum, tlen, allow_new, tol, bd, bk):
     # thread 0: the moved vertex; thread i > 0: its (i-1)-th neighbour
     i = cuda.grid(1)
@@ -68,7 +68,7 @@ def k_eval_around(vbuf, indptr, indices, labels, tid, tsum, tlen, allow_new, tol
                   labels, bd, bk)
 
 
-@cuda.jit
+@gpu_kernel
 def k_argmin(bd, out_d, out_v):
     # one block; (gain, vertex) is a total order, so any reduction order
     # gives the same winner as the CPU segment tree
@@ -97,7 +97,7 @@ def k_argmin(bd, out_d, out_v):
         out_v[0] = sv[0]
 
 
-@cuda.jit
+@gpu_kernel
 def k_relabel(vbuf, bk, labels, csize, free, nfree, nclus, moved):
     if cuda.grid(1) == 0:
         v = vbuf[0]
@@ -105,7 +105,7 @@ def k_relabel(vbuf, bk, labels, csize, free, nfree, nclus, moved):
         moved[1] = relabel(v, bk[v], labels, csize, free, nfree, nclus)
 
 
-@cuda.jit
+@gpu_kernel
 def k_update_neighbours(vbuf, moved, indptr, indices, a, tid, tsum, tcnt, tlen):
     # a vertex appears once in v's row, so each thread owns one table
     i = cuda.grid(1)
@@ -117,7 +117,7 @@ def k_update_neighbours(vbuf, moved, indptr, indices, a, tid, tsum, tcnt, tlen):
         table_add(tid, tsum, tcnt, tlen, indptr, u, moved[1], a[s + i])
 
 
-@cuda.jit
+@gpu_kernel
 def k_select(indptr, indices, bd, bk, mover, want_new):
     u = cuda.grid(1)
     if u < bd.size:
@@ -126,7 +126,7 @@ def k_select(indptr, indices, bd, bk, mover, want_new):
         want_new[u] = 1 if (m and bk[u] == NEW_CLUSTER) else 0
 
 
-@cuda.jit
+@gpu_kernel
 def k_apply(indptr, indices, labels, bk, mover, rank, room, free, top, mark):
     # new clusters take stack ids in vertex order (rank = exclusive prefix
     # count), as the CPU's sequential loop does

@@ -21,7 +21,7 @@ import numpy as np
 from numba import cuda
 
 from .._random import hash64
-from ..backend import array_module, device_array, launch_config, to_host
+from ..backend import array_module, device_array, gpu_kernel, launch_config, to_host
 from ._refine import _move_priority
 from ._samplers import mst_key
 from ._states import HASH_STREAM, n_words
@@ -31,7 +31,7 @@ from ._states import HASH_STREAM, n_words
 # cloud
 # ---------------------------------------------------------------------------
 
-@cuda.jit
+@gpu_kernel
 def _k_words(ps, words):
     i = cuda.grid(1)
     T, n = ps.shape
@@ -49,7 +49,7 @@ def _k_words(ps, words):
         words[t, w] = out
 
 
-@cuda.jit
+@gpu_kernel
 def _k_hash(words, hashes):
     t = cuda.grid(1)
     if t < words.shape[0]:
@@ -59,7 +59,7 @@ def _k_hash(words, hashes):
         hashes[t] = h
 
 
-@cuda.jit
+@gpu_kernel
 def _k_switches(ps, edge_src, edge_dst, sign, switches):
     i = cuda.grid(1)
     m = edge_src.size
@@ -96,7 +96,7 @@ def tree_states_gpu(ps, graph):
 _NO_EDGE = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
-@cuda.jit
+@gpu_kernel
 def _k_bv_lightest(edge_src, edge_dst, seeds, shift, comp, best, active):
     """Thread per (tree, edge): offer the edge to both components it joins."""
     i = cuda.grid(1)
@@ -113,7 +113,7 @@ def _k_bv_lightest(edge_src, edge_dst, seeds, shift, comp, best, active):
             active[0] = 1
 
 
-@cuda.jit
+@gpu_kernel
 def _k_bv_hook(edge_src, edge_dst, mask, comp, best, in_tree, ptr):
     """Thread per (tree, vertex): a component root takes its lightest edge and
     points at the component across it (of a mutual pair, the smaller root stays)."""
@@ -133,7 +133,7 @@ def _k_bv_hook(edge_src, edge_dst, mask, comp, best, in_tree, ptr):
                 ptr[t, c] = other
 
 
-@cuda.jit
+@gpu_kernel
 def _k_bv_jump(ptr, changed):
     i = cuda.grid(1)
     n = ptr.shape[1]
@@ -183,7 +183,7 @@ def boruvka_tree_edges(graph, seeds, shift):
 # refinement: all moves at once
 # ---------------------------------------------------------------------------
 
-@cuda.jit
+@gpu_kernel
 def _k_gains(indptr, idx, J, x, d):
     v = cuda.grid(1)
     if v < x.size:
@@ -193,7 +193,7 @@ def _k_gains(indptr, idx, J, x, d):
         d[v] = acc
 
 
-@cuda.jit
+@gpu_kernel
 def _k_select(indptr, idx, d, seed, flip, moved):
     v = cuda.grid(1)
     if v < d.size:
@@ -212,7 +212,7 @@ def _k_select(indptr, idx, d, seed, flip, moved):
             moved[0] = 1  # only tested against zero: a plain store, not a contended atomic
 
 
-@cuda.jit
+@gpu_kernel
 def _k_apply(x, flip):
     v = cuda.grid(1)
     if v < x.size and flip[v]:
