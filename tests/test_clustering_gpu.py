@@ -42,6 +42,24 @@ def test_device_local_search_equals_cpu(gpu_backend, mode, seed, weighted, cap):
     np.testing.assert_array_equal(cpu.tlen, to_host(dev.tlen))
 
 
+@pytest.mark.parametrize("seed,weighted,cap", [(3, False, 0), (4, True, 0), (6, False, 3), (7, False, 5)])
+def test_one_launch_vnd_equals_the_stepwise_vnd(gpu_backend, seed, weighted, cap):
+    """All moves in one launch (no host read per move) make the moves of one launch per step."""
+    from rapids_balance.clustering._gpu import GPUState
+
+    g = _graph(seed, weighted=weighted)
+    lv = Level(np.asarray(g.indptr), np.asarray(g.indices), slot_weights(g))
+    start = np.zeros(g.n, np.int32) if cap else np.arange(g.n, dtype=np.int32)
+    one, steps = GPUState(lv, start, cap), GPUState(lv, start, cap)
+    assert one.vnd_best() == steps.vnd_best_stepwise()
+    np.testing.assert_array_equal(one.host_labels(), steps.host_labels())
+    np.testing.assert_array_equal(to_host(one.tlen), to_host(steps.tlen))
+    # a move budget stops both after the same moves
+    one, steps = GPUState(lv, start, cap), GPUState(lv, start, cap)
+    assert one.vnd_best(max_moves=2) == steps.vnd_best_stepwise(max_moves=2)
+    np.testing.assert_array_equal(one.host_labels(), steps.host_labels())
+
+
 def test_public_api_gpu_equals_cpu(gpu_backend):
     g = _graph(5, n=24, m=60)
     kw = dict(method="grasp", seed=2, max_iterations=2, progress=False)
