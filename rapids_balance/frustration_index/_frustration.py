@@ -90,17 +90,26 @@ def _cloud_partial(graph, tree_ids, params: FrustrationParams) -> CloudPart:
     tree_ids = np.asarray(tree_ids, dtype=np.int64).reshape(-1)
     from ..balancing._trees import path_signs
 
-    parent, parent_edge, order, codes = sample_trees(
-        graph, tree_ids, sampler=params.sampler, seed=params.seed, roots=params.roots,
-        backend=params.backend)
-    if params.backend == "gpu":
-        from ..backend import to_device
+    if params.backend == "gpu" and params.sampler in ("bfs", "bfs-random-root"):
+        # the BFS kernels multiply the signs down each tree as they settle it: the path
+        # signs stay on the device, with no order (a sort) and no second pass to make them
+        from ._gpu import bfs_path_signs_gpu
+        from ._samplers import SAMPLER_CODES
 
-        ps = path_signs(to_device(order, "gpu"), to_device(parent, "gpu"),
-                        to_device(parent_edge, "gpu"), to_device(graph.sign, "gpu"), backend="gpu")
+        ps = bfs_path_signs_gpu(graph, tree_ids, params.sampler, params.seed, params.roots)
+        codes = np.full(tree_ids.size, SAMPLER_CODES[params.sampler], np.int8)
     else:
-        ps = path_signs(order, parent, parent_edge, graph.sign, backend="cpu")
-    del parent, parent_edge, order
+        parent, parent_edge, order, codes = sample_trees(
+            graph, tree_ids, sampler=params.sampler, seed=params.seed, roots=params.roots,
+            backend=params.backend)
+        if params.backend == "gpu":
+            from ..backend import to_device
+
+            ps = path_signs(to_device(order, "gpu"), to_device(parent, "gpu"),
+                            to_device(parent_edge, "gpu"), to_device(graph.sign, "gpu"), backend="gpu")
+        else:
+            ps = path_signs(order, parent, parent_edge, graph.sign, backend="cpu")
+        del parent, parent_edge, order
     words, hashes, switches = tree_states(ps, graph, backend=params.backend)
     hashes = hashes & np.uint64(params.hash_mask)
     return build_part(words, hashes, switches, tree_ids, codes, params.max_states)
