@@ -16,7 +16,7 @@ import numba
 import numpy as np
 from numba import cuda
 
-from ..backend import array_module, device_array, gpu_kernel, launch_config, to_device
+from ..backend import array_module, device_array, gpu_kernel, launch_config, to_device, to_host
 from ._trees import parent_key
 
 WARP = 32
@@ -208,7 +208,7 @@ def _pointer_jump(parent, val, add):
         _k_jump[blocks, threads](anc, val, anc2, val2, add, active)
         anc, anc2 = anc2, anc
         val, val2 = val2, val
-        if int(active[0]) == 0:
+        if int(to_host(active)[0]) == 0:
             return val
 
 
@@ -478,7 +478,7 @@ def agreeable_sides_gpu(d, side):
     while True:
         changed[0] = 0
         _k_cc_hook[blocks_e, threads_e](d["edge_src"], d["edge_dst"], side, comp, changed)
-        if int(changed[0]) == 0:
+        if int(to_host(changed)[0]) == 0:
             break
         _k_cc_jump[blocks, threads](comp)
     count = xp.zeros((T, n), dtype=np.int32)
@@ -599,8 +599,8 @@ def batch_counters_gpu(graph, roots, s2, params):
         out["trees"] = xp.full(1, T, dtype=np.int64)
         out["ties"] = xp.reshape((maj == 2).sum(dtype=np.int64), (1,))
     else:
-        out = {k: np.asarray(v.get() if hasattr(v, "get") else v, dtype=np.int64) for k, v in c.items()}
+        out = {k: to_host(v).astype(np.int64, copy=False) for k, v in c.items()}
         out["trees"] = np.array([T], np.int64)
-        out["ties"] = np.array([int((maj == 2).sum())], np.int64)
+        out["ties"] = np.array([int(to_host((maj == 2).sum()))], np.int64)
     # -1 makes the engine report an internal error, as the CPU path does
-    return out, np.full(T, -1 if int(unbalanced[0]) else n, np.int64)
+    return out, np.full(T, -1 if int(to_host(unbalanced)[0]) else n, np.int64)
