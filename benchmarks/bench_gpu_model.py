@@ -18,24 +18,26 @@ per source (weighted betweenness), per move and per round (VND), per level
 
 How each count is taken (the same under numba's CUDA simulator and on a GPU):
 
-* launches: every launch through ``backend.Kernel`` (all kernels of the
-  library), by kernel name;
+* launches: every launch of a numba-cuda kernel (numba's kernel class is
+  hooked, so the version before this one is counted the same way), by name;
 * device bytes: per launch, the bytes of its array arguments (the memory a
   kernel can touch once; gathers over the adjacency touch it more, so this is
   a floor on traffic, a ceiling on footprint);
 * host <-> device bytes: arrays passed to ``to_host`` (device -> host) and to
   ``to_device`` / ``device_array`` from the host (host -> device) in the GPU
   modules;
-* host synchronisations, ``after``: each ``to_host`` of a GPU module and
-  each ``cuda.synchronize``, plus the reads of device scalars that the BFS
-  makes outside ``to_host`` -- ``int(count[0])`` and the frontier's
-  ``nonzero``, two per level (counted per ``_k_settle`` launch, from
-  ``balancing/_gpu.py``); ``before``: the same plus one per CuPy array
-  argument of every launch, which numba-cuda synchronised before this
-  change (``NUMBA_CUDA_ARRAY_INTERFACE_SYNC=1``, its default, when numba
-  converted each argument).  Both columns come from the same run: the
-  launches and arguments did not change, only the synchronisation per
-  argument went.
+* host synchronisations: each ``to_host`` of a GPU module, each
+  ``cuda.synchronize``, the reads of device flags made outside ``to_host``
+  (the BFS's ``int(count[0])`` and frontier ``nonzero``, two per
+  ``_k_settle`` launch; before this version also balancing's ``_k_jump`` and
+  ``_k_cc_hook`` flags, one per launch), and, before this version, one per
+  array argument of every launch: numba-cuda converted each CuPy argument at
+  launch and synchronised its stream (``NUMBA_CUDA_ARRAY_INTERFACE_SYNC=1``,
+  its default); ``backend.Kernel`` now passes unsynchronised views.
+
+``--baseline PATH`` counts another checkout (the version before: ``git
+archive main | tar -x -C DIR``) in a subprocess with the same arguments and
+puts its figures beside each row, so before and after come from one run.
 
 Under the simulator full graphs are too slow, so ``--vertices`` takes
 induced subgraphs of the graph's first vertices in BFS order from vertex 0
@@ -47,6 +49,7 @@ Run::
         --graph ../shared/data/soc-sign-Slashdot090221.txt.gz --vertices 60 120 240 --trees 16
     python benchmarks/bench_gpu_model.py --graph ../shared/data/soc-sign-Slashdot090221.txt.gz \\
         --trees 1000 --out gpu-out     # on a GPU: the full graph
+    ... --baseline /tmp/before         # with the version before counted beside
 """
 
 from __future__ import annotations
@@ -63,7 +66,8 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+if "--repo" not in sys.argv:
+    sys.path.insert(0, str(REPO))
 
 GPU_MODULES = ("rapids_balance.balancing._gpu", "rapids_balance.centrality._gpu",
                "rapids_balance.clustering._gpu", "rapids_balance.frustration_index._gpu")
@@ -92,26 +96,19 @@ class Counts:
         self.h2d_bytes = 0
         self.synchronize = 0
 
-    def syncs_after(self) -> int:
-        return self.to_host + self.synchronize + BFS_READS_PER_LEVEL * self.launches["_k_settle"]
+    def syncs(self, per_argument: bool, flag_reads: dict) -> int:
+        reads = sum(k * self.launches[name] for name, k in flag_reads.items())
+        return self.to_host + self.synchronize + reads + (self.array_args if per_argument else 0)
 
-    def syncs_before(self) -> int:
-        return self.syncs_after() + self.array_args
-
-    def row(self, units: float, consts: dict) -> dict:
-        launches = sum(self.launches.values())
-        per = {"launches": launches / units, "host_syncs": self.syncs_after() / units,
-               "host_syncs_before": self.syncs_before() / units,
+    def row(self, units: float, consts: dict, per_argument: bool, flag_reads: dict) -> dict:
+        per = {"launches": sum(self.launches.values()) / units,
+               "host_syncs": self.syncs(per_argument, flag_reads) / units,
                "hd_bytes": (self.h2d_bytes + self.d2h_bytes) / units,
                "device_bytes": self.device_bytes / units}
-
-        def model(syncs):
-            return 1e3 * (per["launches"] * consts["launch_us"] * 1e-6 + syncs * consts["sync_us"] * 1e-6
-                          + per["hd_bytes"] / (consts["hd_gbs"] * 1e9)
-                          + per["device_bytes"] / (consts["device_tbs"] * 1e12))
-        return {**{k: round(v, 4) for k, v in per.items()},
-                "modelled_ms": round(model(per["host_syncs"]), 5),
-                "modelled_ms_before": round(model(per["host_syncs_before"]), 5),
+        ms = 1e3 * (per["launches"] * consts["launch_us"] * 1e-6 + per["host_syncs"] * consts["sync_us"] * 1e-6
+                    + per["hd_bytes"] / (consts["hd_gbs"] * 1e9)
+                    + per["device_bytes"] / (consts["device_tbs"] * 1e12))
+        return {**{k: round(v, 4) for k, v in per.items()}, "modelled_ms": round(ms, 5),
                 "launches_by_kernel": dict(self.launches), "units": units}
 
 
@@ -129,20 +126,30 @@ def counting(c: Counts):
         saved.append((obj, name, getattr(obj, name)))
         setattr(obj, name, new)
 
-    orig_getitem = backend.Kernel.__getitem__
+    if backend.simulator_enabled():
+        from numba.cuda.simulator.kernel import FakeCUDAKernel as NumbaKernel
+
+        def name_of(k):
+            return k.fn.__name__
+    else:
+        from numba.cuda.dispatcher import CUDADispatcher as NumbaKernel
+
+        def name_of(k):
+            return k.py_func.__name__
+    orig_getitem = NumbaKernel.__getitem__
 
     def getitem(self, config):
         launch = orig_getitem(self, config)
 
         def run(*args):
-            c.launches[self.__name__] += 1
+            c.launches[name_of(self)] += 1
             arrays = [a for a in args if _is_array(a)]
             c.array_args += len(arrays)
             c.device_bytes += sum(_nbytes(a) for a in arrays)
             return launch(*args)
         return run
 
-    patch(backend.Kernel, "__getitem__", getitem)
+    patch(NumbaKernel, "__getitem__", getitem)
 
     def counted_to_host(fn):
         def to_host(a):
@@ -239,6 +246,53 @@ def workloads(g, trees: int, k: int):
             ("vnd-best", "move", vnd_moves), ("vnd-parallel", "round", vnd_rounds)]
 
 
+def _flag_reads(backend) -> tuple[bool, dict]:
+    """(synchronisation per CuPy argument?, reads of device flags per launch made outside to_host).
+
+    With ``backend.Kernel`` (this version) launches take unsynchronised views and the
+    balancing flags go through ``to_host``: only the BFS's two reads per level remain.
+    Without it (the version before), numba-cuda synchronised per CuPy argument and
+    balancing read the flags of ``_k_jump`` and ``_k_cc_hook`` directly.
+    """
+    if hasattr(backend, "Kernel"):
+        return False, {"_k_settle": BFS_READS_PER_LEVEL}
+    return True, {"_k_settle": BFS_READS_PER_LEVEL, "_k_jump": 1, "_k_cc_hook": 1}
+
+
+def measure(args) -> dict:
+    import rapids_balance as rb
+    from rapids_balance import backend
+    from rapids_balance.backend import gpu_status, simulator_enabled
+
+    if not gpu_status().usable:
+        raise SystemExit(f"no usable GPU: {gpu_status().reason}")
+    consts = {"launch_us": args.launch_us, "sync_us": args.sync_us, "hd_gbs": args.hd_gbs,
+              "device_tbs": args.device_tbs}
+    per_argument, flag_reads = _flag_reads(backend)
+    g0 = rb.load_example(args.example) if args.example else rb.read_edgelist(args.graph)
+    report = {"graph": args.example or Path(args.graph).name, "library": str(Path(rb.__file__).parent),
+              "simulated": simulator_enabled(), "device": gpu_status().device, "constants": consts,
+              "trees": args.trees, "k": args.k, "sync_per_cupy_argument": per_argument,
+              "flag_reads_per_launch": flag_reads, "rows": []}
+    for n_keep in args.vertices or [g0.n]:
+        g = g0 if n_keep >= g0.n else subgraph(g0, n_keep)
+        for name, unit, run in workloads(g, args.trees, args.k):
+            if args.only and name not in args.only:
+                continue
+            run()  # compile and warm up outside the count
+            c = Counts()
+            t0 = time.perf_counter()
+            with counting(c):
+                units = run()
+            wall = time.perf_counter() - t0
+            if isinstance(units, str):  # counted by the launches of one kernel per unit
+                units = max(c.launches[units], 1)
+            report["rows"].append({"workload": name, "unit": unit, "vertices": int(g.n), "edges": int(g.m),
+                                   "wall_s": round(wall, 3),
+                                   **c.row(units, consts, per_argument, flag_reads)})
+    return report
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     src = p.add_mutually_exclusive_group(required=True)
@@ -253,47 +307,46 @@ def main(argv=None) -> int:
     p.add_argument("--sync-us", type=float, default=15.0)
     p.add_argument("--hd-gbs", type=float, default=25.0)
     p.add_argument("--device-tbs", type=float, default=3.0)
+    p.add_argument("--baseline", help="another checkout of this library (the version before): "
+                                      "counted in a subprocess with the same arguments, shown beside")
+    p.add_argument("--repo", help=argparse.SUPPRESS)  # the library to import (the baseline's run)
+    p.add_argument("--json", help=argparse.SUPPRESS)  # where the baseline's run writes its report
     p.add_argument("--out", default=None, help="folder of gpu_model.json (default bench-results/)")
     args = p.parse_args(argv)
+    if args.repo:
+        sys.path.insert(0, str(Path(args.repo).resolve()))
+        Path(args.json).write_text(json.dumps(measure(args)))
+        return 0
+    before = None
+    if args.baseline:
+        import subprocess
+        import tempfile
 
-    import rapids_balance as rb
-    from rapids_balance.backend import gpu_status, simulator_enabled
-
-    if not gpu_status().usable:
-        print(f"no usable GPU: {gpu_status().reason}", file=sys.stderr)
-        return 2
-    consts = {"launch_us": args.launch_us, "sync_us": args.sync_us, "hd_gbs": args.hd_gbs,
-              "device_tbs": args.device_tbs}
-    g0 = rb.load_example(args.example) if args.example else rb.read_edgelist(args.graph)
-    sizes = args.vertices or [g0.n]
-    report = {"graph": args.example or Path(args.graph).name, "simulated": simulator_enabled(),
-              "device": gpu_status().device, "constants": consts, "trees": args.trees, "k": args.k,
-              "before": "the same run's counts with numba-cuda's per-argument synchronisation "
-                        "(one per CuPy array argument per launch) that launches had before",
-              "rows": []}
-    print(f"{'workload':13s} {'n':>6s} {'m':>7s} {'unit':>6s} {'units':>6s} {'launch/u':>9s} "
-          f"{'sync/u':>8s} {'sync/u was':>10s} {'HD B/u':>10s} {'dev B/u':>11s} {'model ms/u':>10s} "
-          f"{'was':>9s}")
-    for n_keep in sizes:
-        g = g0 if n_keep >= g0.n else subgraph(g0, n_keep)
-        for name, unit, run in workloads(g, args.trees, args.k):
-            if args.only and name not in args.only:
-                continue
-            run()  # compile and warm up outside the count
-            c = Counts()
-            t0 = time.perf_counter()
-            with counting(c):
-                units = run()
-            wall = time.perf_counter() - t0
-            if isinstance(units, str):  # counted by the launches of one kernel per unit
-                units = max(c.launches[units], 1)
-            row = {"workload": name, "unit": unit, "vertices": int(g.n), "edges": int(g.m),
-                   "wall_s": round(wall, 3), **c.row(units, consts)}
-            report["rows"].append(row)
-            print(f"{name:13s} {g.n:6d} {g.m:7d} {unit:>6s} {units:6d} {row['launches']:9.3f} "
-                  f"{row['host_syncs']:8.3f} {row['host_syncs_before']:10.3f} {row['hd_bytes']:10.0f} "
-                  f"{row['device_bytes']:11.0f} {row['modelled_ms']:10.4f} {row['modelled_ms_before']:9.4f}",
-                  flush=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "before.json"
+            cmd = [sys.executable, __file__, *(argv if argv is not None else sys.argv[1:]),
+                   "--repo", args.baseline, "--json", str(out)]
+            subprocess.run(cmd, check=True, cwd=tmp)
+            before = json.loads(out.read_text())
+    report = measure(args)
+    if before is not None:
+        report["before"] = {"library": before["library"], "sync_per_cupy_argument": before["sync_per_cupy_argument"],
+                            "flag_reads_per_launch": before["flag_reads_per_launch"]}
+        for row, old in zip(report["rows"], before["rows"]):
+            assert (row["workload"], row["vertices"]) == (old["workload"], old["vertices"])
+            row["before"] = {k: old[k] for k in ("launches", "host_syncs", "hd_bytes", "device_bytes",
+                                                 "modelled_ms", "units", "launches_by_kernel")}
+    print(f"{'workload':13s} {'n':>6s} {'m':>7s} {'unit':>6s} {'units':>6s} {'launch/u':>9s} {'sync/u':>8s} "
+          f"{'HD B/u':>9s} {'dev B/u':>10s} {'model ms/u':>10s}" + ("  | before: launch/u sync/u model ms/u"
+                                                                  if before else ""))
+    for r in report["rows"]:
+        line = (f"{r['workload']:13s} {r['vertices']:6d} {r['edges']:7d} {r['unit']:>6s} {r['units']:6d} "
+                f"{r['launches']:9.3f} {r['host_syncs']:8.3f} {r['hd_bytes']:9.0f} {r['device_bytes']:10.0f} "
+                f"{r['modelled_ms']:10.4f}")
+        if "before" in r:
+            b = r["before"]
+            line += f"  | {b['launches']:9.3f} {b['host_syncs']:7.3f} {b['modelled_ms']:10.4f}"
+        print(line)
     out = Path(args.out) if args.out else REPO / "bench-results"
     out.mkdir(parents=True, exist_ok=True)
     (out / "gpu_model.json").write_text(json.dumps(report, indent=1))

@@ -160,6 +160,7 @@ def _scenario_clustering():
         for cap in (0, 3):
             start = np.zeros(g.n, np.int32) if cap else np.arange(g.n, dtype=np.int32)
             GPUState(lv, start, cap).vnd_best()
+            GPUState(lv, start, cap).vnd_best_stepwise()  # the one-launch search's reference
             GPUState(lv, start, cap).parallel()
     rb.correlation_clustering(g, method="grasp", seed=2, max_iterations=1, progress=False,
                               backend="gpu")
