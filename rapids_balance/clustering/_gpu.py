@@ -70,12 +70,10 @@ def k_eval_around(vbuf, indptr, indices, labels, tid, tsum, tlen, allow_new, tol
                   labels, bd, bk)
 
 
-@gpu_kernel
-def k_argmin(bd, out_d, out_v):
-    # one block; (gain, vertex) is a total order, so any reduction order
-    # gives the same winner as the CPU segment tree
-    sd = cuda.shared.array(_REDUCE_THREADS, float64)
-    sv = cuda.shared.array(_REDUCE_THREADS, int32)
+@cuda.jit(device=True)
+def _block_argmin(bd, sd, sv):
+    """The best move of ``bd`` (lowest gain, then lowest vertex) into ``sd[0], sv[0]``, reduced by
+    the whole block (every thread calls it; it ends on a barrier)."""
     t = cuda.threadIdx.x
     n = bd.size
     best_d = 0.0
@@ -94,7 +92,16 @@ def k_argmin(bd, out_d, out_v):
             sv[t] = sv[t + step]
         cuda.syncthreads()
         step //= 2
-    if t == 0:
+
+
+@gpu_kernel
+def k_argmin(bd, out_d, out_v):
+    # one block; (gain, vertex) is a total order, so any reduction order
+    # gives the same winner as the CPU segment tree
+    sd = cuda.shared.array(_REDUCE_THREADS, float64)
+    sv = cuda.shared.array(_REDUCE_THREADS, int32)
+    _block_argmin(bd, sd, sv)
+    if cuda.threadIdx.x == 0:
         out_d[0] = sd[0]
         out_v[0] = sv[0]
 
@@ -167,22 +174,7 @@ def k_vnd(max_moves, maxc, allow0, tol, indptr, indices, a, labels, tid, tsum, t
     moves = 0
     gain = 0.0
     while moves < max_moves:
-        best_d = 0.0
-        best_v = n
-        for i in range(t, n, _REDUCE_THREADS):
-            if better(bd[i], i, best_d, best_v):
-                best_d = bd[i]
-                best_v = i
-        sd[t] = best_d
-        sv[t] = best_v
-        cuda.syncthreads()
-        step = _REDUCE_THREADS // 2
-        while step > 0:
-            if t < step and better(sd[t + step], sv[t + step], sd[t], sv[t]):
-                sd[t] = sd[t + step]
-                sv[t] = sv[t + step]
-            cuda.syncthreads()
-            step //= 2
+        _block_argmin(bd, sd, sv)
         d = sd[0]
         v = sv[0]
         if not d < -tol:
