@@ -125,8 +125,9 @@ first-light)
   ;;
 checks)
   step check_gpu_compile 150 $PY tools/check_gpu_compile.py --cc 9.0
+  # the image has pytest-xdist: the suite in 8 processes sharing the GPU
   RAPIDS_BALANCE_REAL_GPU=1 step suite 360 $PY -m pytest -q -p no:cacheprovider -o addopts="" \
-    -m "not slow" --timeout=120 --maxfail=50 -x
+    -m "not slow" --timeout=120 --maxfail=50 -n 8
   ;;
 bench-balance)
   # the 50M-edge synthetic graph alone takes minutes to build
