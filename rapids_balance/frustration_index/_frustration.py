@@ -92,12 +92,14 @@ def _cloud_partial(graph, tree_ids, params: FrustrationParams) -> CloudPart:
     from ..balancing._trees import path_signs
 
     if params.backend == "gpu" and params.sampler in ("bfs", "bfs-random-root"):
-        # the BFS kernels multiply the signs down each tree as they settle it: the path
-        # signs stay on the device, with no order (a sort) and no second pass to make them
-        from ._gpu import bfs_path_signs_gpu
+        # sample_trees' roots and seeds, but the path signs straight from the BFS kernels:
+        # they stay on the device, with no order (a sort) and no second pass to make them
+        from ..balancing._trees import bfs_path_signs_gpu, tree_roots
         from ._samplers import SAMPLER_CODES
 
-        ps = bfs_path_signs_gpu(graph, tree_ids, params.sampler, params.seed, params.roots)
+        root_ids, seeds = tree_roots(graph, tree_ids, sampler=params.sampler, roots=params.roots,
+                                     seed=params.seed)
+        ps = bfs_path_signs_gpu(graph, root_ids, seeds)
         codes = np.full(tree_ids.size, SAMPLER_CODES[params.sampler], np.int8)
     else:
         parent, parent_edge, order, codes = sample_trees(

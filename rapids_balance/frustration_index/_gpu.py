@@ -87,24 +87,6 @@ def tree_states_gpu(ps, graph):
     return to_host(words), to_host(hashes), to_host(switches)
 
 
-def bfs_path_signs_gpu(graph, tree_ids, sampler, seed, roots):
-    """Path signs (device array (T, n) int8) of the BFS trees ``tree_ids``, from the BFS itself.
-
-    The roots and seeds are :func:`._samplers.sample_trees`'s (the balancing
-    engine's rule), so the trees are the same; the BFS kernels settle
-    ``ps[v] = ps[parent] * sign[edge]`` as they go, so neither the visiting
-    order (a sort per tree) nor the pointer-jumping pass of ``path_signs`` is
-    needed.
-    """
-    from ..balancing._gpu import bfs_trees_gpu
-    from ..balancing._trees import seed_mix, tree_roots
-
-    root_ids, seeds = tree_roots(graph, tree_ids, sampler=sampler, roots=roots, seed=seed)
-    out = bfs_trees_gpu(graph, np.asarray(root_ids, np.int64), seed_mix(seeds), with_order=False,
-                        with_ps=True)
-    return out[3]
-
-
 # ---------------------------------------------------------------------------
 # random-weight minimum spanning trees: Borůvka, a batch of trees at once
 # ---------------------------------------------------------------------------
