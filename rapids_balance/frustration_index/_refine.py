@@ -71,6 +71,7 @@ class RefineParams:
     patience: int = 2          # stop after this many rounds without a new best
     tabu_factor: int = 10      # tabu steps per vertex on each level
     tenure_divisor: int = 10   # tabu tenure = vertices / tenure_divisor (at least 5)
+    stall: int = 2000          # a tabu search stops after this many steps without a new best
     coarsest: int = 64         # stop coarsening below this many vertices
     cluster_divisor: int = 20  # a super vertex holds at most n / cluster_divisor vertices
     grow: int = 0              # 1: clusters grow past pairs on every level (see _match)
@@ -129,7 +130,7 @@ def _bucket_unlink(head, nxt, prv, v, b):
 
 
 @numba.njit(cache=True, nogil=True)
-def _tabu(indptr, idx, J, x, iters, tenure, deadline):
+def _tabu(indptr, idx, J, x, iters, tenure, deadline, stall=2**62):
     """Tabu search from ``x`` (modified in place, left at the best state seen).
 
     Stops after ``iters`` steps or at ``deadline`` (``perf_counter`` seconds).
@@ -160,7 +161,7 @@ def _tabu(indptr, idx, J, x, iters, tenure, deadline):
     qh = 0
     qn = 0
     it = 0
-    while it < iters:
+    while it < iters and it - best_it <= stall:
         if expired(deadline, it):
             break
         while top >= 0 and head[top] < 0:
@@ -415,12 +416,12 @@ def _vcycle(level0, x, seed, respect, x2=None, p: RefineParams = RefineParams(),
         vw = cw
         lev += 1
     n = indptr.size - 1
-    _tabu(indptr, idx, J, x, 20 * n + 1000, max(5, n // 20), deadline)
+    _tabu(indptr, idx, J, x, 20 * n + 1000, max(5, n // 20), deadline, p.stall)
     for (fp, fi, fj, cmap, orient) in reversed(levels):
         x = _project_up(x, cmap, orient)
         nn = fp.size - 1
         _tabu(fp, fi, fj, x, max(p.tabu_factor * nn, 10_000), max(5, nn // p.tenure_divisor),
-              deadline)
+              deadline, p.stall)
     return x
 
 
