@@ -51,11 +51,16 @@ def test_kernels_stop_at_a_past_deadline_and_keep_a_valid_state(graph):
     indptr, idx = graph.indptr, graph.indices.astype(np.int64)
     J = graph.sign[graph.slot_edge].astype(np.int64)
     x = np.where(np.arange(graph.n) % 3 == 0, -1, 1).astype(np.int8)
-    y = x.copy()
-    assert _tabu(indptr, idx, J, y, 10_000, 5, 0.0) == 0  # no step taken
-    np.testing.assert_array_equal(x, y)
-    assert _tabu(indptr, idx, J, y, 10_000, 5, math.inf) > 0
     cost = lambda s: int((graph.sign * s[graph.edge_src] * s[graph.edge_dst] < 0).sum())
+    # past the deadline a tabu search is a greedy descent: the same as with no tabu walk at all
+    y, greedy = x.copy(), x.copy()
+    drop = _tabu(indptr, idx, J, y, 10_000, 5, 0.0)
+    assert drop == _tabu(indptr, idx, J, greedy, 10_000, 5, math.inf, 0) > 0
+    np.testing.assert_array_equal(y, greedy)
+    assert cost(y) == cost(x) - drop
+    # and a descent leaves no improving move, which a tabu walk from there looks past
+    assert _tabu(indptr, idx, J, y.copy(), 10_000, 5, 0.0) == 0
+    assert _tabu(indptr, idx, J, y, 10_000, 5, math.inf) >= 0
     for respect in (True, False):
         z = _vcycle((indptr, idx, J), x, 3, respect, None, RefineParams(), deadline=0.0)
         assert z.dtype == np.int8 and set(np.unique(z)) <= {-1, 1}

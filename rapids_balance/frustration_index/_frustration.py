@@ -51,7 +51,7 @@ LARGE_REFINE = {"population": 2, "rounds": 2, "tabu_factor": 1, "grow": 1}
 #: share of a time limit that tree sampling may use when the refinement follows (above
 #: LARGE_EDGES edges a tree costs seconds and the refinement, not the trees, finds the
 #: good states)
-TREE_SHARE = 0.25
+TREE_SHARE = 0.1
 LARGE_TREE_SHARE = 0.05
 #: bytes of the trees sampled at once without a deadline (a tree holds parent, parent edge
 #: and order as int32 and a path sign as int8 per vertex)
