@@ -47,6 +47,7 @@ CHAIN = 20              # plateau search: swaps in a row before a random restart
 STALL = 20_000          # plateau search: steps without a gain before it stops
 REACH = 5_000           # exchanges: vertices one path search may reach (hubs make them costly)
 MAX_STEPS = 2**62       # steps are int64 in the search
+DEFAULT_STEPS = 30_000  # plateau search steps without a time limit
 
 __all__ = ["frustration_lower_bound"]
 
@@ -375,7 +376,7 @@ def _move(indptr, idx, slot_edge, frustrated, pk, i, step, max_length, reach, te
 
 @numba.njit(cache=True, nogil=True)
 def _improve(indptr, idx, slot_edge, frustrated, pk, max_length, reach, passes, steps, tenure,
-             seed, deadline):
+             seed, deadline, stall=STALL):
     """Grow a packing by exchanges, then search its plateaus.
 
     First passes over the left-out frustrated edges (in their order) with
@@ -386,7 +387,7 @@ def _improve(indptr, idx, slot_edge, frustrated, pk, max_length, reach, passes, 
     plateau swaps, which move the packing to equally large ones where new
     exchanges open; a cycle swapped in is not swapped out again for
     ``tenure`` steps.  The size never decreases.  Stops early after
-    ``STALL`` steps without a gain, or once ``perf_counter`` passes
+    ``stall`` steps without a gain, or once ``perf_counter`` passes
     ``deadline``.
     Sequential: the result depends only on the inputs.
     """
@@ -412,7 +413,7 @@ def _improve(indptr, idx, slot_edge, frustrated, pk, max_length, reach, passes, 
     np.random.seed(seed)
     cur, chain, last_gain = -1, 0, 0
     for step in range(1, steps + 1):
-        if (pk.n_out[0] == 0 or step - last_gain > STALL
+        if (pk.n_out[0] == 0 or step - last_gain > stall
                 or ((step & 255) == 0 and _now() > deadline)):
             return
         if cur >= 0 and chain < CHAIN:  # the cycle just swapped out goes next
@@ -480,7 +481,8 @@ def _cycles_of(pk):
 
 @frames_like_input(dask_fields=("cycles",))
 def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 8,
-                            seed: int = 0, steps: int = 30_000, time_limit: float | None = None,
+                            seed: int = 0, steps: int | None = None,
+                            time_limit: float | None = None,
                             source: Any = None, target: Any = None, sign: Any = None,
                             weight: Any = None) -> FrustrationBound:
     """Lower bound on the frustration index from edge-disjoint unbalanced cycles.
@@ -501,10 +503,12 @@ def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 
     seed : int, default 0
         Seed of the default state's search and of the plateau search: an int
         in ``[0, 2**63 - 1]`` (the rule of every seeded function).
-    steps : int, default 30_000
+    steps : int, optional
         Steps of the plateau search after the exchanges, in ``[0, 2**62]``
         (0: none); it also stops after 20,000 steps without a gain.  More
-        steps can only add cycles.
+        steps can only add cycles.  Default: 30,000 without ``time_limit``;
+        with one, no count and no stop without a gain: the search runs
+        until the limit, so the certificate tightens with the time given.
     time_limit : float, optional
         Seconds for the packing (the default state's search not included):
         a number >= 0; the clock starts once the kernels are compiled or
@@ -569,7 +573,7 @@ def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 
     owner = "frustration_lower_bound"
     max_length = check_int(max_length, "max_length", owner, low=1, high=MAX_LENGTH)
     seed = check_seed(seed, owner)
-    steps = check_int(steps, "steps", owner, low=0, high=MAX_STEPS)
+    steps = check_int(steps, "steps", owner, low=0, high=MAX_STEPS, allow_none=True)
     time_limit = check_time_limit(time_limit, owner)
     roles = check_roles(graph, owner, dict(source=source, target=target, sign=sign, weight=weight))
     graph = graph_from_any(graph, signed=True, **roles)
@@ -600,8 +604,9 @@ def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 
     pk = _packing(ptr, edges, fe, graph.edge_src[fe].astype(np.int64),
                   graph.edge_dst[fe].astype(np.int64), graph.m, length)
     walk_seed = int(np.random.SeedSequence(seed).generate_state(1)[0])  # numba seeds take 32 bits
-    _improve(graph.indptr, idx, slot_edge, frustrated, pk, length, REACH, AUGMENT_PASSES,
-             int(steps), TENURE, walk_seed, deadline)
+    steps, stall = _effort(steps, time_limit)
+    _improve(graph.indptr, idx, slot_edge, frustrated, pk, length, REACH, AUGMENT_PASSES, steps,
+             TENURE, walk_seed, deadline, stall)
     ptr, edges = _cycles_of(pk)
     lengths = np.diff(ptr)
     cyc = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
@@ -613,6 +618,20 @@ def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 
     return FrustrationBound(bound=bound, index=int(index), gap=int(index) - bound, cycles=frame,
                             info={"seconds_compile": compile_s,
                                   "seconds_search": time.perf_counter() - start})
+
+
+def _effort(steps: int | None, time_limit: float | None) -> tuple[int, int]:
+    """Plateau-search steps and the steps without a gain that end it.
+
+    ``steps=None``: ``DEFAULT_STEPS`` (and ``STALL``) without a time limit;
+    with one, the search runs until the limit (no step count, no stall), so
+    the certificate tightens with the time given.  A given count keeps ``STALL``.
+    """
+    if steps is not None:
+        return int(steps), STALL
+    if time_limit is None:
+        return DEFAULT_STEPS, STALL
+    return MAX_STEPS, MAX_STEPS
 
 
 def _ready() -> float:

@@ -262,19 +262,22 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
         it expires is returned (``info["stopped"]`` is ``"time_limit"``,
         ``info["trees"]`` the trees actually sampled).  The clock starts
         once the graph is read and every kernel the search will call is
-        compiled or loaded from numba's cache (a tiny run through the same stages, once per
-        process: seconds in a fresh environment, well under a second later;
-        see :func:`rapids_balance.warmup`), so a first call gets its whole
-        limit; ``info["seconds_compile"]`` reports that time and
-        ``info["seconds_search"]`` the rest.
-        With ``refine``, tree sampling stops after a quarter of it (a
-        twentieth above 900,000 edges, where a tree costs seconds and the
-        refinement finds the good states) or at ``n_trees``, and the
-        refinement takes the rest; a running V-cycle
-        or tabu search stops at the limit too.  Work is checked every few
-        thousand steps, so the call returns within a few per cent of the
-        limit after the graph is read.  Trees on a Dask ``client`` are not
-        cut short.
+        compiled or loaded from numba's cache (a tiny run through the same
+        stages, once per process: tens of seconds in a fresh environment,
+        under a second later; see :func:`rapids_balance.warmup`), so a
+        first call gets its whole limit; ``info["seconds_compile"]``
+        reports that time and ``info["seconds_search"]`` the rest.  With
+        ``refine`` the search is anytime: trees take a tenth of the limit
+        (a twentieth above 900,000 edges) or ``n_trees``; then a first wave
+        of V-cycles (one per thread, from the best tree states) gives a
+        good state early, and the time that wave took on the machine as it
+        is sets how many more states the population gets (as many as leave
+        room for two rounds of recombination), so a short limit or a busy
+        machine still recombines.  A V-cycle cut by the limit keeps the
+        gains of the levels it built (it finishes only the improving moves
+        it is on), and none starts after it.  Work is checked every few
+        thousand steps, so the search returns within a few per cent of the
+        limit.  Trees on a Dask ``client`` are not cut short.
     backend : {"auto", "cpu", "gpu"}
         Where BFS trees, path signs, state words and move gains are computed.
     progress : bool, default True
@@ -322,9 +325,11 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
     count and ``first_tree`` then cover only its later occurrences).  The
     best index is never evicted.
 
-    Results depend only on the arguments, on any number of threads, as long
-    as no ``time_limit`` expires; once it expires, how much work was done,
-    hence the result, depends on the machine's speed and load.
+    Results depend only on the arguments, on any number of threads, without
+    a ``time_limit`` (or with one far beyond the work).  With a limit, how
+    much work fits (trees, the population's size, where V-cycles stop), hence
+    the result, depends on the machine's speed and load: the same seed gives
+    the same result for the same work, not for the same seconds.
 
     The refinement (not in graphB++) is a multilevel memetic tabu search over
     bipartitions (:mod:`rapids_balance.frustration_index._refine`): single-vertex
