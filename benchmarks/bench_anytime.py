@@ -119,8 +119,10 @@ def picture(rows: list[dict], path: Path) -> None:
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", color=color,
                         label=f"{kind}, {cond}")
         ax.set_xscale("log")
+        ax.set_yscale("symlog", linthresh=1.0)  # linear within 1 %, then logarithmic
+        ax.set_ylim(bottom=0.0)
         ax.set_xlabel("time_limit (s)")
-        ax.set_ylabel("% above the best value of the run")
+        ax.set_ylabel("% above the best value of its search in the run")
         ax.set_title(name)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
@@ -159,7 +161,13 @@ def main() -> None:
     ap.add_argument("--first-call", action="store_true", help="add the cold/warm first-call rows")
     ap.add_argument("--no-curves", action="store_true", help="first-call rows only")
     ap.add_argument("--out", default=None, help="directory of the JSON (default bench-results/)")
+    ap.add_argument("--replot", default=None, metavar="JSON",
+                    help="only redraw the figure from the rows of an earlier run")
     args = ap.parse_args()
+    if args.replot:
+        rows = [r for r in json.loads(Path(args.replot).read_text())["rows"] if "search" in r]
+        picture(rows, IMAGE)
+        return
     limits = [float(v) for v in args.limits.split(",")]
     rep = Report("anytime", description=__doc__.splitlines()[0],
                  params={"limits": limits, "first_call": args.first_call})
