@@ -82,3 +82,20 @@ def test_default_effort_scales_with_the_graph(graph):
     b = frustration(graph, DEFAULT_TREES, refine=RefineParams(), progress=False)
     assert a.params["n_trees"] == DEFAULT_TREES and a.cloud.equals(b.cloud)
     assert a.index == b.index
+
+
+def test_the_timed_population_fits_its_rounds_in_the_time_left():
+    from rapids_balance.frustration_index._refine import ROUNDS_AHEAD, _affordable
+
+    def waves(size, threads):
+        return -(-max(size - threads, 0) // threads) + ROUNDS_AHEAD * -(-(size // 2) // threads)
+
+    for threads in (1, 2, 4):
+        sizes = [_affordable(8, threads, 1.0, left) for left in (0.0, 1.0, 3.0, 5.0, 8.0, 100.0)]
+        assert sizes == sorted(sizes)  # more time left, never a smaller population
+        assert sizes[0] == max(2, threads) and sizes[-1] == 8
+        for left, size in zip((0.0, 1.0, 3.0, 5.0, 8.0, 100.0), sizes):
+            assert size == max(2, threads) or waves(size, threads) <= left
+            if size < 8:  # the next size would not fit
+                assert waves(size + 1, threads) > left
+    assert _affordable(8, 2, 0.0, 0.0) == 8  # no measured wave: the full population
