@@ -22,7 +22,7 @@ from collections.abc import Callable, Hashable
 
 import numpy as np
 
-__all__ = ["ready", "tiny_signed_graph"]
+__all__ = ["ready", "tiny_backend", "tiny_signed_graph"]
 
 _done: dict[Hashable, float] = {}
 _lock = threading.RLock()
@@ -47,6 +47,14 @@ def ready(key: Hashable, job: Callable[[], object]) -> float:
             raise
         _done[key] = seconds = time.perf_counter() - start
     return seconds
+
+
+def tiny_backend(backend: str) -> str:
+    """The backend of a tiny run: the CPU in place of numba's CUDA simulator (its kernels
+    are Python, nothing to compile, and slow even on a tiny graph)."""
+    from .backend import simulator_enabled
+
+    return "cpu" if backend == "gpu" and simulator_enabled() else backend
 
 
 def tiny_signed_graph(weighted: bool = False, n: int = 240):

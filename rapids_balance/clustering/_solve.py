@@ -551,7 +551,7 @@ def _ready(graph: Graph, method: str, p: dict[str, Any], backend: str, distribut
     merge moves, a cluster cap) on a planted graph; see
     :mod:`rapids_balance._ready`.  Returns its seconds (0.0 once ready).
     """
-    from .._ready import ready, tiny_signed_graph
+    from .._ready import ready, tiny_backend, tiny_signed_graph
 
     weighted = graph.weight is not None
     opts = dict(local_search=p["local_search"], construction=p["construction"],
@@ -565,7 +565,8 @@ def _ready(graph: Graph, method: str, p: dict[str, Any], backend: str, distribut
         # two restarts: "auto" construction alternates GRASP and multilevel V-cycles
         correlation_clustering(tiny, method=method, n_clusters=4 if capped else None,
                                max_iterations=2, time_limit=3600.0, seed=p["seed"], init=init,
-                               perturbation_max=2, ils_max=2, backend=backend, progress=False,
+                               perturbation_max=2, ils_max=2, backend=tiny_backend(backend),
+                               progress=False,
                                **opts)
 
     return ready(key, job)

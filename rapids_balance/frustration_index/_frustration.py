@@ -398,7 +398,7 @@ def _ready(params: FrustrationParams, rp: RefineParams | None) -> float:
     polish, the time-limited paths) on the same backend; see
     :mod:`rapids_balance._ready`.  Returns its seconds (0.0 once ready).
     """
-    from .._ready import ready, tiny_signed_graph
+    from .._ready import ready, tiny_backend, tiny_signed_graph
 
     capped = params.max_states is not None
     key = ("frustration", params.backend, params.sampler, capped,
@@ -410,7 +410,7 @@ def _ready(params: FrustrationParams, rp: RefineParams | None) -> float:
             restarts=min(rp.restarts, 1))
         frustration(tiny_signed_graph(), 4, sampler=params.sampler, seed=params.seed,
                     refine=False if tiny is None else tiny, max_states=2 if capped else None,
-                    time_limit=3600.0, backend=params.backend, progress=False)
+                    time_limit=3600.0, backend=tiny_backend(params.backend), progress=False)
 
     return ready(key, job)
 
