@@ -561,6 +561,7 @@ def _clean_rows(xp: ModuleType, rows: dict, nu: int, *, directed: bool, conflict
         raise GraphInputError(f"{src_name}: no edges remain after cleaning "
                               f"({rep.self_loops} self loops, {rep.zero_sign_dropped} zero signs dropped)")
     if not directed:
+        rows["flip"] = rows["a"] > rows["b"]  # listed as (v, u): the reverse of the pair (min, max)
         rows["a"], rows["b"] = xp.minimum(rows["a"], rows["b"]), xp.maximum(rows["a"], rows["b"])
     # group rows by pair, input order inside a pair (one stable sort on one key)
     _reorder(xp, rows, _xp.stable_argsort(xp.astype(rows["a"], xp.int64) * nu + xp.astype(rows["b"], xp.int64)))
@@ -571,11 +572,14 @@ def _clean_rows(xp: ModuleType, rows: dict, nu: int, *, directed: bool, conflict
     starts = xp.nonzero(first)[0]
     n_groups = int(starts.shape[0])
     sel = first
+    repeat = ~first  # rows after their pair's first: same sign (duplicates) unless marked below
+    group = None
+    if rows["sgn"] is not None or "flip" in rows:
+        group = xp.cumulative_sum(xp.astype(first, xp.int32), dtype=xp.int32) - 1 if n_kept < 2**31 else \
+            xp.cumulative_sum(xp.astype(first, xp.int64)) - 1
     if rows["sgn"] is not None:
         s = rows["sgn"]
         s = xp.where(s == 0, xp.asarray(1, dtype=s.dtype), s)  # 0 behaves as positive
-        group = xp.cumulative_sum(xp.astype(first, xp.int32), dtype=xp.int32) - 1 if n_kept < 2**31 else \
-            xp.cumulative_sum(xp.astype(first, xp.int64)) - 1
         # a pair has both signs exactly when one of its rows differs from its first row
         differs = s != xp.take(xp.take(s, starts), group)
         del s
@@ -589,10 +593,16 @@ def _clean_rows(xp: ModuleType, rows: dict, nu: int, *, directed: bool, conflict
             rep.conflict_rows_dropped = _count(xp, in_conf)
             sel = first & ~in_conf
             rep.duplicate_rows = _count(xp, ~in_conf) - _count(xp, sel)
+            repeat = repeat & ~in_conf
         elif n_conf:
             rep.conflict_rows_ignored = _count(xp, differs)  # later rows against the pair's first sign
+            repeat = repeat & ~differs
     if not rep.conflict_rows_dropped:
         rep.duplicate_rows = int(n_kept - n_groups - rep.conflict_rows_ignored)
+    flip = rows.pop("flip", None)
+    if flip is not None and rep.duplicate_rows:
+        # a duplicate listed the other way round from its pair's first row: u rated v, then v rated u
+        rep.reverse_rows = _count(xp, repeat & (flip != xp.take(xp.take(flip, starts), group)))
     _keep(rows, sel)
     if rows["a"].shape[0] == 0:
         raise GraphInputError(f"{src_name}: no edges remain after removing conflicting pairs")

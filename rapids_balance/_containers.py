@@ -31,7 +31,11 @@ class CleaningReport:
                      + conflict_rows_ignored + conflict_rows_dropped
                      + edges_outside_component + (edges of the graph)
 
-    ``duplicate_rows`` repeat a pair with the sign it already has;
+    ``duplicate_rows`` repeat a pair with the sign it already has; of them,
+    ``reverse_rows`` list an undirected pair the other way round from its
+    first row (``v,u`` after ``u,v``: in a who-rates-whom file, the second
+    person's rating of the first, merged into one undirected edge), the rest
+    repeat the same row;
     ``conflict_rows_ignored`` are later rows of a pair seen with both signs
     whose first sign was kept (``conflicts="first"``).
 
@@ -54,6 +58,7 @@ class CleaningReport:
     id_spellings_merged: int = 0
     self_loops: int = 0
     duplicate_rows: int = 0
+    reverse_rows: int = 0
     conflicting_pairs: int = 0
     conflict_rows_ignored: int = 0
     conflict_rows_dropped: int = 0

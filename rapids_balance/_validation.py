@@ -149,6 +149,15 @@ def check_bool(value: Any, name: str, owner: str) -> bool:
     raise param_error(name, owner, "a bool (True or False)", value)
 
 
+def check_progress(value: Any, owner: str) -> bool | None:
+    """``progress``: None (a bar only on a terminal), True or False."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return bool(value)
+    raise param_error("progress", owner, "None (a bar only when stderr is a terminal), True or False", value)
+
+
 def check_backend(value: Any, owner: str) -> str:
     """``backend``: one of "auto", "cpu", "gpu" (whether a GPU exists is checked by ``resolve_backend``)."""
     return check_choice(value, "backend", owner, BACKENDS)

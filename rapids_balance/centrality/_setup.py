@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_backend, check_bool, check_int, check_seed, param_error
+from .._validation import check_backend, check_bool, check_int, check_progress, check_seed, param_error
 from ..backend import resolve_backend
 from ..errors import GraphInputError, InvalidParameterError
 from ..io._roles import check_roles
@@ -135,9 +135,11 @@ def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
     out = dict(p)
     if "k" in p:
         out["k"] = _check_k(p["k"], owner)
-    for name in ("normalized", "endpoints", "progress"):
+    for name in ("normalized", "endpoints"):
         if name in p:
             check_bool(p[name], name, owner)
+    if "progress" in p:
+        check_progress(p["progress"], owner)
     w = p["weight"]
     if not (w is None or isinstance(w, str) or callable(w) or hasattr(w, "__len__")
             or hasattr(w, "__array__")):

@@ -250,7 +250,7 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
                            weight: str | None | Callable | np.ndarray = None,
                            endpoints: bool = False, seed: int | None = None,
                            directed: bool | None = None, backend: str = "auto",
-                           progress: bool = True, client: Any = None, source: Any = None,
+                           progress: bool | None = None, client: Any = None, source: Any = None,
                            target: Any = None, sign: Any = None) -> pd.DataFrame:
     r"""Shortest-path betweenness centrality of every vertex, weighted or not.
 
@@ -310,8 +310,9 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
         ``None`` follows the input; for an edge list ``True`` builds a
         directed graph.  A graph object must already have this direction.
     backend : {"auto", "cpu", "gpu"}, default "auto"
-    progress : bool, default True
-        Show a progress bar over sources (stderr).
+    progress : bool or None, default None
+        Show a progress bar over sources (stderr). None: only when stderr is a terminal
+        (a few plain lines in a log with True, nothing with False).
     client : dask.distributed.Client, optional
         Run the source batches on a Dask cluster (each worker runs the
         kernels of ``backend``); the result is bit-identical to a local run
@@ -421,7 +422,7 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
 def edge_betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, normalized: bool = True,
                                 weight: str | None | Callable | np.ndarray = None,
                                 seed: int | None = None, directed: bool | None = None,
-                                backend: str = "auto", progress: bool = True,
+                                backend: str = "auto", progress: bool | None = None,
                                 client: Any = None, source: Any = None, target: Any = None,
                                 sign: Any = None) -> pd.DataFrame:
     r"""Shortest-path betweenness centrality of every edge, weighted or not.
@@ -453,8 +454,9 @@ def edge_betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, 
     directed : bool or None, optional
         As for :func:`betweenness_centrality`.
     backend : {"auto", "cpu", "gpu"}, default "auto"
-    progress : bool, default True
-        Show a progress bar over sources.
+    progress : bool or None, default None
+        Show a progress bar over sources. None: only when stderr is a terminal
+        (a few plain lines in a log with True, nothing with False).
     client : dask.distributed.Client, optional
         Run the source batches on a Dask cluster.
     source, target, sign : str or int, optional
@@ -533,7 +535,7 @@ class BetweennessResult:
 @frames_like_input(dask_fields=("edges",))
 def node_and_edge_betweenness(graph: Any, k: int | Sequence | None = None, *, normalized: bool = True,
                 weight: str | None | Callable | np.ndarray = None, seed: int | None = None,
-                directed: bool | None = None, backend: str = "auto", progress: bool = True,
+                directed: bool | None = None, backend: str = "auto", progress: bool | None = None,
                 client: Any = None, source: Any = None, target: Any = None,
                 sign: Any = None) -> BetweennessResult:
     r"""Node and edge betweenness centrality from one pass over the sources.
@@ -562,8 +564,9 @@ def node_and_edge_betweenness(graph: Any, k: int | Sequence | None = None, *, no
     directed : bool or None, optional
         As for :func:`betweenness_centrality`.
     backend : {"auto", "cpu", "gpu"}, default "auto"
-    progress : bool, default True
-        Show a progress bar over sources.
+    progress : bool or None, default None
+        Show a progress bar over sources. None: only when stderr is a terminal
+        (a few plain lines in a log with True, nothing with False).
     client : dask.distributed.Client, optional
         Run the source batches on a Dask cluster.
     source, target, sign : str or int, optional
@@ -641,7 +644,7 @@ def betweenness_centrality_subset(graph: Any, sources: Sequence, targets: Sequen
                                   normalized: bool = False,
                                   weight: str | None | Callable | np.ndarray = None,
                                   directed: bool | None = None, backend: str = "auto",
-                                  progress: bool = True, client: Any = None, source: Any = None,
+                                  progress: bool | None = None, client: Any = None, source: Any = None,
                                   target: Any = None, sign: Any = None) -> pd.DataFrame:
     r"""Betweenness of every vertex over paths from ``sources`` to ``targets`` only.
 
@@ -708,7 +711,7 @@ def edge_betweenness_centrality_subset(graph: Any, sources: Sequence, targets: S
                                        normalized: bool = False,
                                        weight: str | None | Callable | np.ndarray = None,
                                        directed: bool | None = None, backend: str = "auto",
-                                       progress: bool = True, client: Any = None,
+                                       progress: bool | None = None, client: Any = None,
                                        source: Any = None, target: Any = None,
                                        sign: Any = None) -> pd.DataFrame:
     r"""Betweenness of every edge over paths from ``sources`` to ``targets`` only.

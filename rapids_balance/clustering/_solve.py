@@ -28,7 +28,7 @@ import pandas as pd
 from .._output import frames_like_input, label_column, make_table
 from .._progress import progress_bar
 from ..backend import resolve_backend
-from .._validation import (check_backend, check_bool, check_choice, check_count, check_int, check_number,
+from .._validation import (check_backend, check_progress, check_choice, check_count, check_int, check_number,
                            check_seed, check_time_limit, param_error)
 from ..io._roles import check_roles
 from ..errors import GraphInputError
@@ -140,7 +140,7 @@ def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
         if isinstance(init, str):
             check_choice(init, "init", owner, INITS)
     check_backend(p["backend"], owner)
-    check_bool(p["progress"], "progress", owner)
+    check_progress(p["progress"], owner)
     from ..distributed._run import check_client_arg
 
     check_client_arg(p["client"], owner)
@@ -174,7 +174,7 @@ def auto_method(graph: Graph) -> str:
 def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int | None = None,
                            alpha: float = 1.0, max_iterations: int | None = None,
                            time_limit: float | None = None, seed: int = 0, init: Any = None,
-                           backend: str = "auto", progress: bool = True, client: Any = None,
+                           backend: str = "auto", progress: bool | None = None, client: Any = None,
                            local_search: str = "auto", construction: str = "auto",
                            perturbation_max: int = 30, ils_max: int | None = None,
                            perturbation: str = "auto", plateau: bool | None = None,
@@ -236,8 +236,9 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
     backend : {"auto", "cpu", "gpu"}
         Where the VND runs (``"gpu"``: move evaluation, best-move reduction and
         sum updates all on the device).
-    progress : bool
-        Show a progress bar over restarts / cycles.
+    progress : bool or None, default None
+        Show a progress bar over restarts / cycles.  None: only when stderr is
+        a terminal (a few plain lines in a log with True, nothing with False).
     client : dask.distributed.Client, optional
         Run the GRASP / ILS restarts on a Dask cluster (same result for the same
         seed); ``"vnd"`` and ``"multilevel"`` are sequential and run locally.
