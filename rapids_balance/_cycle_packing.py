@@ -357,7 +357,7 @@ def _move(adj, radj, frustrated, pk, i, step, max_length, reach, tenure, plateau
 
 @numba.njit(cache=True, nogil=True)
 def _improve(adj, radj, frustrated, pk, max_length, reach, passes, steps, tenure, seed,
-             deadline):
+             deadline, stall=STALL):
     """Grow a packing by exchanges, then search its plateaus.
 
     First passes over the left-out seed edges (in their order) with
@@ -368,7 +368,7 @@ def _improve(adj, radj, frustrated, pk, max_length, reach, passes, steps, tenure
     plateau swaps, which move the packing to equally large ones where new
     exchanges open; a cycle swapped in is not swapped out again for
     ``tenure`` steps.  The size never decreases.  Stops early after
-    ``STALL`` steps without a gain, or once ``perf_counter`` passes
+    ``stall`` steps without a gain, or once ``perf_counter`` passes
     ``deadline``.
     Sequential: the result depends only on the inputs.
     """
@@ -395,7 +395,7 @@ def _improve(adj, radj, frustrated, pk, max_length, reach, passes, steps, tenure
     np.random.seed(seed)
     cur, chain, last_gain = -1, 0, 0
     for step in range(1, steps + 1):
-        if (pk.n_out[0] == 0 or step - last_gain > STALL
+        if (pk.n_out[0] == 0 or step - last_gain > stall
                 or ((step & 255) == 0 and _now() > deadline)):
             return
         if cur >= 0 and chain < CHAIN:  # the cycle just swapped out goes next
@@ -474,7 +474,7 @@ def csr_pair(arc_src: np.ndarray, arc_dst: np.ndarray, arc_edge: np.ndarray, n: 
 
 def pack_cycles(adj, radj, excluded: np.ndarray, fe: np.ndarray, fu: np.ndarray, fv: np.ndarray,
                 *, max_length: int, augment_length: int, passes: int, steps: int, seed: int,
-                deadline: float):
+                deadline: float, stall: int = STALL):
     """Edge-disjoint cycles through the seeds: greedy, then exchanges and plateau search.
 
     ``excluded`` (bool per graph edge) marks edges no path may use (the
@@ -482,7 +482,8 @@ def pack_cycles(adj, radj, excluded: np.ndarray, fe: np.ndarray, fu: np.ndarray,
     search-graph vertices their paths join.  Greedy paths have at most
     ``max_length`` edges, exchange paths at most ``augment_length``;
     ``passes`` rounds of exchanges, ``steps`` plateau steps seeded with
-    ``seed``; everything stops once ``perf_counter`` passes ``deadline``.
+    ``seed`` (ended by ``stall`` steps in a row without a gain);
+    everything stops once ``perf_counter`` passes ``deadline``.
     Returns ``(ptr, edges)``: the cycles in the order of their seeds, each
     ``edges[ptr[i]:ptr[i + 1]]`` (edge ids, the seed first).
     """
@@ -491,5 +492,5 @@ def pack_cycles(adj, radj, excluded: np.ndarray, fe: np.ndarray, fu: np.ndarray,
     pk = _packing(ptr, edges, fe, fu, fv, m, augment_length)
     walk_seed = int(np.random.SeedSequence(seed).generate_state(1)[0])  # numba seeds take 32 bits
     _improve(adj, radj, excluded, pk, augment_length, REACH, passes, int(steps), TENURE, walk_seed,
-             deadline)
+             deadline, int(stall))
     return _cycles_of(pk)

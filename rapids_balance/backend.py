@@ -33,6 +33,9 @@ __all__ = [
     "to_host",
     "cuda",
     "launch_config",
+    "gpu_kernel",
+    "Kernel",
+    "launch_counts",
 ]
 
 if os.environ.get("RAPIDS_BALANCE_CUDASIM", "") not in ("", "0"):
@@ -211,3 +214,85 @@ def launch_config(n_items: int, threads_per_block: int = 256) -> tuple[int, int]
     """(blocks, threads) covering ``n_items`` threads; at least one block."""
     n_items = max(int(n_items), 1)
     return (n_items + threads_per_block - 1) // threads_per_block, threads_per_block
+
+
+launch_counts = {"launches": 0}
+"""Kernel launches through :class:`Kernel` since the process began (the device work model reads it)."""
+
+_streams: dict[int, Any] = {}
+
+
+def _current_stream():
+    """numba's handle on CuPy's current stream, so kernels and CuPy work stay in one order.
+
+    CuPy's null stream (pointer 0) is CUDA's legacy default stream and its
+    per-thread stream (pointer 2) is ``cudaStreamPerThread``; any other
+    stream (a user's non-blocking one, say) is taken as an external stream.
+    One handle per stream pointer, made on first use.
+    """
+    import cupy
+
+    ptr = int(cupy.cuda.get_current_stream().ptr)
+    stream = _streams.get(ptr)
+    if stream is None:
+        c = cuda()
+        stream = (c.legacy_default_stream() if ptr == 0 else
+                  c.per_thread_default_stream() if ptr == 2 else c.external_stream(ptr))
+        _streams[ptr] = stream
+    return stream
+
+
+def _kernel_argument(a: Any) -> Any:
+    """A CuPy array as numba's view of it, without the per-argument synchronisation.
+
+    numba-cuda converts a ``__cuda_array_interface__`` argument at every
+    launch and, by default (``NUMBA_CUDA_ARRAY_INTERFACE_SYNC=1``),
+    synchronises the array's stream for each one.  Kernels run on CuPy's
+    current stream (:func:`_current_stream`), which orders them after the
+    CuPy work that made their arguments, so that wait is never needed.
+    """
+    if type(a).__module__.startswith("cupy"):
+        return cuda().as_cuda_array(a, sync=False)
+    return a
+
+
+class Kernel:
+    """A numba-cuda kernel launched on CuPy's current stream, its CuPy arguments wrapped unsynchronised.
+
+    ``kernel[blocks, threads](*args)`` as with numba's dispatcher.  Under the
+    simulator the launch goes straight to numba's simulated kernel.  Every
+    launch adds one to :data:`launch_counts`.
+    """
+
+    def __init__(self, dispatcher: Any, fn: Any):
+        self.dispatcher = dispatcher
+        self.py_func = fn
+        self.__name__ = fn.__name__
+        self.__qualname__ = fn.__qualname__
+        self.__module__ = fn.__module__
+        self.__doc__ = fn.__doc__
+
+    def __getitem__(self, config: tuple[int, int]):
+        launch_counts["launches"] += 1
+        if simulator_enabled():
+            return self.dispatcher[config]
+        blocks, threads = config
+        configured = self.dispatcher[blocks, threads, _current_stream()]
+
+        def launch(*args: Any) -> Any:
+            return configured(*map(_kernel_argument, args))
+        return launch
+
+    def __repr__(self) -> str:
+        return f"<GPU kernel {self.__module__}.{self.__qualname__}>"
+
+
+def gpu_kernel(fn: Any) -> Kernel:
+    """``@cuda.jit(cache=True)`` as a :class:`Kernel`: compiled once per machine, not once per process.
+
+    numba-cuda keeps the compiled kernel in its on-disk cache beside the
+    module (``__pycache__``, or ``NUMBA_CACHE_DIR``), keyed by the argument
+    types and the device, so a new process loads it instead of compiling
+    the library's kernels again (tens of seconds).  The simulator ignores it.
+    """
+    return Kernel(cuda().jit(cache=True)(fn), fn)

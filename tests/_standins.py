@@ -162,12 +162,21 @@ class DataFrame:
         return pd.DataFrame({k: s.host_values() for k, s in self._cols.items()})
 
 
-def read_csv(buffer, *, header=None, names=None, comment=None, skip_blank_lines=True, sep=None,
-             skipinitialspace=False, delim_whitespace=False) -> DataFrame:
+#: what the next ``read_csv`` raises instead of parsing (a test sets it: out of memory, an API change)
+READ_CSV_RAISES: list[BaseException] = []
+
+
+def read_csv(buffer, *, header=None, names=None, comment=None, skip_blank_lines=True, sep=",",
+             skipinitialspace=False) -> DataFrame:
     """As cuDF reads: given ``names``, the first ``len(names)`` fields of each row, further fields
-    ignored without an error (libcudf's row parser stops at the last named column)."""
+    ignored without an error (libcudf's row parser stops at the last named column).  ``sep`` is one
+    character, as cuDF's (no ``delim_whitespace``: deprecated there, so not offered here)."""
     _record("cudf.read_csv")
-    frame = pd.read_csv(buffer, sep=r"\s+" if delim_whitespace else sep, header=header, names=names,
+    if READ_CSV_RAISES:
+        raise READ_CSV_RAISES.pop()
+    if not isinstance(sep, str) or len(sep) != 1:
+        raise ValueError(f"sep must be one character, got {sep!r}")
+    frame = pd.read_csv(buffer, sep=sep, header=header, names=names,
                         comment=comment, skip_blank_lines=skip_blank_lines, skipinitialspace=skipinitialspace,
                         keep_default_na=False, na_values=[""],
                         usecols=None if names is None else list(range(len(names))))
@@ -302,6 +311,7 @@ def install(monkeypatch) -> dict[str, types.ModuleType]:
     monkeypatch.setattr(_output, "_cupy_namespace", device_namespace)
     CALLS.clear()
     BUILT.clear()
+    READ_CSV_RAISES.clear()
     return mods
 
 

@@ -5,8 +5,13 @@ be set before numba is imported), so every kernel is exercised on machines
 without a GPU.  Simulator tests use tiny graphs: the simulator runs each
 thread as a Python thread.  Tests marked ``gpu`` need a real GPU and run when
 ``RAPIDS_BALANCE_REAL_GPU=1`` is set on a GPU machine (the simulator is then
-left off).
+left off); there a GPU probe that fails (or finds the simulator on) fails every
+test that would have used the GPU, with the probe's reason, rather than skip
+it.  Tests marked ``simulator_only`` check the simulator itself and skip on a
+real GPU.
 """
+
+from __future__ import annotations
 
 import os
 from pathlib import Path
@@ -23,8 +28,24 @@ NO_SHARED_DATA = (f"needs the public signed graphs in ../shared/data beside the 
                   f"({SHARED_DATA}), which is absent")
 
 
+def _real_gpu_failure() -> str | None:
+    """Why the GPU this run was promised (``RAPIDS_BALANCE_REAL_GPU=1``) is not there; None when it is."""
+    from rapids_balance.backend import gpu_status
+
+    status = gpu_status()
+    if not status.usable:
+        return f"RAPIDS_BALANCE_REAL_GPU=1 but the GPU probe failed: {status.reason}"
+    if status.simulated:
+        return "RAPIDS_BALANCE_REAL_GPU=1 but NUMBA_ENABLE_CUDASIM is set: the kernels would run simulated"
+    return None
+
+
 def pytest_collection_modifyitems(config, items):
     if REAL_GPU:
+        skip_sim = pytest.mark.skip(reason="checks numba's CUDA simulator itself (a real GPU is on)")
+        for item in items:
+            if "simulator_only" in item.keywords:
+                item.add_marker(skip_sim)
         return
     skip_gpu = pytest.mark.skip(reason="needs a real GPU (set RAPIDS_BALANCE_REAL_GPU=1 on a GPU machine)")
     for item in items:
@@ -40,12 +61,25 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+@pytest.fixture(autouse=True)
+def _promised_gpu_answers(request):
+    """On a run promised a real GPU, a ``gpu``-marked test fails when the probe did."""
+    if REAL_GPU and request.node.get_closest_marker("gpu") is not None:
+        why = _real_gpu_failure()
+        if why:
+            pytest.fail(why, pytrace=False)
+
+
 @pytest.fixture(scope="session")
 def gpu_backend() -> str:
     """The backend name that runs the GPU kernels here (simulator or real GPU)."""
     from rapids_balance.backend import gpu_status
 
-    if not gpu_status().usable:
+    if REAL_GPU:
+        why = _real_gpu_failure()
+        if why:
+            pytest.fail(why, pytrace=False)
+    elif not gpu_status().usable:
         pytest.skip("no GPU and no simulator")
     return "gpu"
 

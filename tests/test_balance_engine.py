@@ -11,7 +11,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from rapids_balance.backend import device_array
+from rapids_balance.backend import device_array, to_host
 from rapids_balance.balancing import BalanceResult, balance
 from rapids_balance.balancing._cycle import cycle_balance_into
 from rapids_balance.balancing._engine import BalanceParams, _balance_finalize, _balance_partial
@@ -337,7 +337,7 @@ def test_gpu_cycle_walks_on_deep_trees(gpu_backend):
     g = build_graph(src, dst, sign=sign)
     roots, seeds = tree_roots(g, np.arange(4), sampler="bfs-random-root", seed=8)
     parent, pe, order = bfs_trees(g, roots, seeds)
-    bal = np.asarray(_gpu.cycle_balance_gpu(g, g.device_arrays(), device_array(parent), device_array(pe)))
+    bal = to_host(_gpu.cycle_balance_gpu(g, g.device_arrays(), device_array(parent), device_array(pe)))
     for t in range(4):
         want = np.empty(g.m, np.int8)
         cycle_balance_into(g.edge_src, g.edge_dst, g.sign, parent[t], pe[t], order[t],
@@ -384,11 +384,11 @@ def test_gpu_level_by_level_labels_are_the_preorder_ranges(gpu_backend):
     # the BFS frontiers are the tree levels
     assert len(levels_bfs) == len(levels_jump) >= 3
     for (ta, va), (tb, vb) in zip(levels_bfs, levels_jump):
-        assert np.array_equal(np.asarray(ta), np.asarray(tb)) and np.array_equal(np.asarray(va), np.asarray(vb))
-    size, label, child_ptr, child_list = (np.asarray(a) for a in
+        assert np.array_equal(to_host(ta), to_host(tb)) and np.array_equal(to_host(va), to_host(vb))
+    size, label, child_ptr, child_list = (to_host(a) for a in
                                           _gpu.tree_labels_gpu(d, device_array(parent), levels_bfs))
     n = g.n
-    assert np.array_equal(np.asarray(got_bfs[0]), parent)
+    assert np.array_equal(to_host(got_bfs[0]), parent)
     for t in range(T):
         ref_label, ref_size, children = preorder_reference(parent[t])
         assert np.array_equal(label[t], ref_label) and np.array_equal(size[t], ref_size)
@@ -420,15 +420,15 @@ def test_gpu_cycle_states_equal_path_sign_states(gpu_backend):
     roots, seeds = tree_roots(g, np.arange(5), sampler="bfs-random-root", seed=6)
     parent, pe, _, ps, levels = _gpu.bfs_trees_gpu(g, roots, seed_mix(seeds), with_order=False,
                                                    with_ps=True, with_levels=True)
-    bal = np.asarray(_gpu.cycle_balance_gpu(g, g.device_arrays(), parent, pe, levels))
-    ps = np.asarray(ps)
+    bal = to_host(_gpu.cycle_balance_gpu(g, g.device_arrays(), parent, pe, levels))
+    ps = to_host(ps)
     assert np.array_equal(bal, ps[:, g.edge_src] * ps[:, g.edge_dst])
     assert (bal != g.sign).any()  # some cycles were negative and got their edge switched
     tree = np.zeros(bal.shape, bool)
     for t in range(5):
-        tree[t, np.asarray(pe)[t][np.asarray(pe)[t] >= 0]] = True
+        tree[t, to_host(pe)[t][to_host(pe)[t] >= 0]] = True
     assert np.array_equal(bal[tree], np.broadcast_to(g.sign, bal.shape)[tree])
-    again = np.asarray(_gpu.cycle_balance_gpu(g, g.device_arrays(), parent, pe))
+    again = to_host(_gpu.cycle_balance_gpu(g, g.device_arrays(), parent, pe))
     assert np.array_equal(again, bal)
 
 

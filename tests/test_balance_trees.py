@@ -7,6 +7,8 @@ the graphB+ hash, the BFS parent rule and brute-force path signs.
 import numpy as np
 import pytest
 
+from rapids_balance.backend import to_host
+
 from rapids_balance.balancing._trees import (BLOCK, MIN_BLOCK_TREES, bfs_trees, block_split,
                                            graphbplus_roots, parent_key, path_signs, seed_mix,
                                            tree_roots)
@@ -202,9 +204,9 @@ def test_gpu_trees_and_path_signs_equal_cpu(small_graphs, gpu_backend):
         cpu = bfs_trees(g, roots, seeds)
         gpu = bfs_trees(g, roots, seeds, backend=gpu_backend)
         for a, b in zip(cpu, gpu):
-            assert np.array_equal(np.asarray(a), np.asarray(b))
+            assert np.array_equal(to_host(a), to_host(b))
         parent, pe, order = cpu
-        assert np.array_equal(np.asarray(path_signs(order, parent, pe, g.sign, backend=gpu_backend)),
+        assert np.array_equal(to_host(path_signs(order, parent, pe, g.sign, backend=gpu_backend)),
                               path_signs(order, parent, pe, g.sign))
 
 
@@ -216,5 +218,5 @@ def test_gpu_path_signs_on_deep_non_bfs_tree(gpu_backend):
     parent = np.array([[-1] + list(range(n - 1))], np.int32)
     pe = np.array([[-1] + list(range(n - 1))], np.int32)
     order = np.arange(n, dtype=np.int32)[None, :]
-    got = np.asarray(path_signs(order, parent, pe, sign, backend=gpu_backend))
+    got = to_host(path_signs(order, parent, pe, sign, backend=gpu_backend))
     assert np.array_equal(got, brute_path_signs(parent, pe, sign))

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 import rapids_balance as rb
+from rapids_balance.backend import to_host
 from rapids_balance.clustering._objective import slot_weights
 from rapids_balance.clustering._state import CPUState, Level
 
@@ -38,7 +39,25 @@ def test_device_local_search_equals_cpu(gpu_backend, mode, seed, weighted, cap):
     assert c_moves == d_moves > 0
     np.testing.assert_array_equal(cpu.labels, dev.host_labels())
     # the device tables hold the same sums as the CPU ones, entry for entry
-    np.testing.assert_array_equal(cpu.tlen, np.asarray(dev.tlen))
+    np.testing.assert_array_equal(cpu.tlen, to_host(dev.tlen))
+
+
+@pytest.mark.parametrize("seed,weighted,cap", [(3, False, 0), (4, True, 0), (6, False, 3), (7, False, 5)])
+def test_one_launch_vnd_equals_the_stepwise_vnd(gpu_backend, seed, weighted, cap):
+    """All moves in one launch (no host read per move) make the moves of one launch per step."""
+    from rapids_balance.clustering._gpu import GPUState
+
+    g = _graph(seed, weighted=weighted)
+    lv = Level(np.asarray(g.indptr), np.asarray(g.indices), slot_weights(g))
+    start = np.zeros(g.n, np.int32) if cap else np.arange(g.n, dtype=np.int32)
+    one, steps = GPUState(lv, start, cap), GPUState(lv, start, cap)
+    assert one.vnd_best() == steps.vnd_best_stepwise()
+    np.testing.assert_array_equal(one.host_labels(), steps.host_labels())
+    np.testing.assert_array_equal(to_host(one.tlen), to_host(steps.tlen))
+    # a move budget stops both after the same moves
+    one, steps = GPUState(lv, start, cap), GPUState(lv, start, cap)
+    assert one.vnd_best(max_moves=2) == steps.vnd_best_stepwise(max_moves=2)
+    np.testing.assert_array_equal(one.host_labels(), steps.host_labels())
 
 
 def test_public_api_gpu_equals_cpu(gpu_backend):

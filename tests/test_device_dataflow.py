@@ -11,6 +11,7 @@ The last test runs the real thing on a GPU machine (marked ``gpu``).
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 import pandas as pd
@@ -163,6 +164,52 @@ def test_read_edgelist_gpu_parses_with_cudf(rapids, text):
 ], ids=["bom", "float-id", "spellings", "konect", "levorato"])
 def test_read_edgelist_gpu_gives_the_host_graph(rapids, text):
     assert_same_graph(rb.read_edgelist(io.BytesIO(text), backend="gpu"), rb.read_edgelist(io.BytesIO(text)))
+
+
+@pytest.mark.parametrize("text, sep", [
+    (SNAP, "\t"),
+    (b"% sym signed\n% 3 3\n1 2 1\n2 3 -1\n3 1 1\n", " "),  # KONECT with a header block
+    (b"# c\n1 2 1\n2\t3 -1\n", None),                     # tab and space mixed
+    (b"# c\n1  2 1\n2 3 -1\n", None),                      # two blanks in a row
+    (b"# c\n1 2 1\r\n2 3 -1\r\n", None),                   # carriage returns
+    (b"# c\n1 2 1\n# d\n2 3 -1\n", None),                  # a comment line among the data
+    (b"# c\n 1 2 1\n2 3 -1\n", None),                      # a blank leading a line
+])
+def test_whitespace_files_get_one_separator_byte_or_the_host_reader(text, sep):
+    from rapids_balance.io._device import _blank_separator
+
+    assert _blank_separator(text, "%" if text.startswith(b"%") else "#") == sep
+
+
+def test_read_edgelist_gpu_whitespace_file_is_read_by_cudf_with_a_separator(rapids):
+    text = b"% sym signed\n% 4 4\n1 2 1\n2 3 -1\n3 1 1\n3 4 1\n"
+    got = rb.read_edgelist(io.BytesIO(text), format="konect", backend="gpu")
+    assert got.on_device and "cudf.read_csv" in standins.CALLS
+    assert_same_graph(got, rb.read_edgelist(io.BytesIO(text), format="konect"))
+    mixed = b"% sym signed\n1 2 1\n2\t3 -1\n3 1 1\n"
+    got = rb.read_edgelist(io.BytesIO(mixed), format="konect", backend="gpu")
+    assert not got.on_device
+    assert_same_graph(got, rb.read_edgelist(io.BytesIO(mixed), format="konect"))
+
+
+@pytest.mark.parametrize("error, host", [
+    (ValueError("Error tokenizing data. C error: Expected 3 fields"), True),   # a parse error
+    (RuntimeError("cudf::logic_error: invalid data"), True),
+    (MemoryError("std::bad_alloc: out_of_memory: CUDA error"), False),         # the device's memory
+    (RuntimeError("CUDA error at: cuda_memory_resource.hpp: cudaErrorMemoryAllocation out of memory"),
+     False),
+    (TypeError("read_csv() got an unexpected keyword argument 'sep'"), False),  # an API change
+])
+def test_read_edgelist_gpu_catches_parse_errors_only(rapids, error, host):
+    """A parse error hands the file to the host reader; anything else reaches the user with its message."""
+    standins.READ_CSV_RAISES.append(error)
+    if host:
+        got = rb.read_edgelist(io.BytesIO(SNAP), backend="gpu")
+        assert not got.on_device and "cudf.read_csv" in standins.CALLS
+        assert_same_graph(got, rb.read_edgelist(io.BytesIO(SNAP)))
+    else:
+        with pytest.raises(type(error), match=re.escape(str(error)[:20])):
+            rb.read_edgelist(io.BytesIO(SNAP), backend="gpu")
 
 
 def _long_file(sep: str, bad_line: str, header: bytes = b"") -> bytes:

@@ -189,7 +189,10 @@ def test_start_cluster_rejects_bad_arguments():
         start_cluster(gpu="yes")
     with pytest.raises(ValueError):
         start_cluster(0, gpu=False)
-    # the test suite runs the CUDA simulator: never a GPU cluster
+
+
+@pytest.mark.simulator_only
+def test_start_cluster_never_starts_gpu_workers_on_the_simulator():
     with pytest.raises(BackendUnavailableError):
         start_cluster(1, gpu=True)
 

@@ -78,3 +78,12 @@ def test_bad_search_parameters(kw, name):
     with pytest.raises(InvalidParameterError, match=f"'{name}' parameter of "
                                                     "frustration_lower_bound"):
         frustration_lower_bound(g, np.zeros(g.n), **kw)
+
+
+def test_a_time_limit_without_steps_searches_until_the_limit():
+    from rapids_balance.frustration_index._bound import (DEFAULT_STEPS, MAX_STEPS, STALL,
+                                                         _effort)
+
+    assert _effort(None, None) == (DEFAULT_STEPS, STALL)
+    assert _effort(None, 5.0) == (MAX_STEPS, MAX_STEPS)  # the limit is the budget
+    assert _effort(100, 5.0) == (100, STALL) == _effort(100, None)

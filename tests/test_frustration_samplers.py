@@ -5,6 +5,7 @@ from collections import Counter
 
 import networkx as nx
 import numpy as np
+import pandas as pd
 import pytest
 
 from rapids_balance.graph import build_graph
@@ -131,3 +132,19 @@ def test_disconnected_graph_is_refused():
     for sampler in ("dfs", "kruskal", "uniform"):
         with pytest.raises(GraphInputError, match="connected"):
             sample_trees(g, np.arange(2), sampler=sampler)
+
+
+@pytest.mark.simulator
+@pytest.mark.parametrize("kw", [dict(sampler="bfs-random-root"), dict(sampler="bfs", roots=[3, 5]),
+                                dict(sampler="kruskal")], ids=["random-root", "roots", "kruskal"])
+def test_gpu_cloud_equals_cpu_with_path_signs_from_the_bfs(gpu_backend, kw):
+    """BFS trees on the GPU give their path signs straight from the BFS (no order, no second pass);
+    Borůvka's tree edges come back compacted: the clouds are the CPU's."""
+    from rapids_balance import load_example
+    from rapids_balance.frustration_index import frustration
+
+    g = load_example("highland")
+    cpu = frustration(g, 5, seed=4, backend="cpu", progress=False, refine=False, **kw)
+    gpu = frustration(g, 5, seed=4, backend=gpu_backend, progress=False, refine=False, **kw)
+    pd.testing.assert_frame_equal(cpu.cloud, gpu.cloud)
+    assert cpu.tree_index == gpu.tree_index

@@ -51,11 +51,16 @@ def test_kernels_stop_at_a_past_deadline_and_keep_a_valid_state(graph):
     indptr, idx = graph.indptr, graph.indices.astype(np.int64)
     J = graph.sign[graph.slot_edge].astype(np.int64)
     x = np.where(np.arange(graph.n) % 3 == 0, -1, 1).astype(np.int8)
-    y = x.copy()
-    assert _tabu(indptr, idx, J, y, 10_000, 5, 0.0) == 0  # no step taken
-    np.testing.assert_array_equal(x, y)
-    assert _tabu(indptr, idx, J, y, 10_000, 5, math.inf) > 0
     cost = lambda s: int((graph.sign * s[graph.edge_src] * s[graph.edge_dst] < 0).sum())
+    # past the deadline a tabu search is a greedy descent: the same as with no tabu walk at all
+    y, greedy = x.copy(), x.copy()
+    drop = _tabu(indptr, idx, J, y, 10_000, 5, 0.0)
+    assert drop == _tabu(indptr, idx, J, greedy, 10_000, 5, math.inf, 0) > 0
+    np.testing.assert_array_equal(y, greedy)
+    assert cost(y) == cost(x) - drop
+    # and a descent leaves no improving move, which a tabu walk from there looks past
+    assert _tabu(indptr, idx, J, y.copy(), 10_000, 5, 0.0) == 0
+    assert _tabu(indptr, idx, J, y, 10_000, 5, math.inf) >= 0
     for respect in (True, False):
         z = _vcycle((indptr, idx, J), x, 3, respect, None, RefineParams(), deadline=0.0)
         assert z.dtype == np.int8 and set(np.unique(z)) <= {-1, 1}
@@ -77,3 +82,20 @@ def test_default_effort_scales_with_the_graph(graph):
     b = frustration(graph, DEFAULT_TREES, refine=RefineParams(), progress=False)
     assert a.params["n_trees"] == DEFAULT_TREES and a.cloud.equals(b.cloud)
     assert a.index == b.index
+
+
+def test_the_timed_population_fits_its_rounds_in_the_time_left():
+    from rapids_balance.frustration_index._refine import ROUNDS_AHEAD, _affordable
+
+    def waves(size, threads):
+        return -(-max(size - threads, 0) // threads) + ROUNDS_AHEAD * -(-(size // 2) // threads)
+
+    for threads in (1, 2, 4):
+        sizes = [_affordable(8, threads, 1.0, left) for left in (0.0, 1.0, 3.0, 5.0, 8.0, 100.0)]
+        assert sizes == sorted(sizes)  # more time left, never a smaller population
+        assert sizes[0] == max(2, threads) and sizes[-1] == 8
+        for left, size in zip((0.0, 1.0, 3.0, 5.0, 8.0, 100.0), sizes):
+            assert size == max(2, threads) or waves(size, threads) <= left
+            if size < 8:  # the next size would not fit
+                assert waves(size + 1, threads) > left
+    assert _affordable(8, 2, 0.0, 0.0) == 8  # no measured wave: the full population

@@ -52,6 +52,7 @@ def test_backend_argument_validation():
         resolve_backend("tpu")
 
 
+@pytest.mark.simulator_only
 def test_simulator_is_used_for_gpu_but_never_for_auto():
     # conftest turns the simulator on for this process
     st = rb.gpu_status()

@@ -161,6 +161,7 @@ def _scenario_clustering():
         for cap in (0, 3):
             start = np.zeros(g.n, np.int32) if cap else np.arange(g.n, dtype=np.int32)
             GPUState(lv, start, cap).vnd_best()
+            GPUState(lv, start, cap).vnd_best_stepwise()  # the one-launch search's reference
             GPUState(lv, start, cap).parallel()
     rb.correlation_clustering(g, method="grasp", seed=2, max_iterations=1, progress=False,
                               backend="gpu")
@@ -324,6 +325,7 @@ def _library_kernels() -> dict:
     for modname in KERNEL_MODULES:
         mod = importlib.import_module(modname)
         for obj in vars(mod).values():
+            obj = getattr(obj, "dispatcher", obj)  # a backend.Kernel wraps numba's dispatcher
             if (isinstance(obj, CUDADispatcher) and not obj.targetoptions.get("device")
                     and obj.py_func.__module__ == modname):
                 opts = {k: obj.targetoptions[k] for k in _KERNEL_OPTIONS if k in obj.targetoptions}

@@ -1,27 +1,39 @@
 #!/usr/bin/env bash
-# Prepare an offline GPU host for tools/gpu_session.sh: fill .gpu/ (ignored by git) with
-#   .gpu/wheels  wheels of the test and benchmark dependencies a CUDA Python image may lack
-#                (array-api-compat, which the package needs, pytest, array-api-strict, highspy,
-#                Dask, dask-cuda, igraph, networkit, ...), for the host's
-#                Python version (GPU_PYTHON_VERSION, default 3.12) on x86-64 Linux;
-#   .gpu/data    the benchmark graphs, copied from ../shared/data beside the checkout.
-# Run it once on a machine with network access (a minute or two; some tens of MB), then copy the
-# checkout, .gpu/ included, to the GPU host and run tools/gpu_session.sh there:
-#   bash tools/prepare_gpu_carry.sh
-# pyarrow and scipy are left out (large, and CUDA images usually ship scipy and networkx).
+# Prepare the carry folder .gpu/ (ignored by git) for tools/gpu_session.sh on an offline GPU host:
+#   .gpu/wheels  wheels of what rapids_balance imports beyond the GPU image (Python 3.12, numpy,
+#                numba, numba-cuda, CuPy, pandas, scipy, pytest): array-api-compat (rapids_balance._xp),
+#                tqdm (progress bars; the image has it, a bare environment may not) and pytest-timeout
+#                (pyproject's addopts pass --timeout).  All three are pure Python (py3-none-any).
+#   .gpu/data    soc-sign-Slashdot090221.txt.gz, soc-sign-epinions.txt.gz, soc-sign-bitcoinalpha.csv.gz
+#                from ../shared/data beside the checkout (first-light's graphs; about 5 MiB).
+# The whole folder must stay under 60 MiB (the device's carry limit is 64 MiB with the checkout):
+# the script fails above that.  Run it once on a machine with network access (seconds), then carry
+# .gpu with the checkout:
+#   bash tools/prepare_gpu_carry.sh              # CARRY_DIR=... puts the folder elsewhere
+#   NO_DATA=1 bash tools/prepare_gpu_carry.sh    # wheels only (the test suite's dry run)
+# WHEEL_SOURCE=DIR takes the wheels from DIR (pip --no-index --find-links DIR) instead of the index.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mkdir -p .gpu/wheels .gpu/data
-python3 -m pip download -q --only-binary=:all: --no-deps --python-version "${GPU_PYTHON_VERSION:-3.12}" --implementation cp \
-  --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_24_x86_64 \
-  --platform manylinux_2_28_x86_64 -d .gpu/wheels \
-  tqdm pytest pytest-timeout pluggy iniconfig packaging highspy igraph texttable networkit \
-  dask distributed dask-cuda cloudpickle toolz partd fsspec msgpack sortedcontainers tblib zict \
-  tornado locket pynvml nvidia-ml-py psutil pyyaml click jinja2 markupsafe urllib3 \
-  array-api-compat array-api-strict
-for f in soc-sign-Slashdot090221.txt.gz soc-sign-epinions.txt.gz wiki-Elec_graphB_SC21_edges.csv.gz \
-         soc-sign-bitcoinotc.csv.gz soc-sign-bitcoinalpha.csv.gz highland_tribes_graphB_edges.csv.gz \
-         levorato_cc_slashdot_first_n.tar.gz; do
-  cp -u "../shared/data/$f" .gpu/data/
+CARRY=${CARRY_DIR:-.gpu}
+mkdir -p "$CARRY/wheels"
+# every third-party module the package imports beyond the image (tests/test_gpu_runbook.py checks it)
+WHEELS="array-api-compat tqdm pytest-timeout"
+src=()
+[ -n "${WHEEL_SOURCE:-}" ] && src=(--no-index --find-links "$WHEEL_SOURCE")
+python3 -m pip download -q --only-binary=:all: --no-deps "${src[@]}" -d "$CARRY/wheels" $WHEELS
+for w in $WHEELS; do
+  compgen -G "$CARRY/wheels/${w//-/_}-*.whl" >/dev/null ||
+    { echo "missing wheel for $w in $CARRY/wheels" >&2; exit 1; }
 done
-du -sh .gpu
+if [ "${NO_DATA:-0}" != 1 ]; then
+  mkdir -p "$CARRY/data"
+  for f in soc-sign-Slashdot090221.txt.gz soc-sign-epinions.txt.gz soc-sign-bitcoinalpha.csv.gz; do
+    cp -u "../shared/data/$f" "$CARRY/data/"
+  done
+fi
+kib=$(du -sk "$CARRY" | cut -f1)
+echo "$CARRY: $((kib / 1024)) MiB"
+if [ "$kib" -gt $((60 * 1024)) ]; then
+  echo "$CARRY is over 60 MiB: the device carries 64 MiB with the checkout" >&2
+  exit 1
+fi

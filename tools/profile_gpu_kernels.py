@@ -7,6 +7,11 @@ the launch call.  Host time well above device time is launch overhead (argument
 handling, numba-cuda's synchronisation on CuPy arguments); the part of a
 workload's wall time that no kernel accounts for is CuPy work and host code.
 
+Device time excludes argument marshalling: CuPy arguments are wrapped as
+numba device arrays (``cuda.as_cuda_array(..., sync=False)``) before the
+start event is recorded, so the events bracket the kernel alone; the host
+time includes the wrapping.
+
 Every launch is followed by a synchronisation, so kernels that would overlap
 are serialised: the table says where time goes, not how fast a run is (the
 benchmarks say that).  Under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``)
@@ -17,6 +22,8 @@ Usage::
 
     python3 tools/profile_gpu_kernels.py --graph ../shared/data/soc-sign-Slashdot090221.txt.gz \\
         --out gpu-out/profile.json
+    python3 tools/profile_gpu_kernels.py --graph G.txt.gz --only balance betweenness --out-dir gpu-out
+        # one file per workload (profile-balance.json, ...), each written when it is done
     python3 tools/profile_gpu_kernels.py --example highland --quick       # a smoke run
 """
 
@@ -43,14 +50,26 @@ class _Timings:
         self.simulated = simulated
         self.rows: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0, 0.0])
 
-    def timed(self, name: str, launch):
-        """``launch`` (a configured kernel) wrapped to record one row per call."""
+    def _wrapped(self, args):
+        """Arguments with CuPy arrays already wrapped, so the events time the kernel, not the marshalling."""
+        if self.simulated:
+            return args
+        return tuple(self.cuda.as_cuda_array(a, sync=False)
+                     if type(a).__module__.startswith("cupy") else a for a in args)
+
+    def timed(self, name: str, launch, stream=None):
+        """``launch`` (a configured kernel) wrapped to record one row per call.
+
+        The events are recorded on the launch's stream (CuPy's current one,
+        see ``backend.Kernel``), so they bracket that kernel.
+        """
         def call(*args):
             start, stop = self.cuda.event(), self.cuda.event()  # timing events (the default)
             t0 = time.perf_counter()
-            start.record()
+            args = self._wrapped(args)
+            start.record(stream or 0)
             out = launch(*args)
-            stop.record()
+            stop.record(stream or 0)
             stop.synchronize()
             host = (time.perf_counter() - t0) * 1e3
             row = self.rows[name]
@@ -85,7 +104,8 @@ def _timed_launches(timings: _Timings):
     original = Kernel.__getitem__
 
     def getitem(self, config):
-        return timings.timed(name_of(self), original(self, config))
+        stream = config[2] if isinstance(config, tuple) and len(config) > 2 else None
+        return timings.timed(name_of(self), original(self, config), stream)
 
     Kernel.__getitem__ = getitem
     try:
@@ -128,6 +148,7 @@ def main(argv=None) -> int:
     p.add_argument("--only", nargs="+", choices=WORKLOADS, default=list(WORKLOADS))
     p.add_argument("--quick", action="store_true", help="tiny settings (a smoke run)")
     p.add_argument("--out", help="write the tables as JSON here")
+    p.add_argument("--out-dir", help="write profile-<workload>.json here as each workload ends")
     args = p.parse_args(argv)
 
     import rapids_balance as rb
@@ -152,6 +173,10 @@ def main(argv=None) -> int:
         kernel_ms = sum((r["device_ms"] if r["device_ms"] is not None else r["host_ms"]) for r in rows)
         report["workloads"][name] = {"wall_ms": round(wall, 3), "kernel_ms": round(kernel_ms, 3),
                                      "kernels": rows}
+        if args.out_dir:
+            one = {**report, "workloads": {name: report["workloads"][name]}}
+            Path(args.out_dir).mkdir(parents=True, exist_ok=True)
+            (Path(args.out_dir) / f"profile-{name}.json").write_text(json.dumps(one, indent=1))
         print(f"\n{name}: wall {wall:.1f} ms, in kernels {kernel_ms:.1f} ms")
         print(f"  {'kernel':32s} {'launches':>9s} {'device ms':>10s} {'host ms':>10s} {'max host':>9s}")
         for r in rows:

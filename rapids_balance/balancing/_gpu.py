@@ -16,7 +16,7 @@ import numba
 import numpy as np
 from numba import cuda
 
-from ..backend import array_module, device_array, launch_config, to_device
+from ..backend import array_module, device_array, gpu_kernel, launch_config, to_device, to_host
 from ._tree_rules import parent_key
 
 WARP = 32
@@ -65,7 +65,7 @@ def _find_slot(indptr, indices, u, v):
 # BFS trees
 # ---------------------------------------------------------------------------
 
-@cuda.jit
+@gpu_kernel
 def _k_expand(indptr, indices, front_t, front_v, level, s2s, depth, best):
     """Warp per frontier (tree, vertex): offer u as parent to unvisited neighbours."""
     tid = cuda.grid(1)
@@ -81,7 +81,7 @@ def _k_expand(indptr, indices, front_t, front_v, level, s2s, depth, best):
                 cuda.atomic.max(best, (t, v), _candidate(u, v, level, s2))
 
 
-@cuda.jit
+@gpu_kernel
 def _k_settle(indptr, indices, slot_edge, sign, level, depth, best, parent, parent_edge, ps, count):
     """Thread per (tree, vertex): a vertex offered a parent joins level + 1.
 
@@ -160,7 +160,7 @@ def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = 
 # path signs by pointer jumping
 # ---------------------------------------------------------------------------
 
-@cuda.jit
+@gpu_kernel
 def _k_ps_init(parent_edge, sign, ps):
     i = cuda.grid(1)
     n = ps.shape[1]
@@ -171,7 +171,7 @@ def _k_ps_init(parent_edge, sign, ps):
         ps[t, v] = 1 if e < 0 else sign[e]
 
 
-@cuda.jit
+@gpu_kernel
 def _k_jump(anc, val, anc_out, val_out, add, active):
     """val[v] (*= or +=) val[anc[v]]; anc[v] = anc[anc[v]] (double-buffered)."""
     i = cuda.grid(1)
@@ -208,7 +208,7 @@ def _pointer_jump(parent, val, add):
         _k_jump[blocks, threads](anc, val, anc2, val2, add, active)
         anc, anc2 = anc2, anc
         val, val2 = val2, val
-        if int(active[0]) == 0:
+        if int(to_host(active)[0]) == 0:
             return val
 
 
@@ -240,7 +240,7 @@ def path_signs_gpu(order, parent, parent_edge, sign):
 # each vertex's children in label order for the binary search of the walk.
 # ---------------------------------------------------------------------------
 
-@cuda.jit
+@gpu_kernel
 def _k_sizes_up(front_t, front_v, parent, size, child_ptr):
     """Alg. 4 bottom-up pass over one level: add v's final count to its parent's.
 
@@ -256,7 +256,7 @@ def _k_sizes_up(front_t, front_v, parent, size, child_ptr):
         cuda.atomic.add(child_ptr, (t, p + 1), 1)
 
 
-@cuda.jit
+@gpu_kernel
 def _k_labels_down(indptr, indices, front_t, front_v, parent, size, child_ptr, label, child_list):
     """Alg. 4 top-down pass over one level: v hands consecutive ids to its children.
 
@@ -323,7 +323,7 @@ def _cycle_parity(t, w, u, sign, parent, parent_edge, size, label, child_ptr, ch
     return odd
 
 
-@cuda.jit
+@gpu_kernel
 def _k_cycles(indptr, indices, slot_edge, sign, parent, parent_edge, size, label, child_ptr,
               child_list, bal):
     """Warp per (tree, vertex) v, lanes over v's edges (v, w) with w > v (each
@@ -420,7 +420,7 @@ def _root(comp, t, x):
     return x
 
 
-@cuda.jit
+@gpu_kernel
 def _k_cc_hook(edge_src, edge_dst, side, comp, changed):
     i = cuda.grid(1)
     m = edge_src.size
@@ -438,7 +438,7 @@ def _k_cc_hook(edge_src, edge_dst, side, comp, changed):
                 changed[0] = 1
 
 
-@cuda.jit
+@gpu_kernel
 def _k_cc_jump(comp):
     """Pointer jumping: each vertex points to its grandparent.
 
@@ -455,7 +455,7 @@ def _k_cc_jump(comp):
         comp[t, v] = comp[t, comp[t, comp[t, v]]]
 
 
-@cuda.jit
+@gpu_kernel
 def _k_cc_compress(comp, count):
     i = cuda.grid(1)
     n = comp.shape[1]
@@ -478,7 +478,7 @@ def agreeable_sides_gpu(d, side):
     while True:
         changed[0] = 0
         _k_cc_hook[blocks_e, threads_e](d["edge_src"], d["edge_dst"], side, comp, changed)
-        if int(changed[0]) == 0:
+        if int(to_host(changed)[0]) == 0:
             break
         _k_cc_jump[blocks, threads](comp)
     count = xp.zeros((T, n), dtype=np.int32)
@@ -491,7 +491,7 @@ def agreeable_sides_gpu(d, side):
 # counters
 # ---------------------------------------------------------------------------
 
-@cuda.jit
+@gpu_kernel
 def _k_edge_counters(edge_src, edge_dst, sign, side, parent_edge, bal, use_cycle, maj,
                      in_tree, negative, switched, agree2, unbalanced):
     """Thread per edge, looping over the batch's trees (each edge owns its counters).
@@ -535,7 +535,7 @@ def _k_edge_counters(edge_src, edge_dst, sign, side, parent_edge, bal, use_cycle
         agree2[e] += ag
 
 
-@cuda.jit
+@gpu_kernel
 def _k_vertex_counters(indptr, indices, side, maj, status2, clean):
     """Thread per vertex, looping over the batch's trees."""
     v = cuda.grid(1)
@@ -599,8 +599,8 @@ def batch_counters_gpu(graph, roots, s2, params):
         out["trees"] = xp.full(1, T, dtype=np.int64)
         out["ties"] = xp.reshape((maj == 2).sum(dtype=np.int64), (1,))
     else:
-        out = {k: np.asarray(v.get() if hasattr(v, "get") else v, dtype=np.int64) for k, v in c.items()}
+        out = {k: to_host(v).astype(np.int64, copy=False) for k, v in c.items()}
         out["trees"] = np.array([T], np.int64)
-        out["ties"] = np.array([int((maj == 2).sum())], np.int64)
+        out["ties"] = np.array([int(to_host((maj == 2).sum()))], np.int64)
     # -1 makes the engine report an internal error, as the CPU path does
-    return out, np.full(T, -1 if int(unbalanced[0]) else n, np.int64)
+    return out, np.full(T, -1 if int(to_host(unbalanced)[0]) else n, np.int64)

@@ -683,6 +683,21 @@ def cpu_chunks(n_items: int) -> int:
     return max(1, min(int(n_items), numba.get_num_threads()))
 
 
+
+def bfs_path_signs_gpu(graph, roots, seeds):
+    """Path signs (device array (T, n) int8) of the BFS trees of ``roots`` and ``seeds`` on the GPU.
+
+    The trees of :func:`bfs_trees`; the BFS kernels settle
+    ``ps[v] = ps[parent] * sign[edge]`` as they go, so neither the visiting
+    order (a sort per tree) nor :func:`path_signs`'s pointer jumping is
+    needed (the frustration index wants the signs alone).
+    """
+    from . import _gpu
+
+    roots = np.asarray(roots, dtype=np.int64).reshape(-1)
+    return _gpu.bfs_trees_gpu(graph, roots, seed_mix(seeds), with_order=False, with_ps=True)[3]
+
+
 def bfs_trees(graph, roots, seeds, *, backend: str = "cpu"):
     """Batched BFS spanning trees with graphB+'s parent rule.
 

@@ -34,6 +34,7 @@ import math
 import numpy as np
 from numba import cuda, float64, int32
 
+from ..backend import gpu_kernel
 from ._cpu import sum_rows_column
 
 # the CPU kernel's body compiled as a device function (the simulator cannot
@@ -118,7 +119,7 @@ def _dag_in_degree(v, d, st, rindptr, rindices, rwslot):
     return cnt
 
 
-@cuda.jit
+@gpu_kernel
 def _bc_kernel(sources, chunk, n, indptr, indices, wslot, slot_edge,
                rindptr, rindices, rwslot, minw, endpoints, want_edges, tmask, vw,
                dist, sigma, delta, state, stack, ends, cand0, cand1,
@@ -285,7 +286,7 @@ def _bc_kernel(sources, chunk, n, indptr, indices, wslot, slot_edge,
         cuda.syncthreads()
 
 
-@cuda.jit
+@gpu_kernel
 def _sum_rows_kernel(rows, out):
     j = cuda.grid(1)
     if j < out.size:

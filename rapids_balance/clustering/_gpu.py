@@ -2,10 +2,12 @@
 
 Everything stays on the device: the sparse sums (:mod:`._tables`, the same
 ``@numba.njit`` bodies as the CPU kernels, called as device functions), move
-evaluation, the best-move reduction and the sum updates.  Per move of the
-best-move VND the host reads back two scalars (the best gain and its vertex)
-to decide whether to stop and how many threads the update needs; the paper
-lost 95 % of its time copying the sum matrices instead.
+evaluation, the best-move reduction and the sum updates.  The best-move VND
+runs all its moves in one launch of one block (``k_vnd``: reduce, relabel,
+update, re-evaluate, separated by block barriers), and the host reads (moves,
+gain) once at the end; the paper lost 95 % of its time copying the sum
+matrices instead, and a launch and two host reads per move would cost more
+than the move.
 
 Kernels run under numba's CUDA simulator when ``NUMBA_ENABLE_CUDASIM=1``
 (tests use graphs of tens of vertices there).  Results equal the CPU path
@@ -18,7 +20,7 @@ import numpy as np
 
 from numba import cuda, float64, int32
 
-from ..backend import array_module, device_function, launch_config, simulator_enabled, to_host
+from ..backend import array_module, device_function, gpu_kernel, launch_config, simulator_enabled, to_host
 from . import _tables
 from ._state import Level
 from ._tables import NEW_CLUSTER
@@ -35,7 +37,7 @@ better = device_function(_tables.better)
 _REDUCE_THREADS = 32 if simulator_enabled() else 256
 
 
-@cuda.jit
+@gpu_kernel
 def k_build(indptr, indices, a, labels, tid, tsum, tcnt, tlen, mark, use_mark):
     u = cuda.grid(1)
     if u < labels.size:
@@ -48,7 +50,7 @@ def k_build(indptr, indices, a, labels, tid, tsum, tcnt, tlen, mark, use_mark):
             table_add(tid, tsum, tcnt, tlen, indptr, u, labels[indices[p]], a[p])
 
 
-@cuda.jit
+@gpu_kernel
 def k_eval(indptr, labels, tid, tsum, tlen, allow_new, tol, bd, bk):
     u = cuda.grid(1)
     if u < labels.size:
@@ -56,7 +58,7 @@ def k_eval(indptr, labels, tid, tsum, tlen, allow_new, tol, bd, bk):
                   labels, bd, bk)
 
 
-@cuda.jit
+@gpu_kernel
 def k_eval_around(vbuf, indptr, indices, labels, tid, tsum, tlen, allow_new, tol, bd, bk):
     # thread 0: the moved vertex; thread i > 0: its (i-1)-th neighbour
     i = cuda.grid(1)
@@ -68,12 +70,10 @@ def k_eval_around(vbuf, indptr, indices, labels, tid, tsum, tlen, allow_new, tol
                   labels, bd, bk)
 
 
-@cuda.jit
-def k_argmin(bd, out_d, out_v):
-    # one block; (gain, vertex) is a total order, so any reduction order
-    # gives the same winner as the CPU segment tree
-    sd = cuda.shared.array(_REDUCE_THREADS, float64)
-    sv = cuda.shared.array(_REDUCE_THREADS, int32)
+@cuda.jit(device=True)
+def _block_argmin(bd, sd, sv):
+    """The best move of ``bd`` (lowest gain, then lowest vertex) into ``sd[0], sv[0]``, reduced by
+    the whole block (every thread calls it; it ends on a barrier)."""
     t = cuda.threadIdx.x
     n = bd.size
     best_d = 0.0
@@ -92,12 +92,21 @@ def k_argmin(bd, out_d, out_v):
             sv[t] = sv[t + step]
         cuda.syncthreads()
         step //= 2
-    if t == 0:
+
+
+@gpu_kernel
+def k_argmin(bd, out_d, out_v):
+    # one block; (gain, vertex) is a total order, so any reduction order
+    # gives the same winner as the CPU segment tree
+    sd = cuda.shared.array(_REDUCE_THREADS, float64)
+    sv = cuda.shared.array(_REDUCE_THREADS, int32)
+    _block_argmin(bd, sd, sv)
+    if cuda.threadIdx.x == 0:
         out_d[0] = sd[0]
         out_v[0] = sv[0]
 
 
-@cuda.jit
+@gpu_kernel
 def k_relabel(vbuf, bk, labels, csize, free, nfree, nclus, moved):
     if cuda.grid(1) == 0:
         v = vbuf[0]
@@ -105,7 +114,7 @@ def k_relabel(vbuf, bk, labels, csize, free, nfree, nclus, moved):
         moved[1] = relabel(v, bk[v], labels, csize, free, nfree, nclus)
 
 
-@cuda.jit
+@gpu_kernel
 def k_update_neighbours(vbuf, moved, indptr, indices, a, tid, tsum, tcnt, tlen):
     # a vertex appears once in v's row, so each thread owns one table
     i = cuda.grid(1)
@@ -117,7 +126,7 @@ def k_update_neighbours(vbuf, moved, indptr, indices, a, tid, tsum, tcnt, tlen):
         table_add(tid, tsum, tcnt, tlen, indptr, u, moved[1], a[s + i])
 
 
-@cuda.jit
+@gpu_kernel
 def k_select(indptr, indices, bd, bk, mover, want_new):
     u = cuda.grid(1)
     if u < bd.size:
@@ -126,7 +135,7 @@ def k_select(indptr, indices, bd, bk, mover, want_new):
         want_new[u] = 1 if (m and bk[u] == NEW_CLUSTER) else 0
 
 
-@cuda.jit
+@gpu_kernel
 def k_apply(indptr, indices, labels, bk, mover, rank, room, free, top, mark):
     # new clusters take stack ids in vertex order (rank = exclusive prefix
     # count), as the CPU's sequential loop does
@@ -144,8 +153,64 @@ def k_apply(indptr, indices, labels, bk, mover, rank, room, free, top, mark):
             mark[indices[p]] = True
 
 
+@gpu_kernel
+def k_vnd(max_moves, maxc, allow0, tol, indptr, indices, a, labels, tid, tsum, tcnt, tlen, bd, bk,
+          csize, free, nfree, nclus, out):
+    """The best-move VND, every move in this one launch (one block, no host round trip).
+
+    Per move, the steps of ``k_argmin``, ``k_relabel``, ``k_update_neighbours``
+    and ``k_eval_around`` (or ``k_eval`` when the cluster cap opens or closes)
+    in that order, separated by block barriers: the same operations on the same
+    tables as those launches, so the same moves.  Every thread takes the same
+    branch: each decision reads shared memory or tables after a barrier.
+    ``out`` gets (moves, gain).
+    """
+    sd = cuda.shared.array(_REDUCE_THREADS, float64)
+    sv = cuda.shared.array(_REDUCE_THREADS, int32)
+    sm = cuda.shared.array(2, int32)
+    t = cuda.threadIdx.x
+    n = bd.size
+    allow = allow0
+    moves = 0
+    gain = 0.0
+    while moves < max_moves:
+        _block_argmin(bd, sd, sv)
+        d = sd[0]
+        v = sv[0]
+        if not d < -tol:
+            break
+        if t == 0:
+            sm[0] = labels[v]
+            sm[1] = relabel(v, bk[v], labels, csize, free, nfree, nclus)
+        cuda.syncthreads()
+        s = indptr[v]
+        deg = indptr[v + 1] - s
+        for i in range(t, deg, _REDUCE_THREADS):
+            u = indices[s + i]
+            table_sub(tid, tsum, tcnt, tlen, indptr, u, sm[0], a[s + i])
+            table_add(tid, tsum, tcnt, tlen, indptr, u, sm[1], a[s + i])
+        cuda.syncthreads()
+        moves += 1
+        gain += d
+        now = True
+        if maxc > 0:
+            now = nclus[0] < maxc
+        if now != allow:
+            allow = now
+            for u in range(t, n, _REDUCE_THREADS):
+                best_move(u, labels[u], indptr, tid, tsum, tlen, allow, tol, False, labels, labels, bd, bk)
+        else:
+            for i in range(t, deg + 1, _REDUCE_THREADS):
+                u = v if i == 0 else indices[s + i - 1]
+                best_move(u, labels[u], indptr, tid, tsum, tlen, allow, tol, False, labels, labels, bd, bk)
+        cuda.syncthreads()
+    if t == 0:
+        out[0] = moves
+        out[1] = gain
+
+
 _KERNELS = dict(build=k_build, eval=k_eval, eval_around=k_eval_around, argmin=k_argmin,
-                relabel=k_relabel, update=k_update_neighbours, select=k_select, apply=k_apply)
+                relabel=k_relabel, update=k_update_neighbours, select=k_select, apply=k_apply, vnd=k_vnd)
 
 
 class GPUState:
@@ -202,7 +267,25 @@ class GPUState:
         return to_host(self.labels).astype(np.int32)
 
     def vnd_best(self, max_moves: int = 2**62) -> tuple[int, float]:
-        """The paper's VND on the device: evaluate, reduce, update, repeat."""
+        """The paper's VND on the device: evaluate, reduce, update, repeat -- in one launch.
+
+        One block runs every move (``k_vnd``); the host reads (moves, gain)
+        once at the end.  :meth:`vnd_best_stepwise` is the same search with
+        one launch per step, kept as the reference the tests compare with.
+        """
+        xp = self.xp
+        allow = self._allow_new()
+        self._eval_all(allow)
+        out = xp.zeros(2, dtype=np.float64)
+        self.k["vnd"][1, _REDUCE_THREADS](
+            np.int64(min(max_moves, 2**62)), np.int64(self.maxc), allow, self.tol, self.indptr,
+            self.indices, self.a, self.labels, self.tid, self.tsum, self.tcnt, self.tlen, self.bd,
+            self.bk, self.csize, self.free, self.nfree, self.nclus, out)
+        moves, gain = to_host(out)
+        return int(moves), float(gain)
+
+    def vnd_best_stepwise(self, max_moves: int = 2**62) -> tuple[int, float]:
+        """:meth:`vnd_best` with one launch per step and two host reads per move."""
         xp, k = self.xp, self.k
         allow = self._allow_new()
         self._eval_all(allow)

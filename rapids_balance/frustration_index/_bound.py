@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from .._cycle_packing import pack_cycles
+from .._cycle_packing import STALL, pack_cycles
 from .._output import frames_like_input, is_cudf, label_column, make_table
 from .._validation import check_int, check_seed, check_time_limit
 from ..io._roles import check_roles
@@ -45,13 +45,15 @@ MAX_LENGTH = 2**31 - 1  # path lengths are int32 in the search
 AUGMENT_PASSES = 2      # passes of one-for-two exchanges after the greedy packing
 AUGMENT_LENGTH = 8      # longest path (edges) the exchanges look for
 MAX_STEPS = 2**62       # steps are int64 in the search
+DEFAULT_STEPS = 30_000  # plateau search steps without a time limit
 
 __all__ = ["frustration_lower_bound"]
 
 
 @frames_like_input(dask_fields=("cycles",))
 def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 8,
-                            seed: int = 0, steps: int = 30_000, time_limit: float | None = None,
+                            seed: int = 0, steps: int | None = None,
+                            time_limit: float | None = None,
                             source: Any = None, target: Any = None, sign: Any = None,
                             weight: Any = None) -> FrustrationBound:
     """Lower bound on the frustration index from edge-disjoint unbalanced cycles.
@@ -72,13 +74,16 @@ def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 
     seed : int, default 0
         Seed of the default state's search and of the plateau search: an int
         in ``[0, 2**63 - 1]`` (the rule of every seeded function).
-    steps : int, default 30_000
+    steps : int, optional
         Steps of the plateau search after the exchanges, in ``[0, 2**62]``
         (0: none); it also stops after 20,000 steps without a gain.  More
-        steps can only add cycles.
+        steps can only add cycles.  Default: 30,000 without ``time_limit``;
+        with one, no count and no stop without a gain: the search runs
+        until the limit, so the certificate tightens with the time given.
     time_limit : float, optional
         Seconds for the packing (the default state's search not included):
-        a number >= 0.  When it expires, the best packing so far is returned
+        a number >= 0; the clock starts once the kernels are compiled or
+        loaded (``info["seconds_compile"]``).  When it expires, the best packing so far is returned
         (a valid bound, maybe lower than without the limit, and then not
         reproducible).  Default: no limit.
     source, target, sign, weight : str or int, optional
@@ -139,7 +144,7 @@ def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 
     owner = "frustration_lower_bound"
     max_length = check_int(max_length, "max_length", owner, low=1, high=MAX_LENGTH)
     seed = check_seed(seed, owner)
-    steps = check_int(steps, "steps", owner, low=0, high=MAX_STEPS)
+    steps = check_int(steps, "steps", owner, low=0, high=MAX_STEPS, allow_none=True)
     time_limit = check_time_limit(time_limit, owner)
     roles = check_roles(graph, owner, dict(source=source, target=target, sign=sign, weight=weight))
     graph = graph_from_any(graph, signed=True, **roles)
@@ -156,15 +161,19 @@ def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 
 
         state = host_frame(state)
     side = side_vector(graph, state, "state")
-    deadline = np.inf if time_limit is None else time.perf_counter() + time_limit
+    compile_s = _ready()
+    start = time.perf_counter()
+    deadline = np.inf if time_limit is None else start + time_limit
     x = np.where(side > 0, -1, 1).astype(np.int8)
     frustrated = graph.sign * x[graph.edge_src] * x[graph.edge_dst] < 0
     fe = np.flatnonzero(frustrated).astype(np.int64)
     adj = (graph.indptr, graph.indices.astype(np.int64), graph.slot_edge.astype(np.int64))
+    steps, stall = _effort(steps, time_limit)
     ptr, edges = pack_cycles(adj, adj, frustrated, fe, graph.edge_src[fe].astype(np.int64),
                              graph.edge_dst[fe].astype(np.int64), max_length=int(max_length),
                              augment_length=min(int(max_length), AUGMENT_LENGTH),
-                             passes=AUGMENT_PASSES, steps=int(steps), seed=seed, deadline=deadline)
+                             passes=AUGMENT_PASSES, steps=steps, seed=seed, deadline=deadline,
+                             stall=stall)
     lengths = np.diff(ptr)
     cyc = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
     frame = make_table({"cycle": cyc, "src": label_column(graph, graph.edge_src[edges]),
@@ -172,4 +181,32 @@ def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 
                        like=graph)
     index = count_frustrated(graph, side)
     bound = int(lengths.size)
-    return FrustrationBound(bound=bound, index=int(index), gap=int(index) - bound, cycles=frame)
+    return FrustrationBound(bound=bound, index=int(index), gap=int(index) - bound, cycles=frame,
+                            info={"seconds_compile": compile_s,
+                                  "seconds_search": time.perf_counter() - start})
+
+
+def _effort(steps: int | None, time_limit: float | None) -> tuple[int, int]:
+    """Plateau-search steps and the steps without a gain that end it.
+
+    ``steps=None``: ``DEFAULT_STEPS`` (and ``STALL``) without a time limit;
+    with one, the search runs until the limit (no step count, no stall), so
+    the certificate tightens with the time given.  A given count keeps ``STALL``.
+    """
+    if steps is not None:
+        return int(steps), STALL
+    if time_limit is None:
+        return DEFAULT_STEPS, STALL
+    return MAX_STEPS, MAX_STEPS
+
+
+def _ready() -> float:
+    """Compile (or load) the packing's kernels once per process, before the clock starts
+    (see :mod:`rapids_balance._ready`); returns the seconds it took (0.0 once ready)."""
+    from .._ready import ready, tiny_signed_graph
+
+    def job():
+        tiny = tiny_signed_graph()
+        frustration_lower_bound(tiny, np.zeros(tiny.n, np.int8), steps=100, time_limit=3600.0)
+
+    return ready(("frustration_lower_bound",), job)

@@ -52,7 +52,7 @@ LARGE_REFINE = {"population": 2, "rounds": 2, "tabu_factor": 1, "grow": 1}
 #: share of a time limit that tree sampling may use when the refinement follows (above
 #: LARGE_EDGES edges a tree costs seconds and the refinement, not the trees, finds the
 #: good states)
-TREE_SHARE = 0.25
+TREE_SHARE = 0.1
 LARGE_TREE_SHARE = 0.05
 #: bytes of the trees sampled at once without a deadline (a tree holds parent, parent edge
 #: and order as int32 and a path sign as int8 per vertex)
@@ -91,17 +91,28 @@ def _cloud_partial(graph, tree_ids, params: FrustrationParams) -> CloudPart:
     tree_ids = np.asarray(tree_ids, dtype=np.int64).reshape(-1)
     from ..balancing._trees import path_signs
 
-    parent, parent_edge, order, codes = sample_trees(
-        graph, tree_ids, sampler=params.sampler, seed=params.seed, roots=params.roots,
-        backend=params.backend)
-    if params.backend == "gpu":
-        from ..backend import to_device
+    if params.backend == "gpu" and params.sampler in ("bfs", "bfs-random-root"):
+        # sample_trees' roots and seeds, but the path signs straight from the BFS kernels:
+        # they stay on the device, with no order (a sort) and no second pass to make them
+        from ..balancing._trees import bfs_path_signs_gpu, tree_roots
+        from ._samplers import SAMPLER_CODES
 
-        ps = path_signs(to_device(order, "gpu"), to_device(parent, "gpu"),
-                        to_device(parent_edge, "gpu"), to_device(graph.sign, "gpu"), backend="gpu")
+        root_ids, seeds = tree_roots(graph, tree_ids, sampler=params.sampler, roots=params.roots,
+                                     seed=params.seed)
+        ps = bfs_path_signs_gpu(graph, root_ids, seeds)
+        codes = np.full(tree_ids.size, SAMPLER_CODES[params.sampler], np.int8)
     else:
-        ps = path_signs(order, parent, parent_edge, graph.sign, backend="cpu")
-    del parent, parent_edge, order
+        parent, parent_edge, order, codes = sample_trees(
+            graph, tree_ids, sampler=params.sampler, seed=params.seed, roots=params.roots,
+            backend=params.backend)
+        if params.backend == "gpu":
+            from ..backend import to_device
+
+            ps = path_signs(to_device(order, "gpu"), to_device(parent, "gpu"),
+                            to_device(parent_edge, "gpu"), to_device(graph.sign, "gpu"), backend="gpu")
+        else:
+            ps = path_signs(order, parent, parent_edge, graph.sign, backend="cpu")
+        del parent, parent_edge, order
     words, hashes, switches = tree_states(ps, graph, backend=params.backend)
     hashes = hashes & np.uint64(params.hash_mask)
     return build_part(words, hashes, switches, tree_ids, codes, params.max_states)
@@ -120,6 +131,7 @@ def _merge_clouds(parts: Sequence[CloudPart], params: FrustrationParams,
 _REFINE_MUST = "True, False, an int >= 0 (rounds), a dict of RefineParams fields or a RefineParams"
 # RefineParams field -> smallest allowed value (threads: 0 means numba's count)
 _REFINE_LOW = {"population": 1, "rounds": 0, "patience": 0, "tabu_factor": 0, "tenure_divisor": 1,
+               "stall": 0,
                "coarsest": 1, "cluster_divisor": 1, "grow": 0, "restarts": 0,
                "threads": 0}
 
@@ -258,19 +270,26 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
         Bytes the stored states may take; converted into a state cap (at
         least one state's bytes).
     time_limit : float, optional
-        Seconds, a finite number >= 0, counted from the call: the best state
-        found when it expires is returned (``info["stopped"]`` is
-        ``"time_limit"``, ``info["trees"]`` the trees actually sampled).
-        With ``refine``, tree sampling stops after a quarter of it (a
-        twentieth above 900,000 edges, where a tree costs seconds and the
-        refinement finds the good states) or at ``n_trees``, and the
-        refinement takes the rest; a running V-cycle
-        or tabu search stops at the limit too.  Work is checked every few
-        thousand steps, so the call returns within a few per cent of the
-        limit after the graph is read.  Trees on a Dask ``client`` are not
-        cut short.  The kernels' compilation in a fresh environment (about
-        13 s, once; see :func:`rapids_balance.warmup`) and their loading on a
-        process's first call (under a second) come on top of the limit.
+        Seconds, a finite number >= 0, of search: the best state found when
+        it expires is returned (``info["stopped"]`` is ``"time_limit"``,
+        ``info["trees"]`` the trees actually sampled).  The clock starts
+        once the graph is read and every kernel the search will call is
+        compiled or loaded from numba's cache (a tiny run through the same
+        stages, once per process: tens of seconds in a fresh environment,
+        under a second later; see :func:`rapids_balance.warmup`), so a
+        first call gets its whole limit; ``info["seconds_compile"]``
+        reports that time and ``info["seconds_search"]`` the rest.  With
+        ``refine`` the search is anytime: trees take a tenth of the limit
+        (a twentieth above 900,000 edges) or ``n_trees``; then a first wave
+        of V-cycles (one per thread, from the best tree states) gives a
+        good state early, and the time that wave took on the machine as it
+        is sets how many more states the population gets (as many as leave
+        room for two rounds of recombination), so a short limit or a busy
+        machine still recombines.  A V-cycle cut by the limit keeps the
+        gains of the levels it built (it finishes only the improving moves
+        it is on), and none starts after it.  Work is checked every few
+        thousand steps, so the search returns within a few per cent of the
+        limit.  Trees on a Dask ``client`` are not cut short.
     backend : {"auto", "cpu", "gpu"}
         Where BFS trees, path signs, state words and move gains are computed.
     progress : bool or None, default None
@@ -319,9 +338,11 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
     count and ``first_tree`` then cover only its later occurrences).  The
     best index is never evicted.
 
-    Results depend only on the arguments, on any number of threads, as long
-    as no ``time_limit`` expires; once it expires, how much work was done,
-    hence the result, depends on the machine's speed and load.
+    Results depend only on the arguments, on any number of threads, without
+    a ``time_limit`` (or with one far beyond the work).  With a limit, how
+    much work fits (trees, the population's size, where V-cycles stop), hence
+    the result, depends on the machine's speed and load: the same seed gives
+    the same result for the same work, not for the same seconds.
 
     The refinement (not in graphB++) is a multilevel memetic tabu search over
     bipartitions (:mod:`rapids_balance.frustration_index._refine`): single-vertex
@@ -348,7 +369,6 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
     >>> res.index, len(res.switched)
     (1, 1)
     """
-    start = time.perf_counter()
     p = _check_params("frustration", dict(
         n_trees=n_trees, sampler=sampler, seed=seed, refine=refine, max_states=max_states,
         memory_limit=memory_limit, time_limit=time_limit, backend=backend, progress=progress,
@@ -356,7 +376,6 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
     roles = check_roles(graph, "frustration", dict(source=source, target=target, sign=sign,
                                                    weight=weight))
     be = resolve_backend(backend)
-    deadline = deadline_of(start, p["time_limit"])
     graph = graph_from_any(graph, signed=True, **roles)
     _check_graph(graph)
     cap = states_for_cap(graph.n, p["max_states"], p["memory_limit"])
@@ -369,14 +388,44 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
                                batch_size=p["batch_size"] or DEFAULT_BATCH)
     if params.roots is not None:
         check_root_labels(graph, params.roots, "frustration")
-    t0 = time.perf_counter()
+    compile_s = _ready(params, rp)
+    t0 = time.perf_counter()  # the clock starts once the graph is read and the kernels ready
+    deadline = deadline_of(t0, p["time_limit"])
     tree_deadline = deadline
     if deadline != NO_DEADLINE and rp is not None:
         share = TREE_SHARE if graph.m <= LARGE_EDGES else LARGE_TREE_SHARE
         tree_deadline = min(deadline, t0 + share * max(deadline - t0, 0.0))
     cloud = _run_cloud(graph, params, progress, client, tree_deadline)
     t_cloud = time.perf_counter() - t0
-    return _finalize(graph, cloud, params, rp, progress, t_cloud, deadline)
+    res = _finalize(graph, cloud, params, rp, progress, t_cloud, deadline)
+    res.info["seconds_compile"] = compile_s
+    res.info["seconds_search"] = time.perf_counter() - t0
+    return res
+
+
+def _ready(params: FrustrationParams, rp: RefineParams | None) -> float:
+    """Compile (or load) every kernel a search with these options calls, once per process.
+
+    A tiny run through the same stages (trees of ``params.sampler``, the
+    cloud and its cap, the refinement's levels, population, restarts and
+    polish, the time-limited paths) on the same backend; see
+    :mod:`rapids_balance._ready`.  Returns its seconds (0.0 once ready).
+    """
+    from .._ready import ready, tiny_backend, tiny_signed_graph
+
+    capped = params.max_states is not None
+    key = ("frustration", params.backend, params.sampler, capped,
+           None if rp is None else (rp.restarts > 0, rp.grow > 0))
+
+    def job():
+        tiny = None if rp is None else replace(
+            rp, population=min(rp.population, 4), rounds=min(rp.rounds, 2), coarsest=8,
+            restarts=min(rp.restarts, 1))
+        frustration(tiny_signed_graph(), 4, sampler=params.sampler, seed=params.seed,
+                    refine=False if tiny is None else tiny, max_states=2 if capped else None,
+                    time_limit=3600.0, backend=tiny_backend(params.backend), progress=False)
+
+    return ready(key, job)
 
 
 def _check_graph(graph) -> None:

@@ -21,7 +21,7 @@ import numpy as np
 from numba import cuda
 
 from .._random import hash64
-from ..backend import array_module, device_array, launch_config, to_host
+from ..backend import array_module, device_array, gpu_kernel, launch_config, to_host
 from ._shared import HASH_STREAM, _move_priority, mst_key, n_words
 
 
@@ -29,7 +29,7 @@ from ._shared import HASH_STREAM, _move_priority, mst_key, n_words
 # cloud
 # ---------------------------------------------------------------------------
 
-@cuda.jit
+@gpu_kernel
 def _k_words(ps, words):
     i = cuda.grid(1)
     T, n = ps.shape
@@ -47,7 +47,7 @@ def _k_words(ps, words):
         words[t, w] = out
 
 
-@cuda.jit
+@gpu_kernel
 def _k_hash(words, hashes):
     t = cuda.grid(1)
     if t < words.shape[0]:
@@ -57,7 +57,7 @@ def _k_hash(words, hashes):
         hashes[t] = h
 
 
-@cuda.jit
+@gpu_kernel
 def _k_switches(ps, edge_src, edge_dst, sign, switches):
     i = cuda.grid(1)
     m = edge_src.size
@@ -94,7 +94,7 @@ def tree_states_gpu(ps, graph):
 _NO_EDGE = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
-@cuda.jit
+@gpu_kernel
 def _k_bv_lightest(edge_src, edge_dst, seeds, shift, comp, best, active):
     """Thread per (tree, edge): offer the edge to both components it joins."""
     i = cuda.grid(1)
@@ -111,7 +111,7 @@ def _k_bv_lightest(edge_src, edge_dst, seeds, shift, comp, best, active):
             active[0] = 1
 
 
-@cuda.jit
+@gpu_kernel
 def _k_bv_hook(edge_src, edge_dst, mask, comp, best, in_tree, ptr):
     """Thread per (tree, vertex): a component root takes its lightest edge and
     points at the component across it (of a mutual pair, the smaller root stays)."""
@@ -131,7 +131,7 @@ def _k_bv_hook(edge_src, edge_dst, mask, comp, best, in_tree, ptr):
                 ptr[t, c] = other
 
 
-@cuda.jit
+@gpu_kernel
 def _k_bv_jump(ptr, changed):
     i = cuda.grid(1)
     n = ptr.shape[1]
@@ -173,15 +173,19 @@ def boruvka_tree_edges(graph, seeds, shift):
             if int(to_host(changed)[0]) == 0:
                 break
         comp, ptr = ptr, comp
-    rows = to_host(in_tree)
-    return [np.flatnonzero(rows[t]).astype(np.int64) for t in range(T)]
+    # only the tree edges cross to the host (n - 1 per tree of a connected graph), not the
+    # T x m table: nonzero runs row by row, so each tree's edges come in ascending order
+    t_idx, e_idx = xp.nonzero(in_tree)
+    counts = to_host(xp.bincount(t_idx, minlength=T))
+    edges = to_host(e_idx.astype(np.int32)).astype(np.int64)
+    return np.split(edges, np.cumsum(counts)[:-1])
 
 
 # ---------------------------------------------------------------------------
 # refinement: all moves at once
 # ---------------------------------------------------------------------------
 
-@cuda.jit
+@gpu_kernel
 def _k_gains(indptr, idx, J, x, d):
     v = cuda.grid(1)
     if v < x.size:
@@ -191,7 +195,7 @@ def _k_gains(indptr, idx, J, x, d):
         d[v] = acc
 
 
-@cuda.jit
+@gpu_kernel
 def _k_select(indptr, idx, d, seed, flip, moved):
     v = cuda.grid(1)
     if v < d.size:
@@ -210,7 +214,7 @@ def _k_select(indptr, idx, d, seed, flip, moved):
             moved[0] = 1  # only tested against zero: a plain store, not a contended atomic
 
 
-@cuda.jit
+@gpu_kernel
 def _k_apply(x, flip):
     v = cuda.grid(1)
     if v < x.size and flip[v]:

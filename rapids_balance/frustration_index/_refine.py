@@ -41,6 +41,8 @@ result.
 
 from __future__ import annotations
 
+import math
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -71,6 +73,7 @@ class RefineParams:
     patience: int = 2          # stop after this many rounds without a new best
     tabu_factor: int = 10      # tabu steps per vertex on each level
     tenure_divisor: int = 10   # tabu tenure = vertices / tenure_divisor (at least 5)
+    stall: int = 2000          # a tabu search stops after this many steps without a new best
     coarsest: int = 64         # stop coarsening below this many vertices
     cluster_divisor: int = 20  # a super vertex holds at most n / cluster_divisor vertices
     grow: int = 0              # 1: clusters grow past pairs on every level (see _match)
@@ -129,10 +132,14 @@ def _bucket_unlink(head, nxt, prv, v, b):
 
 
 @numba.njit(cache=True, nogil=True)
-def _tabu(indptr, idx, J, x, iters, tenure, deadline):
+def _tabu(indptr, idx, J, x, iters, tenure, deadline, stall=2**62):
     """Tabu search from ``x`` (modified in place, left at the best state seen).
 
-    Stops after ``iters`` steps or at ``deadline`` (``perf_counter`` seconds).
+    Stops after ``iters`` steps or ``stall`` steps in a row without a new
+    best.  Past ``deadline`` (``perf_counter`` seconds) it only finishes the
+    run of improving moves it is on (a greedy descent when called late): a
+    V-cycle cut by the deadline still returns the gains of the levels it
+    built, at the cost of one pass over each level's edges.
     Returns the drop in frustration (>= 0).
     """
     n = x.size
@@ -160,9 +167,9 @@ def _tabu(indptr, idx, J, x, iters, tenure, deadline):
     qh = 0
     qn = 0
     it = 0
-    while it < iters:
+    while it < iters and it - best_it <= stall:
         if expired(deadline, it):
-            break
+            stall = 0  # past the deadline: improving moves only, then back to the best seen
         while top >= 0 and head[top] < 0:
             top -= 1
         if top < 0:
@@ -415,12 +422,12 @@ def _vcycle(level0, x, seed, respect, x2=None, p: RefineParams = RefineParams(),
         vw = cw
         lev += 1
     n = indptr.size - 1
-    _tabu(indptr, idx, J, x, 20 * n + 1000, max(5, n // 20), deadline)
+    _tabu(indptr, idx, J, x, 20 * n + 1000, max(5, n // 20), deadline, p.stall)
     for (fp, fi, fj, cmap, orient) in reversed(levels):
         x = _project_up(x, cmap, orient)
         nn = fp.size - 1
         _tabu(fp, fi, fj, x, max(p.tabu_factor * nn, 10_000), max(5, nn // p.tenure_divisor),
-              deadline)
+              deadline, p.stall)
     return x
 
 
@@ -459,14 +466,19 @@ def refine(graph, starts, *, seed: int = 0, params: RefineParams = RefineParams(
     def cost(x):
         return int(_cost(level0[0], level0[1], level0[2], x))
 
-    def run(job):
+    def run(job, late=False):
+        if passed(deadline) and not late:  # a V-cycle started after the limit only costs time
+            return None
         x0, s, respect = job
         x = _vcycle(level0, x0, s, respect, None, params, deadline)
         return cost(x), x
 
     history = []
     with ThreadPoolExecutor(max_workers=threads) as pool:
-        pop = list(pool.map(run, jobs))
+        if deadline == NO_DEADLINE:
+            pop = list(pool.map(run, jobs))
+        else:
+            pop = _timed_generation(jobs, pool, run, threads, deadline)
         history.append(min(c for c, _ in pop))
         if progress is not None:
             progress(history[-1])
@@ -476,14 +488,58 @@ def refine(graph, starts, *, seed: int = 0, params: RefineParams = RefineParams(
         while stale_restarts < params.restarts and not passed(deadline):
             restart += 1
             best_before = history[-1]
-            pop = _restart(pop, pool, run, level0, seed, restart, P)
+            pop = _restart(pop, pool, run, level0, seed, restart, len(pop))
             history.append(min(c for c, _ in pop))
             if progress is not None:
                 progress(history[-1])
             r = _rounds(pop, pool, level0, seed, r, params, history, progress, deadline, cost)
             stale_restarts = stale_restarts + 1 if history[-1] >= best_before else 0
-    i = min(range(P), key=lambda i: (pop[i][0], i))
+    i = min(range(len(pop)), key=lambda i: (pop[i][0], i))
     return pop[i][1], history
+
+
+def _timed_generation(jobs, pool, run, threads, deadline):
+    """The first generation under a deadline, sized by the time its first wave took.
+
+    The first wave (one V-cycle per thread, the best tree states first)
+    gives a good state early; its wall time, measured on the machine as it
+    is (a busy machine makes it longer), says how many more V-cycles fit:
+    the population grows only as far as its first generation and
+    ``ROUNDS_AHEAD`` rounds of recombination fit in the time left
+    (:func:`_affordable`), so a short limit or a loaded machine still gets
+    to recombine instead of spending its time on starts.  V-cycles that
+    would start after the deadline are skipped, but for the first (then a
+    greedy descent on each level: :func:`_tabu`).  Every member is a
+    ``(cost, x)`` pair.
+    """
+    t = time.perf_counter()
+    pop = [r for r in pool.map(run, jobs[:threads]) if r is not None]
+    if not pop:  # the limit passed before the refinement: a greedy V-cycle from the best start
+        pop = [run(jobs[0], late=True)]
+    now = time.perf_counter()
+    size = _affordable(len(jobs), threads, now - t, deadline - now)
+    pop += [r for r in pool.map(run, jobs[threads:size]) if r is not None]
+    return pop
+
+
+#: rounds of recombination that a timed first generation leaves room for
+ROUNDS_AHEAD = 2
+
+
+def _affordable(population: int, threads: int, wave: float, left: float) -> int:
+    """The largest population (``threads`` .. ``population``, at least 2) whose
+    remaining starts and ``ROUNDS_AHEAD`` rounds take at most ``left`` seconds,
+    at ``wave`` seconds per wave of ``threads`` V-cycles side by side."""
+    if wave <= 0.0:
+        return population
+    budget = left / wave
+    best = min(population, max(2, threads))
+    for size in range(best, population + 1):
+        waves = (math.ceil(max(size - threads, 0) / threads)
+                 + ROUNDS_AHEAD * math.ceil((size // 2) / threads))
+        if waves <= budget:
+            best = size
+    return best
 
 
 def _restart(pop, pool, run, level0, seed, restart, P):
@@ -502,7 +558,7 @@ def _restart(pop, pool, run, level0, seed, restart, P):
         x = best.copy()
         x[ball] = -x[ball]
         jobs.append((x, seed * 7919 + 1_000_003 * restart + k, True))
-    return [pop[keep]] + list(pool.map(run, jobs))
+    return [pop[keep]] + [r for r in pool.map(run, jobs) if r is not None]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -534,7 +590,7 @@ def _rounds(pop, pool, level0, seed, r, params, history, progress, deadline, cos
     P = len(pop)
     stale = 0
     for _ in range(int(params.rounds)):
-        if passed(deadline):
+        if passed(deadline) or P < 2:  # a timed population may hold a single state
             break
         ranked = sorted(range(P), key=lambda i: (pop[i][0], i))
         pairs = []
@@ -547,11 +603,13 @@ def _rounds(pop, pool, level0, seed, r, params, history, progress, deadline, cos
             pairs.append((a, b, seed * 7919 + 1000 * (r + 1) + k))
 
         def child(pair):
+            if passed(deadline):
+                return None
             a, b, s = pair
             x = _vcycle(level0, pop[a][1], s, True, pop[b][1], params, deadline)
             return cost(x), x
 
-        children = list(pool.map(child, pairs))
+        children = [c for c in pool.map(child, pairs) if c is not None]
         for c, x in children:  # in pair order: deterministic
             cx = _canonical(x)
             if any(np.array_equal(cx, _canonical(y)) for _, y in pop):

@@ -60,8 +60,11 @@ class FrustrationResult:
         The parameters of the run.
     info : dict
         Counts: trees (sampled), distinct states seen, states evicted by the
-        cap, timings; ``stopped``: ``"time_limit"`` when the time limit cut
-        the work short, else None.
+        cap, timings (``seconds_compile``: kernels compiled or loaded
+        before the clock started, 0 once a process has them;
+        ``seconds_search``: the rest of the call, which ``time_limit``
+        bounds); ``stopped``: ``"time_limit"`` when the time limit cut the
+        work short, else None.
     """
 
     index: int
@@ -141,12 +144,16 @@ class FrustrationBound:
         ``cycle`` (0 .. bound-1), ``src``, ``dst`` (original labels) and
         ``sign`` of each edge of each cycle; the first edge of a cycle is the
         one the state frustrates, the others close the cycle.
+    info : dict
+        ``seconds_compile`` (the kernels compiled or loaded before the
+        clock started; 0 once a process has them) and ``seconds_search``.
     """
 
     bound: int
     index: int
     gap: int
     cycles: pd.DataFrame
+    info: dict = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return f"FrustrationBound(bound={self.bound}, index={self.index}, gap={self.gap})"

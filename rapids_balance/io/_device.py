@@ -286,12 +286,19 @@ def read_device(src: Any, *, format: str = "auto", source: Any = None, target: A
             return None
         sep, comment = _CSV_LAYOUT[fmt]
         header, names = head.header, list(head.frame.columns)
-        layout = dict(sep=sep, skipinitialspace=True) if sep else dict(delim_whitespace=True)
+        layout = dict(sep=sep, skipinitialspace=True)
+        if sep is None:
+            blank = _blank_separator(text, comment)
+            if blank is None:
+                return None  # mixed or repeated blanks: cuDF's one-byte separator would split otherwise
+            layout = dict(sep=blank)
         try:
             frame = cudf.read_csv(io.BytesIO(text), header=0 if header else None, names=names,
                                   comment=comment, skip_blank_lines=True, **layout)
-        except Exception:  # a row cuDF cannot parse: the host reader names its line
-            return None
+        except _PARSE_ERRORS as exc:
+            if not _is_parse_error(exc):
+                raise
+            return None  # a row cuDF cannot parse: the host reader names its line
         comments = _count_lines_starting(text, comment.encode()) if comment else 0
         if _irregular_lines(text, sep, comment, len(names)):
             return None  # cuDF reads the first len(names) fields of a longer row: the host reader names it
@@ -314,6 +321,51 @@ def read_device(src: Any, *, format: str = "auto", source: Any = None, target: A
                                   weight=roles.weight, where=src.name)
     return build_graph(u, v, sign=s, weight=w, directed=directed, name=name or _display_name(src.name),
                        graph_class=SignedGraph if s is not None else Graph, report=report, **build)
+
+
+#: what cuDF raises for text it cannot parse (libcudf's errors arrive as RuntimeError)
+_PARSE_ERRORS = (ValueError, RuntimeError)
+#: words of a RuntimeError or ValueError that is not about the text: the device or its memory
+_NOT_PARSE = ("out of memory", "bad_alloc", "cuda error", "cudaerror", "cuda_error")
+
+
+def _is_parse_error(exc: BaseException) -> bool:
+    """True for cuDF's verdict on the text; False for an error of the device (out of memory, a
+    CUDA error), which must reach the user rather than send the file quietly to the host."""
+    text = str(exc).lower()
+    return isinstance(exc, _PARSE_ERRORS) and not isinstance(exc, MemoryError) and not any(
+        word in text for word in _NOT_PARSE)
+
+
+def _blank_separator(text: bytes, comment: str | None) -> str | None:
+    """The one byte between fields of a whitespace-separated file, when it is one: tab or space.
+
+    ``cudf.read_csv`` takes a one-character ``sep`` (its ``delim_whitespace``
+    is deprecated, as in pandas): that reads a file as the host reader does
+    when its data lines use one blank byte, never two in a row, none at a
+    line's start or end, and no carriage return.  Comment lines are skipped
+    when they lead the file (SNAP and KONECT headers); a comment line further
+    down, or anything else, answers ``None`` and the host reader parses the
+    file.  Byte searches only: no pass in Python over the lines.
+    """
+    start = 0
+    if comment is not None:
+        mark = comment.encode()
+        while text.startswith(mark, start):
+            end = text.find(b"\n", start)
+            if end < 0:
+                return None
+            start = end + 1
+        if text.find(b"\n" + mark, start) >= 0:
+            return None
+    body = text[start:]
+    tab, space = b"\t" in body, b" " in body
+    if tab == space or b"\r" in body:
+        return None
+    sep = b"\t" if tab else b" "
+    if body.startswith(sep) or sep + sep in body or b"\n" + sep in body or sep + b"\n" in body or body.endswith(sep):
+        return None
+    return sep.decode()
 
 
 #: bytes that separate fields in whitespace-delimited formats (a line ends at ``\n``)

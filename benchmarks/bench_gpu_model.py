@@ -1,0 +1,360 @@
+"""Device work model of the GPU path: what each unit of work costs the host and the device.
+
+For each GPU workload this counts, per unit of work, the kernel launches,
+the host synchronisations, the bytes moved between host and device, and the
+device bytes the kernels' arguments span, then turns them into a modelled
+H100 time per unit with stated constants:
+
+==========================  =====================================
+kernel launch               5 us (``--launch-us``)
+host synchronisation        15 us (``--sync-us``)
+host <-> device copies      25 GB/s (``--hd-gbs``)
+device memory               3 TB/s (``--device-tbs``)
+==========================  =====================================
+
+Units: per tree (balance with attributes, frustration without refinement),
+per source (weighted betweenness), per move and per round (VND), per level
+(the BFS of a tree batch).
+
+How each count is taken (the same under numba's CUDA simulator and on a GPU):
+
+* launches: every launch of a numba-cuda kernel (numba's kernel class is
+  hooked, so the version before this one is counted the same way), by name;
+* device bytes: per launch, the bytes of its array arguments (the memory a
+  kernel can touch once; gathers over the adjacency touch it more, so this is
+  a floor on traffic, a ceiling on footprint);
+* host <-> device bytes: arrays passed to ``to_host`` (device -> host) and to
+  ``to_device`` / ``device_array`` from the host (host -> device) in the GPU
+  modules;
+* host synchronisations: each ``to_host`` of a GPU module, each
+  ``cuda.synchronize``, the reads of device flags made outside ``to_host``
+  (the BFS's ``int(count[0])`` and frontier ``nonzero``, two per
+  ``_k_settle`` launch; before this version also balancing's ``_k_jump`` and
+  ``_k_cc_hook`` flags, one per launch), and, before this version, one per
+  array argument of every launch: numba-cuda converted each CuPy argument at
+  launch and synchronised its stream (``NUMBA_CUDA_ARRAY_INTERFACE_SYNC=1``,
+  its default); ``backend.Kernel`` now passes unsynchronised views.
+
+``--baseline PATH`` counts another checkout (the version before: ``git
+archive main | tar -x -C DIR``) in a subprocess with the same arguments and
+puts its figures beside each row, so before and after come from one run.
+
+Under the simulator full graphs are too slow, so ``--vertices`` takes
+induced subgraphs of the graph's first vertices in BFS order from vertex 0
+(connected), several sizes, to show how the counts per unit scale.
+
+Run::
+
+    NUMBA_ENABLE_CUDASIM=1 python benchmarks/bench_gpu_model.py \\
+        --graph ../shared/data/soc-sign-Slashdot090221.txt.gz --vertices 60 120 240 --trees 16
+    python benchmarks/bench_gpu_model.py --graph ../shared/data/soc-sign-Slashdot090221.txt.gz \\
+        --trees 1000 --out gpu-out     # on a GPU: the full graph
+    ... --baseline /tmp/before         # with the version before counted beside
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections import Counter
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+if "--repo" not in sys.argv:
+    sys.path.insert(0, str(REPO))
+
+GPU_MODULES = ("rapids_balance.balancing._gpu", "rapids_balance.centrality._gpu",
+               "rapids_balance.clustering._gpu", "rapids_balance.frustration_index._gpu")
+# reads of device values in the BFS outside to_host, per level (balancing/_gpu.py: the level's
+# `int(count[0])` and the next frontier's `xp.nonzero`); counted per _k_settle launch
+BFS_READS_PER_LEVEL = 2
+
+
+def _nbytes(a) -> int:
+    return int(getattr(a, "nbytes", 0) or 0)
+
+
+def _is_array(a) -> bool:
+    return hasattr(a, "shape") and hasattr(a, "dtype") and getattr(a, "ndim", 0) > 0
+
+
+class Counts:
+    """Counters of one workload run."""
+
+    def __init__(self):
+        self.launches: Counter = Counter()
+        self.array_args = 0
+        self.device_bytes = 0
+        self.to_host = 0
+        self.d2h_bytes = 0
+        self.h2d_bytes = 0
+        self.synchronize = 0
+
+    def syncs(self, per_argument: bool, flag_reads: dict) -> int:
+        reads = sum(k * self.launches[name] for name, k in flag_reads.items())
+        return self.to_host + self.synchronize + reads + (self.array_args if per_argument else 0)
+
+    def row(self, units: float, consts: dict, per_argument: bool, flag_reads: dict) -> dict:
+        per = {"launches": sum(self.launches.values()) / units,
+               "host_syncs": self.syncs(per_argument, flag_reads) / units,
+               "hd_bytes": (self.h2d_bytes + self.d2h_bytes) / units,
+               "device_bytes": self.device_bytes / units}
+        ms = 1e3 * (per["launches"] * consts["launch_us"] * 1e-6 + per["host_syncs"] * consts["sync_us"] * 1e-6
+                    + per["hd_bytes"] / (consts["hd_gbs"] * 1e9)
+                    + per["device_bytes"] / (consts["device_tbs"] * 1e12))
+        return {**{k: round(v, 4) for k, v in per.items()}, "modelled_ms": round(ms, 5),
+                "launches_by_kernel": dict(self.launches), "units": units}
+
+
+@contextmanager
+def counting(c: Counts):
+    """Route launches, to_host, to_device/device_array and cuda.synchronize of the GPU modules through ``c``."""
+    import importlib
+
+    from rapids_balance import backend
+
+    mods = [importlib.import_module(m) for m in GPU_MODULES]
+    saved = []
+
+    def patch(obj, name, new):
+        saved.append((obj, name, getattr(obj, name)))
+        setattr(obj, name, new)
+
+    if backend.simulator_enabled():
+        from numba.cuda.simulator.kernel import FakeCUDAKernel as NumbaKernel
+
+        def name_of(k):
+            return k.fn.__name__
+    else:
+        from numba.cuda.dispatcher import CUDADispatcher as NumbaKernel
+
+        def name_of(k):
+            return k.py_func.__name__
+    orig_getitem = NumbaKernel.__getitem__
+
+    def getitem(self, config):
+        launch = orig_getitem(self, config)
+
+        def run(*args):
+            c.launches[name_of(self)] += 1
+            arrays = [a for a in args if _is_array(a)]
+            c.array_args += len(arrays)
+            c.device_bytes += sum(_nbytes(a) for a in arrays)
+            return launch(*args)
+        return run
+
+    patch(NumbaKernel, "__getitem__", getitem)
+
+    def counted_to_host(fn):
+        def to_host(a):
+            c.to_host += 1
+            c.d2h_bytes += _nbytes(a)
+            return fn(a)
+        return to_host
+
+    def counted_to_device(fn):
+        def to_device(a, *args, **kw):
+            if isinstance(a, np.ndarray) or not hasattr(a, "__cuda_array_interface__"):
+                c.h2d_bytes += _nbytes(np.asarray(a)) if not _is_array(a) else _nbytes(a)
+            return fn(a, *args, **kw)
+        return to_device
+
+    for mod in mods + [backend]:
+        for name, wrap in (("to_host", counted_to_host), ("to_device", counted_to_device),
+                           ("device_array", counted_to_device)):
+            if hasattr(mod, name):
+                patch(mod, name, wrap(getattr(mod, name)))
+    cuda = backend.cuda()
+    orig_sync = cuda.synchronize
+
+    def synchronize():
+        c.synchronize += 1
+        return orig_sync()
+    patch(cuda, "synchronize", synchronize)
+    try:
+        yield c
+    finally:
+        for obj, name, old in reversed(saved):
+            setattr(obj, name, old)
+
+
+def subgraph(g, n_keep: int):
+    """The graph induced by its first ``n_keep`` vertices in BFS order from vertex 0 (connected)."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import breadth_first_order
+
+    from rapids_balance.graph import build_graph
+
+    src, dst = np.asarray(g.edge_src), np.asarray(g.edge_dst)
+    a = sp.csr_matrix((np.ones(src.size), (src, dst)), shape=(g.n, g.n))
+    order = breadth_first_order(a + a.T, 0, directed=False, return_predecessors=False)[:n_keep]
+    keep = np.zeros(g.n, bool)
+    keep[order] = True
+    e = keep[src] & keep[dst]
+    new = np.full(g.n, -1, np.int64)
+    new[np.sort(order)] = np.arange(order.size)
+    return build_graph(new[src[e]], new[dst[e]], sign=np.asarray(g.sign)[e])
+
+
+def workloads(g, trees: int, k: int):
+    """(name, unit name, run) of each workload; ``run()`` returns its units, or the name of the
+    kernel launched once per unit."""
+    import rapids_balance as rb
+    from rapids_balance.balancing._trees import bfs_trees, tree_roots
+    from rapids_balance.clustering._gpu import GPUState
+    from rapids_balance.clustering._objective import slot_weights
+    from rapids_balance.clustering._state import Level
+
+    lengths = np.random.default_rng(0).integers(1, 11, g.m).astype(np.float64)
+
+    def balance():
+        rb.balance(g, trees, seed=0, backend="gpu", progress=False)
+        return trees
+
+    def frustration():
+        rb.frustration(g, trees, seed=0, refine=False, backend="gpu", progress=False)
+        return trees
+
+    def betweenness():
+        rb.node_and_edge_betweenness(g, k=min(k, g.n), weight=lengths, seed=0, backend="gpu", progress=False)
+        return min(k, g.n)
+
+    roots, seeds = tree_roots(g, np.arange(trees), seed=0)
+
+    def bfs():
+        bfs_trees(g, roots, seeds, backend="gpu")
+        return "_k_settle"  # units: levels, one settle launch each
+
+    level = Level(np.asarray(g.indptr), np.asarray(g.indices), slot_weights(g))
+    start = np.arange(g.n, dtype=np.int32)
+
+    def vnd_moves():
+        return GPUState(level, start, 0).vnd_best()[0]
+
+    def vnd_rounds():
+        GPUState(level, start, 0).parallel()
+        return "k_select"  # units: rounds, one selection launch each
+
+    return [("balance", "tree", balance), ("frustration", "tree", frustration),
+            ("betweenness", "source", betweenness), ("bfs", "level", bfs),
+            ("vnd-best", "move", vnd_moves), ("vnd-parallel", "round", vnd_rounds)]
+
+
+def _flag_reads(backend) -> tuple[bool, dict]:
+    """(synchronisation per CuPy argument?, reads of device flags per launch made outside to_host).
+
+    With ``backend.Kernel`` (this version) launches take unsynchronised views and the
+    balancing flags go through ``to_host``: only the BFS's two reads per level remain.
+    Without it (the version before), numba-cuda synchronised per CuPy argument and
+    balancing read the flags of ``_k_jump`` and ``_k_cc_hook`` directly.
+    """
+    if hasattr(backend, "Kernel"):
+        return False, {"_k_settle": BFS_READS_PER_LEVEL}
+    return True, {"_k_settle": BFS_READS_PER_LEVEL, "_k_jump": 1, "_k_cc_hook": 1}
+
+
+def measure(args) -> dict:
+    import rapids_balance as rb
+    from rapids_balance import backend
+    from rapids_balance.backend import gpu_status, simulator_enabled
+
+    if not gpu_status().usable:
+        raise SystemExit(f"no usable GPU: {gpu_status().reason}")
+    consts = {"launch_us": args.launch_us, "sync_us": args.sync_us, "hd_gbs": args.hd_gbs,
+              "device_tbs": args.device_tbs}
+    per_argument, flag_reads = _flag_reads(backend)
+    g0 = rb.load_example(args.example) if args.example else rb.read_edgelist(args.graph)
+    report = {"graph": args.example or Path(args.graph).name, "library": str(Path(rb.__file__).parent),
+              "simulated": simulator_enabled(), "device": gpu_status().device, "constants": consts,
+              "trees": args.trees, "k": args.k, "sync_per_cupy_argument": per_argument,
+              "flag_reads_per_launch": flag_reads, "rows": []}
+    for n_keep in args.vertices or [g0.n]:
+        g = g0 if n_keep >= g0.n else subgraph(g0, n_keep)
+        for name, unit, run in workloads(g, args.trees, args.k):
+            if args.only and name not in args.only:
+                continue
+            run()  # compile and warm up outside the count
+            c = Counts()
+            t0 = time.perf_counter()
+            with counting(c):
+                units = run()
+            wall = time.perf_counter() - t0
+            if isinstance(units, str):  # counted by the launches of one kernel per unit
+                units = max(c.launches[units], 1)
+            report["rows"].append({"workload": name, "unit": unit, "vertices": int(g.n), "edges": int(g.m),
+                                   "wall_s": round(wall, 3),
+                                   **c.row(units, consts, per_argument, flag_reads)})
+    return report
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--graph", help="edge-list file")
+    src.add_argument("--example", help="a bundled example graph")
+    p.add_argument("--vertices", type=int, nargs="*", default=[],
+                   help="induced subgraphs of this many vertices (none: the whole graph)")
+    p.add_argument("--trees", type=int, default=1000)
+    p.add_argument("--k", type=int, default=64, help="betweenness sources")
+    p.add_argument("--only", nargs="*", default=None)
+    p.add_argument("--launch-us", type=float, default=5.0)
+    p.add_argument("--sync-us", type=float, default=15.0)
+    p.add_argument("--hd-gbs", type=float, default=25.0)
+    p.add_argument("--device-tbs", type=float, default=3.0)
+    p.add_argument("--baseline", help="another checkout of this library (the version before): "
+                                      "counted in a subprocess with the same arguments, shown beside")
+    p.add_argument("--repo", help=argparse.SUPPRESS)  # the library to import (the baseline's run)
+    p.add_argument("--json", help=argparse.SUPPRESS)  # where the baseline's run writes its report
+    p.add_argument("--out", default=None, help="folder of gpu_model.json (default bench-results/)")
+    args = p.parse_args(argv)
+    if args.repo:
+        sys.path.insert(0, str(Path(args.repo).resolve()))
+        Path(args.json).write_text(json.dumps(measure(args)))
+        return 0
+    before = None
+    if args.baseline:
+        import subprocess
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "before.json"
+            cmd = [sys.executable, __file__, *(argv if argv is not None else sys.argv[1:]),
+                   "--repo", args.baseline, "--json", str(out)]
+            subprocess.run(cmd, check=True, cwd=tmp)
+            before = json.loads(out.read_text())
+    report = measure(args)
+    if before is not None:
+        report["before"] = {"library": before["library"], "sync_per_cupy_argument": before["sync_per_cupy_argument"],
+                            "flag_reads_per_launch": before["flag_reads_per_launch"]}
+        for row, old in zip(report["rows"], before["rows"]):
+            assert (row["workload"], row["vertices"]) == (old["workload"], old["vertices"])
+            row["before"] = {k: old[k] for k in ("launches", "host_syncs", "hd_bytes", "device_bytes",
+                                                 "modelled_ms", "units", "launches_by_kernel")}
+    print(f"{'workload':13s} {'n':>6s} {'m':>7s} {'unit':>6s} {'units':>6s} {'launch/u':>9s} {'sync/u':>8s} "
+          f"{'HD B/u':>9s} {'dev B/u':>10s} {'model ms/u':>10s}" + ("  | before: launch/u sync/u model ms/u"
+                                                                  if before else ""))
+    for r in report["rows"]:
+        line = (f"{r['workload']:13s} {r['vertices']:6d} {r['edges']:7d} {r['unit']:>6s} {r['units']:6d} "
+                f"{r['launches']:9.3f} {r['host_syncs']:8.3f} {r['hd_bytes']:9.0f} {r['device_bytes']:10.0f} "
+                f"{r['modelled_ms']:10.4f}")
+        if "before" in r:
+            b = r["before"]
+            line += f"  | {b['launches']:9.3f} {b['host_syncs']:7.3f} {b['modelled_ms']:10.4f}"
+        print(line)
+    out = Path(args.out) if args.out else REPO / "bench-results"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "gpu_model.json").write_text(json.dumps(report, indent=1))
+    print(f"wrote {out / 'gpu_model.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    if os.environ.get("RAPIDS_BALANCE_CUDASIM"):
+        os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
+    sys.exit(main())

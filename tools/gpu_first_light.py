@@ -1,0 +1,219 @@
+"""The steps of the GPU runbook's first light, each writing its evidence as soon as it exists.
+
+``tools/gpu_session.sh first-light`` runs these one by one, each under its
+own ``timeout -s INT``; every step appends one JSON line per result to its
+file under ``--out`` and flushes it at once, so a step stopped at its limit
+still leaves what it had finished.  Steps:
+
+``probe``
+    Environment (Python, numpy, numba, numba-cuda, CuPy, the GPU) and the
+    package's GPU probe -> ``probe.json``.  Exits 3 unless a real,
+    non-simulated GPU answered (``--allow-simulator`` accepts numba's
+    simulator: the test suite's dry run).
+``equality``
+    GPU against CPU, same seed, on one graph -> ``equality.jsonl``: balance
+    (``--trees`` trees, each method, each majority rule), frustration
+    (``--trees`` trees), betweenness (``--k`` sources, seeded lengths 1..10),
+    and VND clustering on ``--vnd-graph``.  Exits 1 when any pair differs.
+``timings``
+    ``balance`` with ``--trees`` trees on each ``--graph``, GPU and CPU in
+    the same run (the GPU row first, warm: one small call compiles the
+    kernels) -> ``timings.jsonl``.
+
+Usage::
+
+    python3 tools/gpu_first_light.py probe --out gpu-out
+    python3 tools/gpu_first_light.py equality --graph G.txt.gz --vnd-graph H.csv.gz --trees 64 --k 64 --out gpu-out
+    python3 tools/gpu_first_light.py timings --graph A.txt.gz B.txt.gz --trees 1000 --out gpu-out
+
+``--graph`` takes a file ``read_edgelist`` reads or ``example:NAME`` (a bundled graph).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+EXIT_NO_GPU = 3
+
+
+def _emit(path: Path, row: dict) -> None:
+    """Append one JSON line and flush it to disk now (a later kill loses nothing written)."""
+    with path.open("a") as fh:
+        fh.write(json.dumps(row, default=str) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    print(json.dumps(row, default=str), flush=True)
+
+
+def _load(spec: str):
+    import rapids_balance as rb
+
+    if spec.startswith("example:"):
+        return rb.load_example(spec.split(":", 1)[1])
+    return rb.read_edgelist(spec)
+
+
+def _version(module: str) -> str | None:
+    try:
+        mod = __import__(module)
+    except Exception as exc:  # report, never stop: this is the environment report
+        return f"not importable: {type(exc).__name__}: {exc}"
+    return str(getattr(mod, "__version__", "?"))
+
+
+def probe(args) -> int:
+    """Environment and GPU probe; exit EXIT_NO_GPU unless a real GPU (or an allowed simulator) answered."""
+    out = Path(args.out) / "probe.json"
+    import rapids_balance as rb
+    from rapids_balance.backend import gpu_status
+
+    status = gpu_status()
+    env = {"python": platform.python_version(), "machine": platform.machine(),
+           "rapids_balance": str(Path(rb.__file__).parent),
+           **{m: _version(m) for m in ("numpy", "numba", "numba_cuda", "cupy", "pandas", "scipy",
+                                       "array_api_compat", "tqdm")},
+           "NUMBA_ENABLE_CUDASIM": os.environ.get("NUMBA_ENABLE_CUDASIM", ""),
+           "usable": status.usable, "simulated": status.simulated, "device": status.device,
+           "reason": status.reason}
+    if status.usable and not status.simulated:
+        from numba import cuda
+
+        dev = cuda.get_current_device()
+        env.update(compute_capability=".".join(map(str, dev.compute_capability)),
+                   multiprocessors=int(dev.MULTIPROCESSOR_COUNT))
+    out.write_text(json.dumps(env, indent=1))
+    print(json.dumps(env, indent=1), flush=True)
+    if not status.usable:
+        print(f"FIRST LIGHT STOPS: no usable GPU ({status.reason})", file=sys.stderr, flush=True)
+        return EXIT_NO_GPU
+    if status.simulated and not args.allow_simulator:
+        print("FIRST LIGHT STOPS: the GPU kernels would run under numba's CUDA simulator "
+              "(NUMBA_ENABLE_CUDASIM is set), not on a GPU", file=sys.stderr, flush=True)
+        return EXIT_NO_GPU
+    return 0
+
+
+def _frames_equal(a, b) -> tuple[bool, float]:
+    """Exact equality of integer columns, and the largest difference of float columns (1e-9 relative allowed)."""
+    import pandas as pd
+
+    if isinstance(a, pd.DataFrame):
+        if list(a.columns) != list(b.columns) or len(a) != len(b):
+            return False, float("inf")
+        ok, worst = True, 0.0
+        for c in a.columns:
+            x, y = a[c].to_numpy(), b[c].to_numpy()
+            if x.dtype.kind == "f" or y.dtype.kind == "f":
+                d = float(np.max(np.abs(x - y))) if len(x) else 0.0
+                worst = max(worst, d)
+                ok &= bool(np.allclose(x, y, rtol=1e-9, atol=1e-12))
+            else:
+                ok &= bool(np.array_equal(x, y))
+        return ok, worst
+    x, y = np.asarray(a), np.asarray(b)
+    if x.dtype.kind == "f":
+        return bool(np.allclose(x, y, rtol=1e-9, atol=1e-12)), float(np.max(np.abs(x - y), initial=0.0))
+    return bool(np.array_equal(x, y)), 0.0
+
+
+def _compare(name: str, run, fields, out: Path) -> bool:
+    t0 = time.perf_counter()
+    gpu = run("gpu")
+    t_gpu = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    cpu = run("cpu")
+    t_cpu = time.perf_counter() - t0
+    row = {"check": name, "gpu_s": round(t_gpu, 3), "cpu_s": round(t_cpu, 3), "fields": {}}
+    ok = True
+    for f in fields:
+        same, worst = _frames_equal(getattr(cpu, f) if isinstance(f, str) else f(cpu),
+                                    getattr(gpu, f) if isinstance(f, str) else f(gpu))
+        row["fields"][f if isinstance(f, str) else f.__name__] = {"equal": same, "max_abs_diff": worst}
+        ok &= same
+    row["equal"] = ok
+    _emit(out, row)
+    return ok
+
+
+def equality(args) -> int:
+    """GPU == CPU for the same seed, one JSON line per check; exit 1 when any differs."""
+    import rapids_balance as rb
+    from rapids_balance.balancing._engine import MAJORITIES, METHODS
+
+    out = Path(args.out) / "equality.jsonl"
+    g = _load(args.graph)
+    _emit(out, {"graph": args.graph, "vertices": int(g.n), "edges": int(g.m)})
+
+    def counters(r):
+        return np.concatenate([np.ravel(np.asarray(v, dtype=np.float64)) for v in r.counters.values()])
+
+    ok = True
+    for method in METHODS:
+        for majority in MAJORITIES:
+            ok &= _compare(f"balance method={method} majority={majority} trees={args.trees}",
+                           lambda b: rb.balance(g, args.trees, method=method, majority=majority, seed=0,
+                                                backend=b, progress=False),
+                           ("vertices", "edges", counters), out)
+    ok &= _compare(f"frustration trees={args.trees}",
+                   lambda b: rb.frustration(g, args.trees, seed=0, refine=False, backend=b, progress=False),
+                   ("tree_index", "index"), out)
+    lengths = np.random.default_rng(0).integers(1, 11, g.m).astype(np.float64)
+    ok &= _compare(f"betweenness k={args.k} weighted",
+                   lambda b: rb.node_and_edge_betweenness(g, k=args.k, weight=lengths, seed=0, backend=b,
+                                                          progress=False),
+                   ("vertices", "edges"), out)
+    h = _load(args.vnd_graph)
+    ok &= _compare(f"vnd clustering on {args.vnd_graph}",
+                   lambda b: rb.correlation_clustering(h, method="vnd", seed=0, backend=b, progress=False),
+                   ("labels", "imbalance"), out)
+    return 0 if ok else 1
+
+
+def timings(args) -> int:
+    """balance(trees) per graph, GPU then CPU, in the same run; one JSON line per row."""
+    import rapids_balance as rb
+
+    out = Path(args.out) / "timings.jsonl"
+    for spec in args.graph:
+        g = _load(spec)
+        for backend in ("gpu", "cpu"):
+            rb.balance(g, 2, seed=0, backend=backend, progress=False)  # compile and warm up
+            t0 = time.perf_counter()
+            rb.balance(g, args.trees, seed=0, backend=backend, progress=False)
+            s = time.perf_counter() - t0
+            _emit(out, {"graph": spec, "vertices": int(g.n), "edges": int(g.m), "backend": backend,
+                        "trees": args.trees, "seconds": round(s, 4),
+                        "ms_per_tree": round(1e3 * s / args.trees, 4)})
+    return 0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="step", required=True)
+    a = sub.add_parser("probe")
+    a.add_argument("--allow-simulator", action="store_true")
+    a = sub.add_parser("equality")
+    a.add_argument("--graph", required=True)
+    a.add_argument("--vnd-graph", required=True)
+    a.add_argument("--trees", type=int, default=64)
+    a.add_argument("--k", type=int, default=64)
+    a = sub.add_parser("timings")
+    a.add_argument("--graph", nargs="+", required=True)
+    a.add_argument("--trees", type=int, default=1000)
+    for a in sub.choices.values():
+        a.add_argument("--out", default=os.environ.get("OUT", "gpu-out"))
+    args = p.parse_args(argv)
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    return {"probe": probe, "equality": equality, "timings": timings}[args.step](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
