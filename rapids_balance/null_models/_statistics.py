@@ -12,9 +12,10 @@ value means *more balanced than chance* (the default alternative):
   an even number of negative edges; higher is more balanced.  Over a fixed
   topology (the shuffle null) the triangles are listed once and each sample
   is a gather over their edge ids.
-* ``"walk"``: the walk balance score of Estrada and Benzi, from
-  ``rapids_balance.measures.walk_balance`` where that is installed; higher
-  is more balanced.
+* ``"walk"``: the logarithm of the walk balance score of Estrada and Benzi
+  (:func:`~rapids_balance.walk_balance`, ``log_score``: the score itself
+  underflows to 0 on large graphs, and a p-value is the same for any
+  increasing transform); higher is more balanced.
 * a callable ``f(graph) -> float`` on a
   :class:`~rapids_balance.graph.SignedGraph`; no side is implied (default:
   two-sided).
@@ -102,20 +103,10 @@ def _triangles_on_topology(graph):
     return lambda sign, seed: balance_ratio(tri, sign)
 
 
-def _walk_function():
-    try:
-        from ..measures import walk_balance  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return walk_balance
-
-
 def _walk(graph, seed: int, backend: str) -> float:
-    res = _walk_function()(graph)
-    for field in ("score", "value", "ratio"):
-        if hasattr(res, field):
-            return float(getattr(res, field))
-    return float(res)
+    from ..measures import walk_balance
+
+    return float(walk_balance(graph, seed=seed, backend=backend).log_score)
 
 
 def resolve_statistic(statistic: Any, owner: str) -> Statistic:
@@ -131,7 +122,4 @@ def resolve_statistic(statistic: Any, owner: str) -> Statistic:
         return Statistic("frustration", "less", _frustration)
     if statistic == "triangles":
         return Statistic("triangles", "greater", _triangles, _triangles_on_topology)
-    if _walk_function() is None:
-        raise param_error("statistic", owner, "a statistic this installation has: 'walk' needs "
-                          "rapids_balance.measures.walk_balance, which is not installed", statistic)
     return Statistic("walk", "greater", _walk)
