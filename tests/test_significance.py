@@ -165,11 +165,6 @@ def test_bad_input_is_refused_before_work():
                      (dict(time_limit=-1.0), "time_limit"), (dict(client="x"), "client")]:
         with pytest.raises(InvalidParameterError, match=name):
             significance(g, **{"progress": False, **kw})
-    try:
-        from rapids_balance.measures import walk_balance  # noqa: F401
-    except ImportError:
-        with pytest.raises(InvalidParameterError, match="walk_balance"):
-            significance(g, "walk", progress=False)
     with pytest.raises(GraphInputError, match="signed"):
         significance(build_graph(np.array([0, 1]), np.array([1, 2])), progress=False)
     tree = build_graph(np.array([0, 1, 1]), np.array([1, 2, 3]), sign=[1, -1, 1])
@@ -191,3 +186,13 @@ def test_frustration_statistic_adds_up_over_components():
     value = resolve_statistic("frustration", "test").value(both, 0, "cpu")
     exact = frustration_index_exact(a).index + frustration_index_exact(b).index
     assert exact <= value <= exact + 1  # 16 trees and one round: optimal or nearly on 12 vertices
+
+
+def test_walk_statistic_is_the_log_walk_score():
+    from rapids_balance.measures import walk_balance
+
+    g = random_graph(20, 0.3, 0.3, 8)
+    a = significance(g, "walk", n_samples=6, seed=3, progress=False)
+    b = significance(g, "walk", n_samples=6, seed=3, batch_size=2, progress=False)
+    assert a.observed == pytest.approx(walk_balance(g).log_score, rel=1e-12)
+    np.testing.assert_array_equal(a.null_distribution.to_numpy(), b.null_distribution.to_numpy())
