@@ -8,7 +8,7 @@
 
 Modules (a package named for its models, so that it never shadows
 ``rb.significance``): ``_nulls`` (null models, per-sample seeds), ``_statistics`` (the
-statistic registry), ``_triangles`` (degree-ordered triangle listing),
+statistic registry; triangles and walks come from :mod:`rapids_balance.measures`),
 ``_result`` (result, p-values), ``_plot``, ``_significance`` (driver,
 batches, Dask).
 """

@@ -53,9 +53,7 @@ class Statistic:
     def check(self, graph: Any) -> None:
         """Refuse a graph the statistic is undefined on, before any work."""
         if self.name == "triangles":
-            from ._triangles import triangle_edges
-
-            if triangle_edges(graph).shape[0] == 0:
+            if _triangle_list(graph).shape[0] == 0:
                 raise GraphInputError("significance(statistic='triangles'): the graph has no "
                                       "triangles, so its triangle balance ratio is undefined")
 
@@ -90,17 +88,23 @@ def _frustration(graph, seed: int, backend: str) -> float:
     return total
 
 
-def _triangles(graph, seed: int, backend: str) -> float:
-    from ._triangles import balance_ratio, triangle_edges
+def _triangle_list(graph) -> np.ndarray:
+    from ..measures import list_triangles
 
-    return balance_ratio(triangle_edges(graph), graph.sign)
+    return list_triangles(graph.edge_src, graph.edge_dst, graph.n)
+
+
+def _triangles(graph, seed: int, backend: str) -> float:
+    from ..measures import balance_ratio_of_counts, census_of_triangles
+
+    return balance_ratio_of_counts(census_of_triangles(_triangle_list(graph), graph.sign))
 
 
 def _triangles_on_topology(graph):
-    from ._triangles import balance_ratio, triangle_edges
+    from ..measures import balance_ratio_of_counts, census_of_triangles
 
-    tri = triangle_edges(graph)
-    return lambda sign, seed: balance_ratio(tri, sign)
+    tri = _triangle_list(graph)
+    return lambda sign, seed: balance_ratio_of_counts(census_of_triangles(tri, sign))
 
 
 def _walk(graph, seed: int, backend: str) -> float:
