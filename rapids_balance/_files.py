@@ -31,10 +31,12 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import errno
 import hashlib
 import json
 import os
 import platform
+import shutil
 import stat
 import tempfile
 import time
@@ -42,7 +44,7 @@ from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 __all__ = ["MANIFEST_NAME", "atomic_path", "atomic_open", "check_input_file", "check_output_dir",
-           "check_output_file", "prepare_output_dir", "manifest_path_for_file", "file_sha256",
+           "check_output_file", "Claim", "ResultsDir", "manifest_path_for_file", "file_sha256",
            "RunManifest"]
 
 MANIFEST_NAME = "run.json"
@@ -93,29 +95,47 @@ def _remove_quietly(path: str) -> None:
         os.unlink(path)
 
 
-def _commit(tmp: str, path: str) -> None:
+def _commit(fd: int, tmp: str, path: str) -> None:
+    """Give the temporary file its final mode through its descriptor and rename it onto ``path``.
+
+    The name is never reopened: in a folder other accounts can write to, the
+    temporary name may have been swapped for a symlink to one of the user's
+    files, and a chmod or open by name would follow it.  The rename is made
+    only while the name still is the file behind ``fd``.
+    """
     try:
-        os.chmod(tmp, _final_mode(path))
+        os.fchmod(fd, _final_mode(path))
+        st, now = os.fstat(fd), os.lstat(tmp)
+        if (st.st_dev, st.st_ino) != (now.st_dev, now.st_ino):
+            raise OSError(errno.EEXIST, f"the temporary file {tmp} was replaced by another file "
+                          "while being written; nothing was written")
         os.replace(tmp, path)
     except OSError as exc:
         raise _with_path(exc, f"cannot write {path}") from exc
 
 
 @contextlib.contextmanager
-def atomic_path(path: str | os.PathLike) -> Iterator[str]:
-    """A temporary path beside ``path``, renamed onto ``path`` when the block succeeds.
+def atomic_open(path: str | os.PathLike, mode: str = "w", **kwargs: Any) -> Iterator[IO]:
+    """``open(path, mode, **kwargs)`` written atomically, through the temporary file's descriptor.
+
+    The writer gets a file object on the descriptor :func:`tempfile.mkstemp`
+    created (exclusively, mode 0600, beside ``path``); the finished file gets
+    its final mode with ``fchmod`` and is renamed onto ``path``.  The
+    temporary name is never opened again, so another account that swaps it
+    for a symlink cannot redirect the write.
 
     Parameters
     ----------
     path : str or path-like
         The file to write.  Its directory must exist.
+    mode : {"w", "wb"}
+        Text or binary.
+    **kwargs
+        Passed to :func:`open` (``encoding``, ``newline``).
 
     Yields
     ------
-    str
-        The temporary file's path (already created, empty, mode 0600) for a
-        writer that takes a file name (``DataFrame.to_parquet``,
-        ``Figure.savefig``).
+    file object
 
     Raises
     ------
@@ -130,6 +150,55 @@ def atomic_path(path: str | os.PathLike) -> Iterator[str]:
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     target = os.path.join(folder, "t.txt")
+    ...     with atomic_open(target) as fh:
+    ...         _ = fh.write("done")
+    ...     print(open(target).read(), os.listdir(folder))
+    done ['t.txt']
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_open writes a whole file: mode 'w' or 'wb', got {mode!r}")
+    if "b" not in mode:
+        kwargs.setdefault("encoding", "utf-8")
+    path = os.fspath(path)
+    fd, tmp = _temp_file(path)
+    try:
+        fh = os.fdopen(fd, mode, **kwargs)
+    except BaseException:
+        os.close(fd)
+        _remove_quietly(tmp)
+        raise
+    try:
+        with fh:
+            try:
+                yield fh
+                fh.flush()
+            except OSError as exc:
+                raise _with_path(exc, f"cannot write {path}") from exc
+            _commit(fh.fileno(), tmp, path)
+    except BaseException:
+        _remove_quietly(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[str]:
+    """A temporary path beside ``path`` for writers that only take a name; renamed onto ``path``.
+
+    Prefer :func:`atomic_open` (every writer of the library uses it): this
+    one hands the name to the writer, which opens it again.  It is kept for
+    writers that cannot take a file object; the commit still never follows
+    a swapped name (see :func:`_commit`).
+
+    Yields
+    ------
+    str
+        The temporary file's path (already created, empty, mode 0600).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     target = os.path.join(folder, "t.txt")
     ...     with atomic_path(target) as tmp:
     ...         _ = open(tmp, "w").write("done")
     ...     print(open(target).read(), os.listdir(folder))
@@ -137,35 +206,17 @@ def atomic_path(path: str | os.PathLike) -> Iterator[str]:
     """
     path = os.fspath(path)
     fd, tmp = _temp_file(path)
-    os.close(fd)
     try:
-        yield tmp
-    except OSError as exc:
-        _remove_quietly(tmp)
-        raise _with_path(exc, f"cannot write {path}") from exc
+        try:
+            yield tmp
+        except OSError as exc:
+            raise _with_path(exc, f"cannot write {path}") from exc
+        _commit(fd, tmp, path)
     except BaseException:
         _remove_quietly(tmp)
         raise
-    try:
-        _commit(tmp, path)
-    except BaseException:
-        _remove_quietly(tmp)
-        raise
-
-
-@contextlib.contextmanager
-def atomic_open(path: str | os.PathLike, mode: str = "w", **kwargs: Any) -> Iterator[IO]:
-    """``open(path, mode, **kwargs)`` written atomically (see :func:`atomic_path`).
-
-    ``mode`` is ``"w"`` or ``"wb"``; ``kwargs`` go to :func:`open`
-    (``encoding``, ``newline``).
-    """
-    if mode not in ("w", "wb"):
-        raise ValueError(f"atomic_open writes a whole file: mode 'w' or 'wb', got {mode!r}")
-    if "b" not in mode:
-        kwargs.setdefault("encoding", "utf-8")
-    with atomic_path(path) as tmp, open(tmp, mode, **kwargs) as fh:
-        yield fh
+    finally:
+        os.close(fd)
 
 
 # ---------------------------------------------------------------------------
@@ -226,6 +277,13 @@ def check_input_file(path: str | os.PathLike, what: str = "input") -> None:
             raise _with_path(exc, label) from exc
 
 
+def _refuse_dangling_link(path: str, label: str) -> None:
+    """A symlink whose target does not exist: said as such (not "exists and is not a directory")."""
+    if os.path.islink(path) and not os.path.exists(path):
+        raise FileNotFoundError(f"{label}: is a dangling symbolic link (to {_shown(os.readlink(path))}, "
+                                "which does not exist); remove the link or give another path")
+
+
 def check_output_dir(path: str | os.PathLike, *, option: str, names: Iterable[str],
                      overwrite: bool) -> None:
     """Refuse an unusable results directory before any work.
@@ -258,6 +316,7 @@ def check_output_dir(path: str | os.PathLike, *, option: str, names: Iterable[st
     label = f"{option} {_shown(path)}"
     if not path:
         raise FileNotFoundError(f"{option}: an empty path is not a directory")
+    _refuse_dangling_link(path, label)
     if os.path.lexists(path) and not os.path.isdir(path):
         raise NotADirectoryError(f"{label}: exists and is not a directory; give a directory for the results")
     if os.path.isdir(path):
@@ -313,6 +372,7 @@ def check_output_file(path: str | os.PathLike, *, option: str, overwrite: bool,
         raise FileNotFoundError(f"{option}: an empty path is not a file name")
     if os.path.isdir(path) or path.endswith(("/", os.sep)):
         raise IsADirectoryError(f"{label}: is a directory; give a file name")
+    _refuse_dangling_link(path, label)
     parent = os.path.dirname(os.path.abspath(path))
     if created_dir is not None and os.path.abspath(created_dir) == parent and not os.path.lexists(parent):
         check_output_dir(parent, option=option, names=(), overwrite=True)
@@ -330,23 +390,258 @@ def check_output_file(path: str | os.PathLike, *, option: str, overwrite: bool,
     _probe_writable(parent, label)
 
 
-def prepare_output_dir(path: str | os.PathLike, *, written: Iterable[str], known: Iterable[str]) -> None:
-    """Create the results directory; remove results of an earlier run this run does not replace.
+# ---------------------------------------------------------------------------
+# results written as a whole: claimed before the work, staged, swapped in
+# ---------------------------------------------------------------------------
 
-    Called when the results are about to be written (after the work), on a
-    directory :func:`check_output_dir` accepted: files in ``known`` (every
-    name the command may write) that this run does not write (``written``)
-    belong to the earlier run and would contradict the new ``run.json``.
-    """
-    path = os.fspath(path)
+_LOCK_PREFIX = _TEMP_PREFIX + "lock-"
+_STAGE_PREFIX = _TEMP_PREFIX + "stage-"
+
+
+def _pid_alive(pid: int) -> bool:
     try:
-        os.makedirs(path, exist_ok=True)
-    except OSError as exc:
-        raise _with_path(exc, f"cannot create {_shown(path)}") from exc
-    keep = set(written)
-    for name in (*known, MANIFEST_NAME):
-        if name not in keep and os.path.isfile(os.path.join(path, name)):
-            os.unlink(os.path.join(path, name))
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another account's process (EPERM): alive
+        return True
+    return True
+
+
+def _lock_owner(lock: str) -> tuple[int | None, bool]:
+    """(process id, whether that process is gone) of a claim file; (None, False) when unreadable."""
+    try:
+        with open(lock, encoding="ascii", errors="replace") as fh:
+            pid_text, _, host = fh.read().strip().partition(" ")
+        pid = int(pid_text)
+    except (OSError, ValueError):
+        return None, False
+    return pid, host == platform.node() and not _pid_alive(pid)
+
+
+class Claim:
+    """An exclusive claim on an output path: a lock file created with ``O_EXCL`` beside it.
+
+    Two runs started at once on the same output cannot both hold it: the
+    second is refused before its work, naming the first one's process.  A
+    claim left by a process that is gone (killed with SIGKILL) is taken
+    over.  :meth:`release` removes the file.
+
+    Parameters
+    ----------
+    path : str
+        The output (a results directory or a single file).
+    label : str
+        How messages name it (``"--out results"``).
+    folder : str, optional
+        Where the lock file goes; default: ``path``'s directory.
+    """
+
+    def __init__(self, path: str, label: str, folder: str | None = None):
+        folder = folder if folder is not None else os.path.dirname(os.path.abspath(path))
+        name = "run" if folder == os.path.abspath(path) else os.path.basename(os.path.abspath(path))
+        self.lock: str | None = os.path.join(folder, _LOCK_PREFIX + name)
+        for attempt in range(2):
+            try:
+                fd = os.open(self.lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
+                             0o600)
+            except FileExistsError:
+                pid, gone = _lock_owner(self.lock)
+                if gone and attempt == 0:
+                    _remove_quietly(self.lock)
+                    continue
+                who = f"process {pid}" if pid is not None else f"see {self.lock}"
+                self.lock = None
+                raise FileExistsError(f"{label}: another run ({who}) is writing its results there; wait "
+                                      "for it to finish or choose another place") from None
+            except OSError as exc:
+                self.lock = None
+                raise _with_path(exc, f"{label}: cannot claim it") from exc
+            with os.fdopen(fd, "w", encoding="ascii") as fh:
+                fh.write(f"{os.getpid()} {platform.node()}\n")
+            return
+
+    def release(self) -> None:
+        """Remove the lock file (once)."""
+        if self.lock is not None:
+            _remove_quietly(self.lock)
+            self.lock = None
+
+
+def _make_dirs(path: str) -> list[str]:
+    """``os.makedirs(path)``, returning the directories it created (outermost first)."""
+    missing = []
+    p = path
+    while not os.path.lexists(p):
+        missing.append(p)
+        parent = os.path.dirname(p)
+        if parent == p:
+            break
+        p = parent
+    for d in reversed(missing):
+        try:
+            os.mkdir(d)
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise _with_path(exc, f"cannot create {_shown(d)}") from exc
+    return list(reversed(missing))
+
+
+def _dir_mode(path: str) -> int:
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        return _umask_mode() | ((_umask_mode() & 0o444) >> 2)  # 0777 less the umask
+
+
+def _exchange(a: str, b: str) -> bool:
+    """Swap two paths in one step (Linux ``renameat2(RENAME_EXCHANGE)``); False where unsupported."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False  # the file system cannot: two renames instead
+    raise OSError(err, os.strerror(err), b)
+
+
+class ResultsDir:
+    """A results directory replaced as a whole, never table by table.
+
+    :meth:`claim` (before the work) takes an exclusive :class:`Claim` on the
+    directory; :meth:`stage` creates a fresh owner-only (0700) directory
+    beside it, where every table and ``run.json`` are written;
+    :meth:`commit` gives it the directory's mode, moves in the files of the
+    old directory that are not results (the user's own), and swaps it with
+    the old directory in one step (``renameat2(RENAME_EXCHANGE)``; where the
+    file system cannot, two renames), then removes the old one.  A failure
+    or a kill at any point leaves the complete old results or the complete
+    new ones under the name, each with the ``run.json`` that describes it.
+
+    When the directory's parent is not writable (a folder the user owns in
+    a directory they do not), the staging folder is made inside the
+    directory instead, and the commit removes the old ``run.json`` first,
+    moves the new tables in and the new ``run.json`` last: a run cut short
+    then leaves tables without a ``run.json``, which marks an unfinished run.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The directory (a symbolic link to a directory is followed).
+    label : str
+        How messages name it (``"--out results"``).
+    """
+
+    def __init__(self, path: str | os.PathLike, label: str):
+        self.path = os.path.realpath(os.fspath(path))
+        self.label = label
+        self.staged: str | None = None
+        self.in_place = False
+        self._claim: Claim | None = None
+        self._created: list[str] = []
+
+    def claim(self, known: Iterable[str] = ()) -> None:
+        """Create the parents, take the claim, and remove staging folders of runs that are gone."""
+        parent = os.path.dirname(self.path)
+        self._created = _make_dirs(parent)
+        self.in_place = os.path.isdir(self.path) and not os.access(parent, os.W_OK | os.X_OK)
+        try:
+            self._claim = Claim(self.path, self.label, self.path if self.in_place else parent)
+        except BaseException:
+            self._remove_created()
+            raise
+        self._remove_stale_stages({*known, MANIFEST_NAME})
+
+    def _remove_stale_stages(self, ours: set[str]) -> None:
+        """Staging folders of this directory left by killed runs, when they hold results only."""
+        folder = self.path if self.in_place else os.path.dirname(self.path)
+        suffix = "-" + os.path.basename(self.path)
+        with contextlib.suppress(OSError):
+            for entry in os.listdir(folder):
+                if not (entry.startswith(_STAGE_PREFIX) and entry.endswith(suffix)):
+                    continue
+                pid = entry[len(_STAGE_PREFIX):].split("-", 1)[0]
+                stale = os.path.join(folder, entry)
+                if pid.isdigit() and not _pid_alive(int(pid)) and set(os.listdir(stale)) <= ours:
+                    shutil.rmtree(stale, ignore_errors=True)
+
+    def stage(self) -> str:
+        """A fresh 0700 folder for the new results (beside the directory, or inside it)."""
+        folder = self.path if self.in_place else os.path.dirname(self.path)
+        try:
+            self.staged = tempfile.mkdtemp(dir=folder, prefix=f"{_STAGE_PREFIX}{os.getpid()}-",
+                                           suffix="-" + os.path.basename(self.path))
+        except OSError as exc:
+            raise _with_path(exc, f"cannot write {_shown(self.path)}") from exc
+        return self.staged
+
+    def commit(self, known: Iterable[str]) -> None:
+        """Put the staged results in place of the directory's (see the class notes)."""
+        staged, ours = self.staged, {*known, MANIFEST_NAME}
+        assert staged is not None
+        try:
+            if self.in_place:
+                self._commit_in_place(staged, ours)
+                return
+            old_exists = os.path.isdir(self.path)
+            if old_exists:
+                for entry in os.listdir(self.path):
+                    if entry not in ours and not os.path.lexists(os.path.join(staged, entry)):
+                        os.rename(os.path.join(self.path, entry), os.path.join(staged, entry))
+            os.chmod(staged, _dir_mode(self.path))
+            if not old_exists:
+                os.rename(staged, self.path)
+            elif _exchange(staged, self.path):
+                shutil.rmtree(staged, ignore_errors=True)  # the old results, now under the staging name
+            else:
+                aside = tempfile.mkdtemp(dir=os.path.dirname(self.path),
+                                         prefix=f"{_STAGE_PREFIX}{os.getpid()}-",
+                                         suffix="-" + os.path.basename(self.path))
+                os.replace(self.path, aside)
+                os.rename(staged, self.path)
+                shutil.rmtree(aside, ignore_errors=True)
+        except OSError as exc:
+            raise _with_path(exc, f"cannot write {_shown(self.path)}") from exc
+        self.staged = None
+
+    def _commit_in_place(self, staged: str, ours: set[str]) -> None:
+        manifest = os.path.join(self.path, MANIFEST_NAME)
+        _remove_quietly(manifest)  # first: the old tables no longer claim a description
+        new = [e for e in os.listdir(staged) if e != MANIFEST_NAME]
+        for name in ours - {MANIFEST_NAME} - set(new):
+            if os.path.isfile(os.path.join(self.path, name)):
+                os.unlink(os.path.join(self.path, name))
+        for entry in new:
+            os.replace(os.path.join(staged, entry), os.path.join(self.path, entry))
+        if os.path.lexists(os.path.join(staged, MANIFEST_NAME)):
+            os.replace(os.path.join(staged, MANIFEST_NAME), manifest)
+        os.rmdir(staged)
+        self.staged = None
+
+    def _remove_created(self) -> None:
+        for d in reversed(self._created):
+            with contextlib.suppress(OSError):
+                os.rmdir(d)  # only when still empty
+        self._created = []
+
+    def close(self) -> None:
+        """Remove an uncommitted staging folder and the claim (safe to call more than once)."""
+        if self.staged is not None:
+            shutil.rmtree(self.staged, ignore_errors=True)
+            self.staged = None
+        if self._claim is not None:
+            self._claim.release()
+            self._claim = None
+        if not os.path.lexists(self.path):
+            self._remove_created()
 
 
 def manifest_path_for_file(path: str | os.PathLike) -> str:
