@@ -741,17 +741,25 @@ class RunManifest:
                                               + time.perf_counter() - t0, 6)
 
     def record_input(self, *, path: str | None = None, example: str | None = None,
-                     member: str | None = None) -> None:
-        """The input file (path, size, SHA-256; ``member`` of a tar archive) or bundled example."""
+                     member: str | None = None, sha256: str | None = None, size: int | None = None) -> None:
+        """The input file (path, size, SHA-256; ``member`` of a tar archive) or bundled example.
+
+        ``sha256`` and ``size`` are those of the bytes the reader read (it hashes
+        them as it reads), so the record describes what was loaded even if the
+        file changed afterwards; without them a regular file is hashed here.
+        """
         if example is not None:
             from .datasets import EXAMPLES, example_path
 
             self.data["input"] = {"example": example, "file": EXAMPLES[example][0],
-                                  "sha256": file_sha256(example_path(example))}
+                                  "sha256": sha256 or file_sha256(example_path(example))}
+        elif path is not None and sha256 is not None:
+            self.data["input"] = {"path": os.path.abspath(path) if os.path.isfile(path) else path,
+                                  "bytes": size, "sha256": sha256}
         elif path is not None and os.path.isfile(path):
             self.data["input"] = {"path": os.path.abspath(path), "bytes": os.path.getsize(path),
                                   "sha256": file_sha256(path)}
-        elif path is not None:  # a pipe: read once, by the reader; no checksum possible
+        elif path is not None:  # a pipe read by a reader that does not hash: no checksum
             self.data["input"] = {"path": path, "sha256": None}
         if member is not None and self.data["input"] is not None:
             self.data["input"]["member"] = member

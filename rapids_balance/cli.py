@@ -642,7 +642,9 @@ class Run:
             graph = load_input(self.args, **read_options)
         example = getattr(self.args, "example", None)
         self.manifest.record_input(path=None if example is not None else self.args.path, example=example,
-                                   member=getattr(self.args, "member", None))
+                                   member=getattr(self.args, "member", None),
+                                   sha256=getattr(graph.cleaning, "source_sha256", None),
+                                   size=getattr(graph.cleaning, "source_bytes", None))
         self.manifest.record_graph(graph)
         return graph
 

@@ -149,7 +149,8 @@ def graph_from_source(src: Source, *, format: str = "auto", source: Any = None, 
             raise GraphInputError(f"{src.name}: weight='abs' needs a sign or value column; name it with sign=")
         wgt = np.abs(sgn if sgn is not None else wgt).astype(np.float64)
 
-    report = CleaningReport(source=src.name, comment_lines=parsed.comment_lines, notes=list(parsed.notes),
+    report = CleaningReport(source=src.name, source_sha256=src.sha256, source_bytes=src.raw_bytes,
+                            comment_lines=parsed.comment_lines, notes=list(parsed.notes),
                             columns=roles.report(), ids=ids)
     if use_abs:
         report.columns["weight"] = {"column": "abs", "why": WHY_ABS}
