@@ -11,7 +11,7 @@ class _NoBar:
     def update(self, n: int = 1) -> None:
         pass
 
-    def set_postfix_str(self, s: str) -> None:
+    def set_postfix_str(self, s: str, refresh: bool = True) -> None:
         pass
 
 
