@@ -204,9 +204,9 @@ def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
     out["roots"] = check_roots_arg(p["roots"], owner)
     out["batch_size"] = check_count(p["batch_size"], "batch_size", owner, allow_none=True)
     if p["client"] is not None:
-        from ..distributed._run import check_client, check_task_count
+        from ..distributed._run import check_client_arg, check_task_count
 
-        check_client(p["client"], owner)
+        check_client_arg(p["client"], owner)
         trees = DEFAULT_TREES if out["n_trees"] is None else out["n_trees"]
         check_task_count(len(RangeBatches(trees, out["batch_size"] or DEFAULT_BATCH)),
                          f"{owner}(n_trees={trees})")
