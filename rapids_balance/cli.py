@@ -221,6 +221,36 @@ def _renamed(exc: OSError, text: str) -> OSError:
         return OSError(text)
 
 
+def console_main() -> None:
+    """The ``rapids-balance`` program: :func:`main`, then a clean exit.
+
+    After the command (and every ``atexit`` handler: Dask's shutdown, the
+    removal of shared graph files), a process that loaded pyarrow ends with
+    ``os._exit``: pyarrow's worker threads, still alive while the interpreter
+    finalises, could abort it ("terminate called without an active
+    exception", signal 6) after the right message and exit status were
+    already written.
+    """
+    code = main()
+    _flush_quietly()
+    if "pyarrow" not in sys.modules:
+        sys.exit(code)
+    import atexit
+
+    atexit._run_exitfuncs()
+    _flush_quietly()
+    os._exit(code)
+
+
+def _flush_quietly() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            if stream is sys.stdout:
+                _discard_stdout()
+
+
 def _user_errors() -> tuple[type[BaseException], ...]:
     # an internal bug (AttributeError, IndexError, AssertionError, ...) keeps its traceback
     from .errors import BackendUnavailableError
