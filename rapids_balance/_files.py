@@ -1,7 +1,7 @@
 """Files the library writes: atomic writes, output-path checks, the run manifest.
 
 Atomic writes
-    :func:`atomic_path` / :func:`atomic_open` write into a temporary file
+    :func:`atomic_open` (and :func:`atomic_path`) write into a temporary file
     created beside the target with :func:`tempfile.mkstemp` (exclusive
     creation, mode 0600, so no other account can read a half-written result)
     and rename it onto the target with :func:`os.replace` only when the
@@ -12,6 +12,13 @@ Atomic writes
     name keeps the target's name as its end (``.rapids-balance-XXXX-edges.csv``)
     so writers that infer a format or compression from the extension
     (pandas, matplotlib) behave as on the target.
+
+Results folders
+    :class:`ResultsDir` claims a results directory before the work
+    (:class:`Claim`: an ``O_EXCL`` lock file beside it), stages the new
+    results in an owner-only folder beside it and swaps that folder in as a
+    whole, so a failure or a kill leaves either the old results or the new
+    ones, each with its ``run.json``.
 
 Output checks
     :func:`check_output_dir` and :func:`check_output_file` run before any
