@@ -51,7 +51,7 @@ from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 __all__ = ["MANIFEST_NAME", "atomic_path", "atomic_open", "check_input_file", "check_output_dir",
-           "check_output_file", "Claim", "ResultsDir", "manifest_path_for_file", "file_sha256",
+           "check_output_file", "Claim", "ResultsDir", "StagedFile", "manifest_path_for_file", "file_sha256",
            "RunManifest"]
 
 MANIFEST_NAME = "run.json"
@@ -649,6 +649,59 @@ class ResultsDir:
             self._claim = None
         if not os.path.lexists(self.path):
             self._remove_created()
+
+
+class StagedFile:
+    """A single output file and its ``FILE.run.json``, staged beside and put in place together.
+
+    Both are written into a fresh owner-only folder beside the file; the
+    commit removes the old manifest, then renames the new file and the new
+    manifest in.  A failure while writing leaves the old pair untouched; a
+    kill between the renames leaves the new file without a manifest (an
+    unfinished run), never described by the old one.
+    """
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = os.path.abspath(os.fspath(path))
+        self.manifest = manifest_path_for_file(self.path)
+        self.staged: str | None = None
+
+    def stage(self) -> str:
+        try:
+            self.staged = tempfile.mkdtemp(dir=os.path.dirname(self.path), prefix=f"{_STAGE_PREFIX}{os.getpid()}-",
+                                           suffix="-" + os.path.basename(self.path))
+        except OSError as exc:
+            raise _with_path(exc, f"cannot write {_shown(self.path)}") from exc
+        return self.staged
+
+    def where(self, path: str) -> str:
+        """Where ``path`` is written now (the staging folder for the file and its manifest)."""
+        if self.staged is not None and os.path.abspath(path) in (self.path, self.manifest):
+            return os.path.join(self.staged, os.path.basename(path))
+        return path
+
+    def commit(self) -> None:
+        staged = self.staged
+        assert staged is not None
+        try:
+            new_file = os.path.join(staged, os.path.basename(self.path))
+            new_manifest = os.path.join(staged, os.path.basename(self.manifest))
+            if os.path.lexists(new_file):
+                os.chmod(new_file, _final_mode(self.path))
+            _remove_quietly(self.manifest)  # first: the old manifest describes the old file only
+            if os.path.lexists(new_file):
+                os.replace(new_file, self.path)
+            if os.path.lexists(new_manifest):
+                os.replace(new_manifest, self.manifest)
+        except OSError as exc:
+            raise _with_path(exc, f"cannot write {_shown(self.path)}") from exc
+        shutil.rmtree(staged, ignore_errors=True)
+        self.staged = None
+
+    def close(self) -> None:
+        if self.staged is not None:
+            shutil.rmtree(self.staged, ignore_errors=True)
+            self.staged = None
 
 
 def manifest_path_for_file(path: str | os.PathLike) -> str:

@@ -613,6 +613,7 @@ class Run:
         self.written: list[str] = []
         self.results: Any = None  # _files.ResultsDir of out_dir, claimed before the work
         self.claim: Any = None    # _files.Claim of a single-file output
+        self.single: Any = None   # _files.StagedFile: that file and its FILE.run.json
         overwrite = bool(getattr(args, "overwrite", False))
         check_input(args)
         if out_dir is not None:
@@ -637,6 +638,7 @@ class Run:
             _files.check_output_dir(out_dir, option="--out", names=self.known, overwrite=overwrite)
         elif manifest_beside is not None:
             self.claim = _files.Claim(manifest_beside, f"--out {manifest_beside}")
+            self.single = _files.StagedFile(manifest_beside)
             _files.check_output_file(manifest_beside, option="--out", overwrite=overwrite, manifest=True)
         params = {k: v for k, v in vars(args).items() if k not in _NOT_PARAMETERS}
         command_line = getattr(args, "command_line", None) or ["rapids-balance", *sys.argv[1:]]
@@ -683,29 +685,28 @@ class Run:
 
     @contextlib.contextmanager
     def writing(self, names: Iterable[str] = ()) -> Iterator[None]:
-        """The write step: a results directory's files go to its staging folder until :meth:`finish`.
-
-        A single output file's old ``FILE.run.json`` is removed first: a run cut
-        short leaves a table without a manifest (unfinished), never one described
-        by the earlier run's.
-        """
+        """The write step: the results go to a staging folder until :meth:`finish` puts them in place
+        (a results directory as a whole; a single output file with its ``FILE.run.json``)."""
         with self.step("write", "writing the results"):
             if self.results is not None:
                 self.results.stage()
-            elif self.claim is not None and self.manifest_path is not None:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(self.manifest_path)
+                shown = os.path.normpath(self.out_dir)
+            elif self.single is not None:
+                self.single.stage()
+                shown = os.path.dirname(self.single.path)
             try:
                 yield
             except OSError as exc:
-                staged = getattr(self.results, "staged", None)
+                staged = getattr(self.results or self.single, "staged", None)
                 if staged is None or staged not in str(exc):
                     raise
-                # name the results directory, not the staging folder the user never sees
-                raise _renamed(exc, str(exc).replace(staged, os.path.normpath(self.out_dir))) from exc
+                # name where the results go, not the staging folder the user never sees
+                raise _renamed(exc, str(exc).replace(staged, shown)) from exc
 
     def _where(self, path: str) -> str:
-        """Where ``path`` is written now: inside the staging folder when it belongs to ``out_dir``."""
+        """Where ``path`` is written now: inside the staging folder when it belongs to the results."""
+        if self.single is not None:
+            return self.single.where(path)
         staged = getattr(self.results, "staged", None)
         if staged is not None and os.path.realpath(os.path.dirname(os.path.abspath(path))) == self.results.path:
             return os.path.join(staged, os.path.basename(path))
@@ -733,6 +734,8 @@ class Run:
             if self.results is not None and self.results.staged is not None:
                 self.results.commit({*self.known, *(os.path.basename(p) for p in self.written
                                                     if self._where(p) != p)})
+            elif self.single is not None and self.single.staged is not None:
+                self.single.commit()
             self.written.append(self.manifest_path)
         finally:
             self.close()
@@ -741,6 +744,8 @@ class Run:
         """Drop an unfinished staging folder and the claims (also when the command failed)."""
         if self.results is not None:
             self.results.close()
+        if self.single is not None:
+            self.single.close()
         if self.claim is not None:
             self.claim.release()
         with contextlib.suppress(ValueError):

@@ -334,3 +334,40 @@ def test_bad_sign_error_exits_2_every_time(tmp_path):
                              text=True, timeout=300)
         assert got.returncode == 2, got.stderr
         assert got.stderr.count("\n") == 1 and "bad.csv" in got.stderr and "terminate" not in got.stderr
+
+
+# ---------------------------------------------------------------------------
+# a single output file and its FILE.run.json
+# ---------------------------------------------------------------------------
+
+CLUSTER = ["cluster", "--example", "highland", "--quiet", "--max-iterations", "1"]
+
+
+def test_failed_overwrite_of_a_single_file_keeps_the_old_pair(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "labels.csv"
+    assert run_main(capsys, [*CLUSTER, "--seed", "1", "--out", out])[0] == 0
+    before = _snapshot(tmp_path)
+    assert sorted(before) == ["labels.csv", "labels.csv.run.json"]
+
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", full)
+    code, _, err = run_main(capsys, [*CLUSTER, "--seed", "2", "--out", out, "--overwrite"])
+    assert code == 2 and f"cannot write {out}: No space left on device" in err, err
+    assert _snapshot(tmp_path) == before  # the old table with its own run.json, nothing else
+    monkeypatch.undo()
+    assert run_main(capsys, [*CLUSTER, "--seed", "2", "--out", out, "--overwrite"])[0] == 0
+    assert json.loads((tmp_path / "labels.csv.run.json").read_text())["seed"] == 2
+    assert sorted(os.listdir(tmp_path)) == ["labels.csv", "labels.csv.run.json"]
+
+
+def test_second_run_on_the_same_output_file_is_refused(tmp_path, capsys):
+    out = tmp_path / "labels.csv"
+    held = _files.Claim(str(out), "--out labels.csv")
+    try:
+        code, _, err = run_main(capsys, [*CLUSTER, "--out", out])
+        assert code == 2 and "another run (process" in err and not out.exists()
+    finally:
+        held.release()
+    assert os.listdir(tmp_path) == []
