@@ -405,7 +405,8 @@ _LOCK_PREFIX = _TEMP_PREFIX + "lock-"
 _STAGE_PREFIX = _TEMP_PREFIX + "stage-"
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs on this machine (another account's counts as running)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -423,7 +424,7 @@ def _lock_owner(lock: str) -> tuple[int | None, bool]:
         pid = int(pid_text)
     except (OSError, ValueError):
         return None, False
-    return pid, host == platform.node() and not _pid_alive(pid)
+    return pid, host == platform.node() and not pid_alive(pid)
 
 
 class Claim:
@@ -577,7 +578,7 @@ class ResultsDir:
                     continue
                 pid = entry[len(_STAGE_PREFIX):].split("-", 1)[0]
                 stale = os.path.join(folder, entry)
-                if pid.isdigit() and not _pid_alive(int(pid)) and set(os.listdir(stale)) <= ours:
+                if pid.isdigit() and not pid_alive(int(pid)) and set(os.listdir(stale)) <= ours:
                     shutil.rmtree(stale, ignore_errors=True)
 
     def stage(self) -> str:
