@@ -527,18 +527,19 @@ class ResultsDir:
     :meth:`claim` (before the work) takes an exclusive :class:`Claim` on the
     directory; :meth:`stage` creates a fresh owner-only (0700) directory
     beside it, where every table and ``run.json`` are written;
-    :meth:`commit` gives it the directory's mode, moves in the files of the
-    old directory that are not results (the user's own), and swaps it with
-    the old directory in one step (``renameat2(RENAME_EXCHANGE)``; where the
-    file system cannot, two renames), then removes the old one.  A failure
+    :meth:`commit` gives it the directory's mode and swaps it with the old
+    directory in one step (``renameat2(RENAME_EXCHANGE)``; where the file
+    system cannot, two renames), then removes the old one.  A failure
     or a kill at any point leaves the complete old results or the complete
     new ones under the name, each with the ``run.json`` that describes it.
 
-    When the directory's parent is not writable (a folder the user owns in
-    a directory they do not), the staging folder is made inside the
-    directory instead, and the commit removes the old ``run.json`` first,
-    moves the new tables in and the new ``run.json`` last: a run cut short
-    then leaves tables without a ``run.json``, which marks an unfinished run.
+    A directory that also holds files of the user's (``--out .``, a project
+    folder), that is the working directory, a mount point, or whose parent
+    is not writable is never moved: the staging folder is made inside it,
+    and the commit removes the old ``run.json`` first, moves the new tables
+    in and the new ``run.json`` last.  A run cut short there leaves tables
+    without a ``run.json``, which marks an unfinished run, never tables
+    described by another run's ``run.json``.
 
     Parameters
     ----------
@@ -553,6 +554,8 @@ class ResultsDir:
         self.label = label
         self.staged: str | None = None
         self.in_place = False
+        self._parent_writable = True
+        self._known: set[str] = {MANIFEST_NAME}
         self._claim: Claim | None = None
         self._created: list[str] = []
 
@@ -560,29 +563,49 @@ class ResultsDir:
         """Create the parents, take the claim, and remove staging folders of runs that are gone."""
         parent = os.path.dirname(self.path)
         self._created = _make_dirs(parent)
-        self.in_place = os.path.isdir(self.path) and not os.access(parent, os.W_OK | os.X_OK)
+        self._parent_writable = os.access(parent, os.W_OK | os.X_OK)
+        lock_folder = parent if self._parent_writable or not os.path.isdir(self.path) else self.path
         try:
-            self._claim = Claim(self.path, self.label, self.path if self.in_place else parent)
+            self._claim = Claim(self.path, self.label, lock_folder)
         except BaseException:
             self._remove_created()
             raise
-        self._remove_stale_stages({*known, MANIFEST_NAME})
+        self._known = {*known, MANIFEST_NAME}
+        self._remove_stale_stages(self._known)
 
     def _remove_stale_stages(self, ours: set[str]) -> None:
         """Staging folders of this directory left by killed runs, when they hold results only."""
-        folder = self.path if self.in_place else os.path.dirname(self.path)
         suffix = "-" + os.path.basename(self.path)
-        with contextlib.suppress(OSError):
-            for entry in os.listdir(folder):
-                if not (entry.startswith(_STAGE_PREFIX) and entry.endswith(suffix)):
-                    continue
-                pid = entry[len(_STAGE_PREFIX):].split("-", 1)[0]
-                stale = os.path.join(folder, entry)
-                if pid.isdigit() and not pid_alive(int(pid)) and set(os.listdir(stale)) <= ours:
-                    shutil.rmtree(stale, ignore_errors=True)
+        for folder in (os.path.dirname(self.path), self.path):
+            with contextlib.suppress(OSError):
+                for entry in os.listdir(folder):
+                    if not (entry.startswith(_STAGE_PREFIX) and entry.endswith(suffix)):
+                        continue
+                    pid = entry[len(_STAGE_PREFIX):].split("-", 1)[0]
+                    stale = os.path.join(folder, entry)
+                    if pid.isdigit() and not pid_alive(int(pid)) and set(os.listdir(stale)) <= ours:
+                        shutil.rmtree(stale, ignore_errors=True)
+
+    def _swappable(self) -> bool:
+        """Whether the directory can be replaced as a whole: it holds nothing but results (no
+        file of the user's: their folder is never moved), is no mount point, not the working
+        directory or one above it, and its parent is writable."""
+        if not os.path.isdir(self.path):
+            return True
+        if not self._parent_writable or os.path.ismount(self.path):
+            return False
+        cwd = os.path.realpath(os.getcwd())
+        if cwd == self.path or cwd.startswith(self.path.rstrip(os.sep) + os.sep):
+            return False
+        try:
+            entries = os.listdir(self.path)
+        except OSError:
+            return False
+        return all(e in self._known or e.startswith(_TEMP_PREFIX) for e in entries)
 
     def stage(self) -> str:
         """A fresh 0700 folder for the new results (beside the directory, or inside it)."""
+        self.in_place = not self._swappable()
         folder = self.path if self.in_place else os.path.dirname(self.path)
         try:
             self.staged = tempfile.mkdtemp(dir=folder, prefix=f"{_STAGE_PREFIX}{os.getpid()}-",

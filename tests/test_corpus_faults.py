@@ -100,6 +100,49 @@ def test_overwrite_replaces_the_folder_as_a_whole_and_keeps_the_users_files(firs
     assert _leftovers(first_run.parent) == []
 
 
+@pytest.mark.parametrize("step", range(8))
+def test_a_kill_while_updating_a_folder_with_the_users_files(first_run, capsys, monkeypatch, step):
+    # a folder holding a file of the user's is never moved: updated in place, run.json last
+    (first_run / "notes.txt").write_text("mine\n")
+    calls = {"n": 0}
+
+    def dies_at(fn):
+        def wrapper(*args, **kwargs):
+            calls["n"] += 1
+            if calls["n"] == step + 1:
+                raise _Killed()
+            return fn(*args, **kwargs)
+        return wrapper
+
+    for name in ("rename", "replace", "unlink"):
+        monkeypatch.setattr(_files.os, name, dies_at(getattr(os, name)))
+    monkeypatch.setattr(_files.ResultsDir, "close", lambda self: None)
+    monkeypatch.setattr(_files.Claim, "release", lambda self: None)
+    try:
+        cli.main([str(a) for a in [*BALANCE, "--seed", "2", "--out", first_run, "--overwrite"]])
+    except _Killed:
+        pass
+    capsys.readouterr()
+    monkeypatch.undo()
+    cli._OPEN_RUNS.clear()
+    assert (first_run / "notes.txt").read_text() == "mine\n"
+    tables = set(os.listdir(first_run)) - {"notes.txt"} - set(_leftovers(first_run))
+    if "run.json" in tables:  # whichever run it is, it describes exactly the tables there
+        assert sorted(json.loads((first_run / "run.json").read_text())["outputs"]) == sorted(tables - {"run.json"})
+
+
+def test_out_dot_updates_the_working_folder_in_place(tmp_path, capsys, monkeypatch):
+    (tmp_path / "notes.txt").write_text("mine\n")
+    monkeypatch.chdir(tmp_path)
+    assert run_main(capsys, [*BALANCE, "--out", "."])[0] == 0
+    assert run_main(capsys, [*BALANCE, "--seed", "4", "--out", ".", "--overwrite"])[0] == 0
+    assert os.getcwd() == str(tmp_path) and os.path.samefile(".", tmp_path)  # the folder was not swapped
+    assert (tmp_path / "notes.txt").read_text() == "mine\n"
+    manifest = json.loads((tmp_path / "run.json").read_text())
+    assert manifest["seed"] == 4
+    assert sorted(os.listdir(tmp_path)) == sorted([*manifest["outputs"], "run.json", "notes.txt"])
+
+
 class _Killed(BaseException):
     """Stands for SIGKILL: nothing after it runs, no cleanup."""
 
