@@ -214,6 +214,20 @@ def _terminate_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+def _memory_naming_input(exc: MemoryError, args: argparse.Namespace) -> MemoryError:
+    """An out-of-memory error while loading, naming the file and how far the read got
+    (the readers' own refusals already do, and are kept)."""
+    path = getattr(args, "path", None)
+    if path is None or str(exc).startswith(f"{path}:"):
+        return exc
+    try:
+        size = f"its {os.path.getsize(path):,} bytes were read" if os.path.isfile(path) else "it was read"
+    except OSError:
+        size = "it was read"
+    detail = f" ({exc})" if str(exc) else ""
+    return MemoryError(f"{path}: out of memory parsing the edge list after {size}{detail}")
+
+
 def _renamed(exc: OSError, text: str) -> OSError:
     try:
         return type(exc)(text)
@@ -671,7 +685,10 @@ class Run:
     def load(self, **read_options):
         """:func:`load_input`, timed and recorded in the manifest."""
         with self.step("load", "loading the input"):
-            graph = load_input(self.args, **read_options)
+            try:
+                graph = load_input(self.args, **read_options)
+            except MemoryError as exc:
+                raise _memory_naming_input(exc, self.args) from None
         example = getattr(self.args, "example", None)
         self.manifest.record_input(path=None if example is not None else self.args.path, example=example,
                                    member=getattr(self.args, "member", None),

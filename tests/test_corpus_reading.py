@@ -154,3 +154,19 @@ def test_run_json_checksum_is_of_the_bytes_read(tmp_path, capsys, monkeypatch):
     assert code == 0, err
     record = json.loads((out / "run.json").read_text())["input"]
     assert record["sha256"] == hashlib.sha256(body).hexdigest() and record["bytes"] == len(body)
+
+
+def test_out_of_memory_while_parsing_names_the_file(tmp_path, capsys, monkeypatch):
+    from rapids_balance.io import _reader
+
+    path = tmp_path / "g.csv"
+    path.write_bytes(b"1,2,1\n2,3,-1\n3,1,1\n")
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError("Unable to allocate output buffer.")
+
+    monkeypatch.setattr(_reader, "parse", no_memory)
+    code, _, err = run_main(capsys, ["balance", path, "--trees", "2", "--out", tmp_path / "o", "--quiet",
+                                     "--backend", "cpu"])
+    assert code == 2 and err.count("\n") == 1
+    assert f"{path}: out of memory parsing the edge list after its 19 bytes were read" in err
