@@ -32,6 +32,15 @@ Defaults are quick (200 trees; 1024 BC sources, i.e. two CPU source batches
 of 512: fewer than two batches cannot use a second worker); the issue's
 sizes are ``--trees 1000 --bc-k 2000``.
 
+``--jobs vs-single`` answers the user's question instead: on the same cores,
+is ``client=`` (2 local workers x 1 numba thread) faster than the plain
+single-process call (numba on every core)?  It times, interleaved over
+``--repeat`` rounds, a 1-tree call on a 4-vertex graph (the fixed cost of a
+Dask call: dispatch, graph scatter, reduction), ``--trees`` and
+``--long-trees`` (default 20,000) Slashdot trees, each with a fresh copy of
+the graph (the scatter counted), and reports each Dask figure as a ratio to
+the single-process one measured in the same round.
+
 Run: ``python benchmarks/bench_distributed.py [--trees 1000] [--bc-k 2000]``
 """
 
@@ -84,11 +93,16 @@ def main() -> None:
     ap.add_argument("--workers", default=None, help="comma-separated worker counts (default 1,2[,4])")
     ap.add_argument("--repeat", type=int, default=2,
                     help="rounds over all configurations; each figure is its best round")
+    ap.add_argument("--long-trees", type=int, default=20_000, help="trees of the long job (--jobs vs-single)")
+    ap.add_argument("--out", default=None, help="results folder (default: the harness's)")
     ap.add_argument("--jobs", default="balance,bc,busy,gather",
                     help="which jobs: balance, bc, busy (a compute-bound reference), "
                          "gather (a memory-bound reference)")
     args = ap.parse_args()
 
+    if args.jobs == "vs-single":
+        _vs_single(args)
+        return
     cores = os.cpu_count() or 1
     workers = ([int(w) for w in args.workers.split(",")] if args.workers else
                [w for w in (1, 2, 4) if w <= max(cores, 2)])
@@ -190,6 +204,57 @@ def main() -> None:
                 print(f"    WARNING: {job} result differs from the single-process one")
     report.params["load_avg_end"] = os.getloadavg()
     report.finish()
+
+
+def _vs_single(args) -> None:
+    """Dask (2 workers x 1 thread) against the single process on the same cores, per round."""
+    import statistics
+
+    import numba
+
+    g, name = _load(args.data)
+    tiny = rb.load_example("graphb-test-1a")
+    cores = os.cpu_count() or 1
+    report = Report("distributed-vs-single",
+                    description="Dask 2 workers x 1 thread vs the single-process call on the same cores",
+                    params={"trees": args.trees, "long_trees": args.long_trees, "cores": cores,
+                            "numba_threads_single": numba.config.NUMBA_NUM_THREADS, "graph": repr(g),
+                            "repeat": args.repeat, "load_avg_start": os.getloadavg(),
+                            "note": "shared machine: compare the ratios, measured in the same round"})
+
+    def call(graph, trees, client=None):
+        return balance(graph, n_trees=trees, seed=1, backend="cpu", progress=False, client=client)
+
+    jobs = [("fixed cost: 1 tree, 4-vertex graph", tiny, 1, 10), (f"{name} {args.trees} trees", g, args.trees, 1),
+            (f"{name} {args.long_trees} trees", g, args.long_trees, 1)]
+    call(tiny, 65), call(g, 65)  # numba compiles (or loads its cache) before timing
+    with start_cluster(2, gpu=False, numba_threads=1) as client:
+        client.run(_warm_worker, lambda G: call(G, 65), tiny)
+        client.run(_warm_worker, lambda G: call(G, 65), g)
+        times = {(label, how): [] for label, *_ in jobs for how in ("single", "dask")}
+        ratios = {label: [] for label, *_ in jobs}
+        for _ in range(args.repeat):
+            for label, graph, trees, calls in jobs:
+                per = {}
+                for how in ("single", "dask"):
+                    samples = []
+                    for _ in range(calls):
+                        t0 = time.perf_counter()
+                        call(copy.copy(graph), trees, client if how == "dask" else None)
+                        samples.append(time.perf_counter() - t0)
+                    per[how] = statistics.median(samples)
+                    times[label, how].append(per[how])
+                ratios[label].append(per["dask"] / per["single"])
+                print(f"  {label}: single {per['single']:.3f} s, dask {per['dask']:.3f} s "
+                      f"({per['dask'] / per['single']:.2f}x)", flush=True)
+    for label, *_ in jobs:
+        single, dask_t = min(times[label, "single"]), min(times[label, "dask"])
+        report.add(input=label, figure="dask 2 workers x 1 numba thread", value=dask_t, unit="s",
+                   peer=f"single process, {numba.config.NUMBA_NUM_THREADS} numba threads", peer_value=single,
+                   ratio_per_round=[round(r, 3) for r in ratios[label]],
+                   fixed_cost_s=round(dask_t - single, 4))
+    report.params["load_avg_end"] = os.getloadavg()
+    report.finish(args.out)
 
 
 def _busy(graph, batch, params) -> int:

@@ -9,7 +9,10 @@ generator; weighted node betweenness from ``--k`` sources (default 500).
   the sources from the seed; the backend draws the same ones; the conversion
   from the networkx graph is part of every call);
 * direct: ``rapids_balance.betweenness_centrality(G, k=<those sources>,
-  weight="weight")`` on the same networkx graph (conversion included).
+  weight="weight")`` on the same networkx graph (conversion included);
+* direct on a built graph: the same call on ``from_networkx(G)`` built once
+  (the sampled-betweenness rows of ``bench_betweenness.py`` time this), and
+  the conversion alone: together they account for the direct call.
 
 All three run in the same process on the same graph and the same sources;
 dispatch and direct are timed ``--repeat`` times, interleaved, after one
@@ -26,6 +29,7 @@ Run: ``python benchmarks/bench_nx_backend.py [--k 500] [--repeat 5] [--skip-netw
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import time
@@ -37,6 +41,7 @@ from _harness import REPO, Report, machine_rates, roofline
 import networkx as nx
 
 import rapids_balance as rb
+from rapids_balance.io import from_networkx
 
 BACKEND = "rapids_balance"
 
@@ -70,23 +75,39 @@ def main() -> None:
     def direct():
         return rb.betweenness_centrality(G, k=sources, weight="weight", backend="cpu", progress=False)
 
-    dispatch(), direct()  # compile the kernels once
-    t_dispatch, t_direct = [], []
+    def convert():
+        return from_networkx(G, sign=None, weight="weight")
+
+    built = convert()
+
+    def prebuilt():
+        return rb.betweenness_centrality(built, k=sources, weight="weight", backend="cpu", progress=False)
+
+    dispatch(), direct(), prebuilt()  # compile the kernels once
+    t_dispatch, t_direct, t_built, t_convert = [], [], [], []
     for _ in range(args.repeat):
-        for fn, times in ((dispatch, t_dispatch), (direct, t_direct)):
+        for fn, times in ((dispatch, t_dispatch), (direct, t_direct), (prebuilt, t_built),
+                          (convert, t_convert)):
             t0 = time.perf_counter()
             out = fn()
             times.append(time.perf_counter() - t0)
     got = dispatch()
     d_med, r_med = statistics.median(t_dispatch), statistics.median(t_direct)
+    b_med, c_med = statistics.median(t_built), statistics.median(t_convert)
 
     report = Report("nx_backend", description=__doc__.splitlines()[0],
                     params={"n": args.n, "edges": G.number_of_edges(), "k": args.k, "seed": args.seed,
                             "repeat": args.repeat, "device": "cpu",
-                            "dispatch_times_s": t_dispatch, "direct_times_s": t_direct})
+                            "dispatch_times_s": t_dispatch, "direct_times_s": t_direct,
+                            "built_times_s": t_built, "convert_times_s": t_convert,
+                            "load_avg": os.getloadavg()})
     report.add(input=label, figure="networkx -> rapids_balance (dispatch)", value=d_med, unit="s",
                peer="rapids_balance direct", peer_value=r_med,
                overhead_pct=100 * (d_med / r_med - 1))
+    report.add(input=label, figure="rapids_balance direct on a built graph", value=b_med, unit="s",
+               peer="rapids_balance direct (networkx graph in)", peer_value=r_med)
+    report.add(input=label, figure="conversion from the networkx graph alone", value=c_med, unit="s",
+               peer="rapids_balance direct (networkx graph in)", peer_value=r_med)
     # roofline of the direct call: each source's Dijkstra relaxes every adjacency entry once
     entries = 2 * G.number_of_edges()
     report.add(input=label, figure="rapids_balance direct", value=r_med, unit="s",

@@ -17,7 +17,10 @@ Weighted betweenness centrality
     edge_betweenness_centrality and their ``_subset``
     forms (also served to networkx users: ``backend="rapids_balance"``)
 Correlation clustering
-    imbalance, correlation_clustering -> ClusteringResult
+    imbalance, correlation_clustering -> ClusteringResult,
+    clustering_lower_bound -> ClusteringBound (certified gap)
+Significance against null models
+    significance -> SignificanceResult (shuffled signs, sign-degree-preserving swaps)
 Synthetic graphs and pictures
     powerlaw_signed_graph, planted_partition_graph -> PlantedPartition,
     weighted_graph; the ``plot`` module (matplotlib)
@@ -67,6 +70,10 @@ _LAZY = {
     "imbalance": "rapids_balance.clustering",
     "correlation_clustering": "rapids_balance.clustering",
     "ClusteringResult": "rapids_balance.clustering",
+    "clustering_lower_bound": "rapids_balance.clustering",
+    "ClusteringBound": "rapids_balance.clustering",
+    "significance": "rapids_balance.null_models",
+    "SignificanceResult": "rapids_balance.null_models",
     "start_cluster": "rapids_balance.distributed",
     "warmup": "rapids_balance._warmup",
     "powerlaw_signed_graph": "rapids_balance.generators",

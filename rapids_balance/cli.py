@@ -45,6 +45,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import sys
 import traceback
 from collections.abc import Iterable, Iterator
@@ -311,10 +312,29 @@ def user_message(exc: BaseException, args: argparse.Namespace | None = None) -> 
         text = str(exc) + (f"; install it with: pip install 'rapids-balance[{extra}]'" if extra else "")
     else:
         text = str(exc) or type(exc).__name__
-    text = "; ".join(line.strip() for line in text.splitlines() if line.strip())
+    text = _cli_wording("; ".join(line.strip() for line in text.splitlines() if line.strip()),
+                        getattr(args, "command", None))
     if len(text) > _MESSAGE_LIMIT:
         text = f"{text[:_MESSAGE_LIMIT - 40]}...({len(text)} characters)"
     return text
+
+
+# the library's messages name keywords and add the CLI option in brackets; a CLI user sees the option
+_API_THEN_CLI = (
+    (re.compile(r"(?:\b\w+=(?:<column>|\.\.\.)(?: and )?)+ \(CLI: ([^)]*)\)"), r"\1"),
+    (re.compile(r"pass \w+='[^']*' (.*?) \(CLI: (--[\w-]+ [^)]*)\)"), r"pass \2 \1"),
+    (re.compile(r"weight='abs' or weight=None \(CLI: (--weight abs) / (--weight none)\)"), r"\1 or \2"),
+)
+
+
+def _cli_wording(text: str, command: str | None) -> str:
+    """A library message in the command line's terms: options instead of keyword arguments."""
+    for pattern, repl in _API_THEN_CLI:
+        text = pattern.sub(repl, text)
+    if command == "info":
+        return text.replace("or read it unsigned (signed=False)", "or read it unsigned with --unsigned")
+    return text.replace(", or read it unsigned (signed=False)",
+                        f" (rapids-balance {command} needs the edge signs)")
 
 
 def _memory_message(exc: MemoryError, args: argparse.Namespace | None) -> str:
@@ -565,6 +585,22 @@ def draw_plot(run: "Run", args: argparse.Namespace, result: Any, picture: Any = 
         plot.save(picture(result, **kwargs), run.wrote(args.plot))
 
 
+def add_progress_arguments(p: argparse.ArgumentParser) -> None:
+    """``--quiet`` and ``--progress``: what a run prints besides its result line."""
+    p.add_argument("--quiet", action="store_true",
+                   help="print only the result line: no progress, no component or file lines")
+    p.add_argument("--progress", action="store_true",
+                   help="report progress even when stderr is not a terminal (a few plain lines in a "
+                        "log); by default a bar is drawn only on a terminal")
+
+
+def progress_option(args: argparse.Namespace) -> bool | None:
+    """The library's ``progress=``: False under --quiet, True with --progress, else None (a terminal only)."""
+    if getattr(args, "quiet", False):
+        return False
+    return True if getattr(args, "progress", False) else None
+
+
 def add_backend_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto",
                    help="auto: the GPU if one is usable, else the CPU (default)")
@@ -584,6 +620,9 @@ def component_summary(graph, default_note: str = "") -> str:
     if c.component_rule == "all":
         return (f"component rule 'all'{default_note}: every component kept "
                 f"({c.components:,} in the input); nothing left out")
+    if not c.vertices_outside_component and not c.edges_outside_component:
+        return (f"component rule '{c.component_rule}'{default_note}: nothing left out "
+                f"({c.components:,} component{'' if c.components == 1 else 's'} in the input)")
     return (f"component rule '{c.component_rule}'{default_note}: {c.vertices_outside_component:,} vertices "
             f"and {c.edges_outside_component:,} edges outside the kept component left out "
             f"({c.components:,} component{'' if c.components == 1 else 's'} in the input)")
@@ -628,6 +667,7 @@ class Run:
         self.results: Any = None  # _files.ResultsDir of out_dir, claimed before the work
         self.claim: Any = None    # _files.Claim of a single-file output
         self.single: Any = None   # _files.StagedFile: that file and its FILE.run.json
+        self.compile_s = self.cache_load_s = 0.0  # measured in every step
         overwrite = bool(getattr(args, "overwrite", False))
         check_input(args)
         if out_dir is not None:
@@ -677,10 +717,30 @@ class Run:
 
     @contextlib.contextmanager
     def step(self, name: str, phase: str) -> Iterator[None]:
-        """Time a step (``load``, ``compute``, ``write``) and name it for out-of-memory messages."""
+        """Time a step (``load``, ``compute``, ``write``) and name it for out-of-memory messages.
+
+        numba's compilation inside the step is measured and recorded apart
+        (``compile_s``, ``cache_load_s``): the step's own seconds exclude it.
+        """
+        from ._compile_clock import CompileClock
+
         self.args.phase = phase
-        with self.manifest.timed(name):
+        clock = CompileClock()
+        with self.manifest.timed(name), clock:
             yield
+        timings = self.manifest.data["timings"]
+        timings[f"{name}_s"] = round(max(timings[f"{name}_s"] - clock.seconds, 0.0), 6)
+        for key, seconds in (("compile_s", clock.compile_s), ("cache_load_s", clock.cache_load_s)):
+            timings[key] = round(timings.get(key, 0.0) + seconds, 6)
+        self.compile_s += clock.compile_s
+        self.cache_load_s += clock.cache_load_s
+
+    def compile_note(self) -> str:
+        """'; 8.1 s compiling kernels (not counted above; cached now)', or '' when nothing compiled."""
+        if self.compile_s < 0.05:
+            return ""
+        return (f"; {self.compile_s:.1f} s compiling kernels, not counted above (cached now; "
+                "`rapids-balance warmup` does this once after installing)")
 
     def load(self, **read_options):
         """:func:`load_input`, timed and recorded in the manifest."""

@@ -197,11 +197,38 @@ def status_histogram(result: Any, *, bins: int = 40, ax: Any = None) -> Any:
     return ax
 
 
+def _label_column(ax: Any, picked: np.ndarray, xs: np.ndarray, ys: np.ndarray, names: Any) -> None:
+    """Label the ``picked`` points from a column of evenly spaced names, each with a leader line.
+
+    Hubs crowd into one spot of a status plot, so labels beside their dots
+    overlap; here the names stand in a column at the side with fewer dots,
+    ordered by height so the leader lines do not cross, spaced so they
+    never touch.
+    """
+    if picked.size == 0:
+        return
+    left = float(np.mean(xs[picked])) > 0.5 * sum(ax.get_xlim())
+    column_x, ha = (0.03, "left") if left else (0.97, "right")
+    by_height = picked[np.argsort(-ys[picked], kind="stable")]
+    slots = np.linspace(0.92, 0.08, by_height.size) if by_height.size > 1 else np.array([0.5])
+    height_pt = ax.bbox.height * 72.0 / ax.figure.dpi
+    spacing_pt = 0.84 * height_pt / max(by_height.size - 1, 1)
+    size = float(min(7.0, max(3.0, 0.8 * spacing_pt)))
+    for i, slot in zip(by_height, slots):
+        ax.annotate(str(names.iloc[i]), (xs[i], ys[i]), xytext=(column_x, slot), textcoords="axes fraction",
+                    fontsize=size, ha=ha, va="center",
+                    bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.8),
+                    arrowprops=dict(arrowstyle="-", lw=0.4, color="0.3", shrinkA=0, shrinkB=2))
+
+
 def status_scatter(result: Any, *, y: str = "influence", top: int = 10, label_by: str = "degree",
                    ax: Any = None) -> Any:
     """Draw status against influence (or authority), one dot per vertex coloured by degree.
 
-    The ``top`` vertices by ``label_by`` are labelled with their original labels.
+    The ``top`` vertices by ``label_by`` are labelled with their original
+    labels, in a column at the side with leader lines to their dots (hubs
+    share a small region of the plot, where labels beside the dots would
+    overlap).
 
     Parameters
     ----------
@@ -244,10 +271,7 @@ def status_scatter(result: Any, *, y: str = "influence", top: int = 10, label_by
                       norm=LogNorm(vmin=1, vmax=max(2, int(degree.max()))), alpha=0.8, linewidths=0)
     ax.figure.colorbar(dots, ax=ax, label="degree")
     rank = degree if label_by == "degree" else v[label_by].to_numpy()
-    for j, i in enumerate(np.argsort(-rank, kind="stable")[:top]):
-        ax.annotate(str(v["vertex"].iloc[i]), (xs[i], ys[i]), xytext=(-4, 4 + 7 * (j % 2)),
-                    textcoords="offset points", fontsize=7, ha="right",
-                    arrowprops=dict(arrowstyle="-", lw=0.4, color="0.3"))
+    _label_column(ax, np.argsort(-rank, kind="stable")[:top], xs, ys, v["vertex"])
     ax.set_xlabel("status")
     ax.set_ylabel(y)
     ax.set_title(f"Status and {y} ({len(v)} vertices; top {min(top, len(v))} by {label_by} labelled)",

@@ -23,6 +23,7 @@ import pytest
 
 from rapids_balance.balancing import balance, graphbplus_roots
 from rapids_balance.graph import build_graph
+from rapids_balance.io import read_edgelist
 
 from _reference import ref_bfs
 
@@ -109,7 +110,16 @@ def ref_graphbplus(labels, edges, roots, n_trees, seed=17):
 def ours(rows, n_trees, method="path-sign"):
     src, dst, w = (np.array(c) for c in zip(*rows))
     keep = np.abs(w) <= 1  # graphB+ skips |w| > 1 ("wrong weights")
-    g = build_graph(src[keep], dst[keep], sign=w[keep], numbering="graphbplus")
+    return _balance_like_graphbplus(build_graph(src[keep], dst[keep], sign=w[keep], numbering="graphbplus"),
+                                    n_trees, method)
+
+
+def ours_from_file(path, n_trees):
+    """graphB+'s own input file, read as it is: no column named, no format given."""
+    return _balance_like_graphbplus(read_edgelist(path, numbering="graphbplus"), n_trees)
+
+
+def _balance_like_graphbplus(g, n_trees, method="path-sign"):
     roots = graphbplus_roots(g, n_trees)
     res = balance(g, n_trees, roots=roots, seed=17, majority="agreeable", method=method,
                   progress=False, backend="cpu")
@@ -133,11 +143,23 @@ def read_rows(path):
                                            ("graphB_test_2B_edges.csv.gz", 50)])
 def test_graphbplus_file_matches_reference(shared_data, name, n_trees):
     rows = read_rows(shared_data / name)
-    g, roots, mine = ours(rows, n_trees)
+    g, roots, mine = ours_from_file(shared_data / name, n_trees)
     labels, edges = read_like_graphbplus(rows)
     assert g.labels.tolist() == labels  # numbering="graphbplus" equals readGraph's numbering
     ref = ref_graphbplus(labels, edges, [labels.index(r) for r in roots], n_trees)
     assert_same_file(mine, ref, g.n)
+
+
+@pytest.mark.parametrize("header", ["From Node ID, To Node ID, Edge Weight", "From Node ID,To Node ID,Weight"])
+def test_graphbplus_input_header_matches_reference(shared_data, tmp_path, header):
+    # the header graphB+'s documentation gives its input CSV, on the highland tribes rows
+    rows = read_rows(shared_data / "highland_tribes_graphB_edges.csv.gz")
+    path = tmp_path / "highland.csv"
+    path.write_text("\n".join([header] + ["%d,%d,%d" % r for r in rows]) + "\n")
+    g, roots, mine = ours_from_file(path, 200)
+    labels, edges = read_like_graphbplus(rows)
+    assert g.labels.tolist() == labels
+    assert_same_file(mine, ref_graphbplus(labels, edges, [labels.index(r) for r in roots], 200), g.n)
 
 
 def test_cycle_method_writes_the_same_file(shared_data):

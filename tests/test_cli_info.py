@@ -67,7 +67,14 @@ def test_info_tar_lists_members_and_reads_one(run_cli, shared_data):
 
 def test_info_example_and_notes(run_cli):
     code, out, _ = run_cli("info", "--example", "highland")
-    assert code == 0 and "vertices:            16" in out and "duplicate rows 58" in out
+    assert code == 0 and "vertices:            16" in out
+    assert "same sign, 58 rows: 58 rows list a pair the other way round" in out  # graphB+ lists both ways
+
+
+def test_info_example_without_a_name_lists_the_examples(run_cli):
+    code, out, err = run_cli("info", "--example")
+    assert code == 0 and err == ""
+    assert "highland" in out and "bitcoin-otc" in out and "slashdot-1000" in out
 
 
 def test_info_errors_exit_2_with_message(run_cli, shared_data, tmp_path):

@@ -78,7 +78,8 @@ CASES = [
      2, "missing does not exist; create it first"),
     ("graphbplus-missing-dir", "balance --example highland --trees 5 --out {tmp}/o --graphbplus "
      "{tmp}/missing/gb.txt", 2, "--graphbplus"),
-    ("example-without-name", "info --example", 2, "--example needs a NAME, one of: highland ("),
+    # (info --example without a NAME lists the examples: tests/test_cli_info.py)
+    ("example-without-name", "balance --example --out {tmp}/o", 2, "--example needs a NAME, one of: highland ("),
     ("plot-unknown-format", "frustration --example highland --out {tmp}/o --plot {tmp}/p.foo",
      2, "'--plot' parameter of frustration must be a file path ending in .png, .svg or .pdf"),
     ("output-is-input", "betweenness {tmp}/g.csv --out {tmp}/g.csv --overwrite",
@@ -340,7 +341,7 @@ def test_run_json_fields_and_checksum(corpus_dir, capsys):
     assert m["input"]["path"] == str(src)
     assert m["seed"] == 11 and m["parameters"]["trees"] == 5 and m["backend"] == "cpu"
     assert m["cleaning"]["input_rows"] == 4 and m["cleaning"]["component_rule"] == "largest"
-    assert set(m["timings"]) == {"load_s", "compute_s", "write_s"}
+    assert set(m["timings"]) == {"load_s", "compute_s", "write_s", "compile_s", "cache_load_s"}
     assert m["started_utc"].endswith("+00:00")
     assert sorted(m["outputs"]) == ["edges.csv", "vertices.csv"]
     example = ["cluster", "--example", "highland", "--out", corpus_dir / "l.csv", "--quiet",

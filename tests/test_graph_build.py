@@ -391,3 +391,23 @@ def test_dask_frame_is_materialised():
     pdf = pd.DataFrame({"source": [1, 2, 3], "target": [2, 3, 1], "sign": [1, -1, 1]})
     g = rb.SignedGraph.from_edgelist(dd.from_pandas(pdf, npartitions=2), sign="sign")
     assert g.m == 3 and (g.sign < 0).sum() == 1
+
+
+def test_reverse_rows_are_told_apart_from_same_direction_repeats():
+    # (2,1) and (1,3) list an earlier pair the other way round; the second (1,2) repeats it as is;
+    # (2,3,+) after (3,2,-) is a conflict, not a duplicate
+    src = np.array([1, 2, 1, 3, 1, 3, 2])
+    dst = np.array([2, 1, 2, 1, 3, 2, 3])
+    sign = np.array([1, 1, 1, -1, -1, -1, 1])
+    rep = build_graph(src, dst, sign=sign).cleaning
+    assert (rep.duplicate_rows, rep.reverse_rows, rep.conflict_rows_ignored) == (3, 2, 1)
+    directed = build_graph(src, dst, weight=np.ones(7), directed=True).cleaning
+    assert directed.reverse_rows == 0 and directed.duplicate_rows == 1
+
+
+def test_info_tells_reverse_ratings_from_repeats(capsys):
+    from rapids_balance.cli import main
+
+    assert main(["info", "--example", "bitcoin-otc"]) == 0
+    out = capsys.readouterr().out
+    assert "13,742 rows list a pair the other way round" in out and "duplicate rows" not in out

@@ -296,3 +296,19 @@ def test_missing_matplotlib_names_the_extra(monkeypatch, balanced):
         plot.require_matplotlib("--plot x.png")
     with pytest.raises(ImportError, match="rapids-balance"):
         plot.status_histogram(balanced)
+
+
+def test_status_scatter_top_labels_do_not_overlap(tmp_path):
+    import rapids_balance as rb
+
+    res = rb.balance(rb.load_example("bitcoin-otc"), n_trees=20, seed=0, backend="cpu", progress=False)
+    ax = plot.status_scatter(res, top=10)
+    from matplotlib.text import Text
+
+    ax.figure.canvas.draw()
+    boxes = [Text.get_window_extent(t) for t in ax.texts]  # the text alone, not its leader line
+    assert len(boxes) == 10
+    for a in range(len(boxes)):
+        for b in range(a + 1, len(boxes)):
+            assert not boxes[a].overlaps(boxes[b]), (ax.texts[a].get_text(), ax.texts[b].get_text())
+    ax.figure.savefig(tmp_path / "status.png")

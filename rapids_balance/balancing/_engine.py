@@ -18,7 +18,8 @@ import numpy as np
 
 from .._output import frames_like_input
 from ..backend import resolve_backend
-from .._validation import check_backend, check_bool, check_choice, check_count, check_roles, check_seed
+from .._validation import check_backend, check_choice, check_count, check_progress, check_seed
+from ..io._roles import check_roles
 from ..distributed._run import RangeBatches
 from ..errors import GraphInputError
 from ._harary import MAJORITIES, TIE
@@ -243,7 +244,7 @@ def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
     check_choice(p["majority"], "majority", owner, MAJORITIES)
     check_choice(p["attributes"], "attributes", owner, ATTRIBUTE_DEFINITIONS)
     check_backend(p["backend"], owner)
-    check_bool(p["progress"], "progress", owner)
+    check_progress(p["progress"], owner)
     out["batch_size"] = check_count(p["batch_size"], "batch_size", owner, allow_none=True)
     from ..distributed._run import check_client_arg
 
@@ -271,7 +272,7 @@ def tree_batches(n_trees: int, step: int) -> RangeBatches:
 def balance(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs",
             roots: Sequence[Any] | None = None, seed: int = 0, method: str = "path-sign",
             majority: str = "larger", attributes: str = "consensus", backend: str = "auto",
-            progress: bool = True, batch_size: int | None = None,
+            progress: bool | None = None, batch_size: int | None = None,
             client: Any = None, source: Any = None, target: Any = None, sign: Any = None,
             weight: Any = None) -> BalanceResult:
     """Nearest balanced states of a signed graph over many spanning trees.
@@ -316,8 +317,9 @@ def balance(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs",
         Which definitions of influence and authority to report (below).
     backend : {"auto", "cpu", "gpu"}
         ``"auto"`` uses a usable GPU, else the numba CPU path.
-    progress : bool, default True
-        Show a progress bar over tree batches.
+    progress : bool or None, default None
+        Show a progress bar over tree batches. None: only when stderr is a terminal
+        (a few plain lines in a log with True, nothing with False).
     batch_size : int, optional
         Trees per kernel launch; default from free memory.  Does not change
         the result.

@@ -17,7 +17,7 @@ import numpy as np
 from numba import cuda
 
 from ..backend import array_module, device_array, launch_config, to_device
-from ._trees import parent_key
+from ._tree_rules import parent_key
 
 WARP = 32
 
@@ -145,7 +145,7 @@ def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = 
         ft, fv = xp.nonzero(depth == level)
         front_t, front_v = ft.astype(np.int32), fv.astype(np.int32)
     if bool((depth < 0).any()):
-        from ._trees import _check_connected
+        from ._tree_rules import _check_connected
 
         _check_connected(np.asarray((depth >= 0).sum(axis=1).tolist()), n)
     order = None

@@ -143,12 +143,17 @@ def _label_text(x: Any) -> str:
     return str(x)
 
 
-def graphbplus_text(graph, counters: dict[str, np.ndarray]) -> str:
+#: the vertex header of the graphB+ file per ``majority`` (graphB+'s own line for its own rule)
+GRAPHBPLUS_VERTEX_HEADER = {"agreeable": "original node ID, percentage node was in agreeable majority",
+                            "larger": "original node ID, percentage node was on the larger Harary side"}
+
+
+def graphbplus_text(graph, counters: dict[str, np.ndarray], majority: str = "agreeable") -> str:
     """The graphB+ v0.2 output file as a string (see :meth:`BalanceResult.write_graphbplus`)."""
     T = int(counters["trees"][0])
     labels = [_label_text(x) for x in graph.labels.tolist()]
     status2 = counters["status2"].tolist()
-    lines = ["original node ID, percentage node was in agreeable majority"]
+    lines = [GRAPHBPLUS_VERTEX_HEADER[majority]]
     # 100.0 * s2 / (2T) is bitwise 100.0 * s / T when s2 = 2s (scaling by 2 is exact)
     lines += ["%s,%.1f" % (labels[v], 100.0 * status2[v] / (2 * T)) for v in range(graph.n)]
     lines.append("source node ID, destination node ID, percentage edge was in tree, "
@@ -205,7 +210,7 @@ class BalanceResult:
 
     def graphbplus_text(self) -> str:
         """The graphB+ v0.2 output file as a string."""
-        return graphbplus_text(self.graph, self.counters)
+        return graphbplus_text(self.graph, self.counters, self.params.get("majority") or "agreeable")
 
     def write_graphbplus(self, path: str | os.PathLike) -> None:
         """Write graphB+ v0.2's output file (``graphBplus_02.cpp``, byte layout).
@@ -217,7 +222,9 @@ class BalanceResult:
         row per undirected edge (smaller internal id first); percentages have
         one decimal, ``100.0 * count / T`` rounded as C's ``printf("%.1f")``.
         The vertex percentage is the status under this result's ``majority``
-        (graphB+ uses ``majority="agreeable"``).
+        (graphB+ uses ``majority="agreeable"``); under ``majority="larger"``
+        the first line says ``percentage node was on the larger Harary side``
+        instead, so the file never claims graphB+'s rule it did not use.
 
         The file is written atomically (a temporary file in the same
         directory, renamed onto ``path`` when complete), so an interrupted

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import secrets
 from typing import Any
 
 import numpy as np
@@ -12,7 +11,7 @@ import numpy as np
 from .._validation import check_seed
 from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, check_backend,
                    check_count, check_plot, column_arg, component_summary, draw_plot, if_given, int_arg,
-                   require_table_writer, write_table, add_plot_argument)
+                   require_table_writer, write_table, add_plot_argument, add_progress_arguments, progress_option)
 
 __all__ = ["register"]
 
@@ -35,9 +34,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--edges", action="store_true", help="edge betweenness instead of vertex betweenness")
     p.add_argument("--k", type=int_arg, default=None, metavar="K",
                    help="sample K source vertices (default: every vertex, exact)")
-    p.add_argument("--seed", type=int_arg, default=None,
-                   help="seed of the source sample (an int in [0, 2**63 - 1]; default: drawn at random "
-                        "and reported)")
+    p.add_argument("--seed", type=int_arg, default=0,
+                   help="seed of the source sample with --k (an int in [0, 2**63 - 1]; default 0, as "
+                        "for every command)")
     p.add_argument("--weight", default="auto", metavar="auto|COL|abs|none",
                    help="edge lengths: auto (default: the file's value column when all its values "
                         "are positive; unweighted for a column of signs -1/+1 or of ratings; an error "
@@ -50,7 +49,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--endpoints", action="store_true", help="count path end vertices (vertex scores)")
     add_backend_argument(p)
     add_plot_argument(p, "the distribution of the scores (CCDF, log-log)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+    add_progress_arguments(p)
     p.set_defaults(func=_run)
     return p
 
@@ -143,10 +142,9 @@ def _run(args) -> int:
     graph = run.load(signed=False, directed=args.directed, weight=read_weight)
     weight, lengths = _auto_lengths(graph, args.weight, args)
     run.manifest.update(weight={"option": args.weight, "lengths": weight, "rule": lengths})
-    # a sample is reproducible from run.json: the CLI draws the seed itself when none is given
-    seed = args.seed if args.seed is not None or args.k is None else secrets.randbits(63)
+    seed = args.seed
     common = dict(k=args.k, normalized=args.normalized, weight=weight, seed=seed,
-                  backend=args.backend, progress=not args.quiet)
+                  backend=args.backend, progress=progress_option(args))
     with run.compute():
         if args.edges:
             df = edge_betweenness_centrality(graph, **common)
@@ -156,12 +154,12 @@ def _run(args) -> int:
         write_table(df, run.wrote(args.out))
         draw_plot(run, args, df)
     run.finish(seed=seed, backend=_backend_used(df, args.backend))
+    what = "edges" if args.edges else "vertices"
+    sources = "every vertex as a source" if args.k is None else f"{args.k} sampled sources, seed {seed}"
+    estimate = "" if args.k is None else "estimated from a sample: "
+    print(f"betweenness of {len(df)} {what} of {graph.name or args.path} "
+          f"({graph.n:,} vertices, {graph.m:,} edges; {estimate}{sources}; {lengths}){run.compile_note()}")
     if not args.quiet:
-        what = "edges" if args.edges else "vertices"
-        sources = "every vertex as a source" if args.k is None else f"{args.k} sampled sources, seed {seed}"
-        estimate = "" if args.k is None else "estimated from a sample: "
-        print(f"betweenness of {len(df)} {what} of {graph.name or args.path} "
-              f"({graph.n:,} vertices, {graph.m:,} edges; {estimate}{sources}; {lengths})")
         note = " (the default for betweenness)" if graph.cleaning.component_rule == COMPONENT_DEFAULT else ""
         print(component_summary(graph, note))
         run.report_written()

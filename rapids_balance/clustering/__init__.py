@@ -1,18 +1,22 @@
 """Correlation clustering of signed graphs.
 
 * :func:`imbalance` - I(P), its two parts and B(P) of a given partition;
+* :func:`clustering_lower_bound` - a lower bound on the optimum (packed cycles
+  with one negative edge, or their LP) and the certified gap of a clustering;
 * :func:`correlation_clustering` - VND, GRASP and ILS of Levorato et al.
   (SBPO 2015) with sparse per-vertex cluster sums (plus plateau walks and a
   cluster-merge neighbourhood in the ILS), a parallel-round local
   search, and a multilevel (label propagation + contraction + refinement)
   solver for graphs with 10^5 - 10^6 vertices.
 
-Modules: ``_objective`` (objective, label coercion), ``_tables`` (sparse sums,
+Modules: ``_objective`` (objective, label coercion), ``_bound`` (lower bound), ``_tables`` (sparse sums,
 shared CPU/GPU bodies), ``_cpu`` / ``_gpu`` (kernels), ``_state`` (local-search
 state), ``_multilevel`` (V-cycles), ``_solve`` (drivers), ``_cli``.
 """
 
+from ._bound import ClusteringBound, clustering_lower_bound
 from ._objective import ImbalanceResult, imbalance
 from ._solve import ClusteringResult, correlation_clustering
 
-__all__ = ["imbalance", "ImbalanceResult", "correlation_clustering", "ClusteringResult"]
+__all__ = ["imbalance", "ImbalanceResult", "correlation_clustering", "ClusteringResult",
+           "clustering_lower_bound", "ClusteringBound"]

@@ -9,7 +9,7 @@ from .._validation import check_number, check_seed, check_time_limit
 from ._solve import MAX_INT32, MAX_ITERATIONS
 from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, check_backend,
                    check_count, check_plot, component_summary, draw_plot, float_arg, if_given, int_arg,
-                   require_table_writer, write_table, add_plot_argument)
+                   require_table_writer, write_table, add_plot_argument, add_progress_arguments, progress_option)
 
 __all__ = ["register"]
 
@@ -51,8 +51,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     add_backend_argument(p)
     add_output_arguments(p, "write vertex,cluster as CSV (.parquet: Parquet; its directory must "
                          "exist); default: summary only", required=False, metavar="FILE")
+    p.add_argument("--bound", action="store_true",
+                   help="also prove a lower bound on the optimum (cycles with one negative edge "
+                        "packed around the clustering) and report the certified gap")
+    p.add_argument("--bound-time-limit", type=float_arg, default=None, metavar="S",
+                   help="seconds for the bound (default: no limit)")
     add_plot_argument(p, "the imbalance against time")
-    p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+    add_progress_arguments(p)
     p.set_defaults(func=_run)
     return p
 
@@ -68,6 +73,8 @@ def _check_options(args) -> None:
     check_count(args.max_iterations, "--max-iterations", "cluster", low=1, high=MAX_ITERATIONS)
     if_given(check_time_limit, args.time_limit, "cluster", name="--time-limit", allow_none=False)
     check_seed(args.seed, "cluster", name="--seed")
+    if_given(check_time_limit, args.bound_time_limit, "cluster", name="--bound-time-limit",
+             allow_none=False)
     if args.out is not None:
         require_table_writer(args.out, "--out")
     check_plot(args)
@@ -87,7 +94,13 @@ def _run(args) -> int:
                                      local_search=args.local_search, perturbation=args.perturbation,
                                      plateau=_switch(args.plateau),
                                      merge_moves=_switch(args.merge_moves), backend=args.backend,
-                                     progress=not args.quiet)
+                                     progress=progress_option(args))
+        bound = None
+        if args.bound:
+            from ._bound import clustering_lower_bound
+
+            bound = clustering_lower_bound(graph, res.labels, seed=args.seed,
+                                           time_limit=args.bound_time_limit)
     if args.out or args.plot:
         with run.writing():
             if args.out:
@@ -95,14 +108,19 @@ def _run(args) -> int:
             draw_plot(run, args, res)
     if args.out:
         run.finish(seed=res.seed, backend=res.backend)
+    p = res.parts
     if not args.quiet:
-        p = res.parts
         print(f"graph: {graph.n:,} vertices, {graph.m:,} edges")
         print(component_summary(graph))
         print(f"method {res.method} (backend {res.backend}, seed {res.seed}): "
-              f"{res.iterations} iteration{'' if res.iterations == 1 else 's'} in {res.elapsed_s:.2f} s")
-        print(f"imbalance I(P) = {p.imbalance:g}  (negative inside {p.negative_inside:g}, "
-              f"positive between {p.positive_between:g})")
+              f"{res.iterations} iteration{'' if res.iterations == 1 else 's'} in {res.elapsed_s:.2f} s"
+              f"{run.compile_note()}")
+    print(f"imbalance I(P) = {p.imbalance:g}  (negative inside {p.negative_inside:g}, "
+          f"positive between {p.positive_between:g})")
+    if not args.quiet:
         print(f"balance   B(P) = {p.balance:g} of {p.total_weight:g};  clusters: {p.n_clusters:,}")
+        if bound is not None:
+            print(f"lower bound {bound.bound:g} ({bound.elapsed_s:.2f} s): certified gap "
+                  f"{bound.gap:g} ({100 * bound.relative_gap:.2f} % of I(P))")
         run.report_written()
     return 0

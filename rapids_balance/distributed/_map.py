@@ -28,7 +28,7 @@ import weakref
 from typing import Any, Callable, Iterable, Sequence
 
 from .._progress import progress_bar
-from .._validation import check_bool, check_int, param_error
+from .._validation import check_int, check_progress, param_error
 from ..errors import InvalidParameterError
 from ._batches import MAX_TASKS, RangeBatches, WorkerBatches
 from ._cluster import require_distributed
@@ -256,7 +256,7 @@ def name_of(fn: Callable, desc: str | None) -> str:
 
 def _check_run(owner: str, retries: Any, progress: Any) -> None:
     check_int(retries, "retries", owner, low=0, high=1000)
-    check_bool(progress, "progress", owner)
+    check_progress(progress, owner)
 
 
 def _run_job(client, graph, fn, batches, desc, job):

@@ -10,7 +10,7 @@ from .._validation import check_seed, check_time_limit
 from ._frustration import _REFINE_MAX
 from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, check_backend,
                    check_count, check_plot, component_summary, draw_plot, float_arg, if_given, int_arg,
-                   require_module, write_table, add_plot_argument)
+                   require_module, write_table, add_plot_argument, add_progress_arguments, progress_option)
 from ._samplers import SAMPLERS
 
 __all__ = ["register"]
@@ -60,7 +60,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     add_plot_argument(p, "the best index against the number of trees (with the lower bound when "
                          "--bound is given)")
     add_backend_argument(p)
-    p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+    add_progress_arguments(p)
     p.set_defaults(func=_run)
     return p
 
@@ -101,12 +101,16 @@ def _run(args) -> int:
         bound = summary.get("lower_bound", {}).get("bound")
         draw_plot(run, args, res, **({} if bound is None else {"bound": bound}))
     run.finish(seed=args.seed, backend=res.info.get("backend"))
+    ref = "" if res.refined_index is None else f", refined {res.refined_index}"
+    if res.tree_index is None:  # --trees 0: the refinement's own start, no tree was sampled
+        trees = f"no trees sampled (--trees 0), refinement only{ref}"
+    else:
+        trees = (f"{res.info['trees']} {args.sampler} trees, {len(res.cloud)} states; "
+                 f"tree index {res.tree_index}{ref}")
+    print(f"{graph.name or args.path}: {graph.n} vertices, {graph.m} edges; "
+          f"{trees}; index {res.index} ({summary['seconds']:.2f} s"
+          f"{', stopped at the time limit' if res.info.get('stopped') else ''}){run.compile_note()}")
     if not args.quiet:
-        ref = "" if res.refined_index is None else f", refined {res.refined_index}"
-        print(f"{graph.name or args.path}: {graph.n} vertices, {graph.m} edges; "
-              f"{res.info['trees']} {args.sampler} trees, {len(res.cloud)} states; "
-              f"tree index {res.tree_index}{ref}; index {res.index} ({summary['seconds']:.2f} s"
-              f"{', stopped at the time limit' if res.info.get('stopped') else ''})")
         print(component_summary(graph))
         if "lower_bound" in summary:
             b = summary["lower_bound"]
@@ -123,6 +127,8 @@ def _compute(graph, args, frustration) -> tuple[Any, dict]:
     """The frustration result and summary.json's content (with the bound's cycles, if asked)."""
     import time
 
+    from .._compile_clock import CompileClock
+
     roots = None
     if args.roots == "graphbplus":
         from ..balancing._trees import graphbplus_roots
@@ -132,16 +138,18 @@ def _compute(graph, args, frustration) -> tuple[Any, dict]:
         trees = default_trees(graph.m) if args.trees is None else args.trees
         roots = graphbplus_roots(graph, max(trees, 1))
     refine = args.refine if args.rounds is None or not args.refine else args.rounds
-    start = time.perf_counter()
-    res = frustration(graph, args.trees, sampler=args.sampler, seed=args.seed, refine=refine,
-                      max_states=args.max_states, memory_limit=args.memory_limit,
-                      time_limit=args.time_limit, backend=args.backend, progress=not args.quiet, roots=roots,
-                      batch_size=args.batch_size)
-    seconds = time.perf_counter() - start
+
+    with CompileClock() as clock:
+        start = time.perf_counter()
+        res = frustration(graph, args.trees, sampler=args.sampler, seed=args.seed, refine=refine,
+                          max_states=args.max_states, memory_limit=args.memory_limit,
+                          time_limit=args.time_limit, backend=args.backend, progress=progress_option(args),
+                          roots=roots, batch_size=args.batch_size)
+        seconds = time.perf_counter() - start - clock.seconds  # compilation is reported apart
     summary = {"graph": graph.name, "vertices": graph.n, "edges": graph.m, "index": res.index,
                "tree_index": res.tree_index, "refined_index": res.refined_index,
-               "seconds": round(seconds, 3), **{k: v for k, v in res.info.items()
-                                                 if not k.startswith("seconds")},
+               "seconds": round(seconds, 3), "compile_seconds": round(clock.seconds, 3),
+               **{k: v for k, v in res.info.items() if not k.startswith("seconds")},
                "params": res.params}
     if args.exact is not None:
         from ._exact import frustration_index_exact

@@ -20,8 +20,9 @@ import numpy as np
 from .._output import frames_like_input, make_table
 from .._progress import progress_bar
 from ..backend import resolve_backend
-from .._validation import (check_backend, check_bool, check_choice, check_count, check_roles, check_seed,
+from .._validation import (check_backend, check_progress, check_choice, check_count, check_seed,
                            check_time_limit, param_error)
+from ..io._roles import check_roles
 from .._deadline import NO_DEADLINE, deadline_of, passed
 from ..distributed._run import RangeBatches
 from ..errors import GraphInputError
@@ -200,7 +201,7 @@ def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
     out["max_states"] = check_count(p["max_states"], "max_states", owner, allow_none=True)
     out["memory_limit"] = check_count(p["memory_limit"], "memory_limit", owner, allow_none=True)
     check_backend(p["backend"], owner)
-    check_bool(p["progress"], "progress", owner)
+    check_progress(p["progress"], owner)
     out["roots"] = check_roots_arg(p["roots"], owner)
     out["batch_size"] = check_count(p["batch_size"], "batch_size", owner, allow_none=True)
     if p["client"] is not None:
@@ -217,7 +218,7 @@ def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
 def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs", seed: int = 0,
                 refine: Any = True, max_states: int | None = None,
                 memory_limit: int | None = None, time_limit: float | None = None,
-                backend: str = "auto", progress: bool = True,
+                backend: str = "auto", progress: bool | None = None,
                 client: Any = None, roots: Sequence[Any] | None = None,
                 batch_size: int | None = None, source: Any = None, target: Any = None,
                 sign: Any = None, weight: Any = None) -> FrustrationResult:
@@ -279,8 +280,9 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
         process's first call (under a second) come on top of the limit.
     backend : {"auto", "cpu", "gpu"}
         Where BFS trees, path signs, state words and move gains are computed.
-    progress : bool, default True
-        Progress bar over tree batches (and refinement rounds).
+    progress : bool or None, default None
+        Progress bar over tree batches (and refinement rounds). None: only when stderr is a terminal
+        (a few plain lines in a log with True, nothing with False).
     client : distributed.Client, optional
         Run the tree batches on a Dask cluster (same result as locally); at
         most 200,000 batches (``n_trees / batch_size``) per run.

@@ -54,7 +54,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--partition", metavar="FILE", help="planted: also write vertex,group here")
     p.add_argument("--plot", metavar="FILE", help="draw the degree distribution (PNG, SVG or PDF by "
                    "suffix; needs matplotlib)")
-    p.add_argument("--quiet", action="store_true", help="no summary")
+    p.add_argument("--quiet", action="store_true", help="print only the result line (no file lines)")
     p.set_defaults(func=_run)
     return p
 
@@ -184,7 +184,7 @@ def _run(args) -> int:
 
         draw_plot(run, args, table, picture=degree_ccdf)
     run.finish(seed=args.seed)
+    print(f"{args.kind}: {len(table):,} edges{extra}")
     if not args.quiet:
-        print(f"{args.kind}: {len(table):,} edges{extra}")
         run.report_written()
     return 0

@@ -47,8 +47,8 @@ def format_summary(s: dict[str, Any]) -> str:
     lines.append(f"cleaning ({c['source']}):")
     lines.append(f"  input rows {c['input_rows']:,}, comment lines {c['comment_lines']:,}, "
                  f"distinct vertex ids {c['vertices_in_input']:,}")
-    lines.append(f"  self loops {c['self_loops']:,}, duplicate rows {c['duplicate_rows']:,}, "
-                 f"zero-sign rows dropped {c['zero_sign_dropped']:,}")
+    lines.append(f"  self loops {c['self_loops']:,}, zero-sign rows dropped {c['zero_sign_dropped']:,}")
+    lines.append(_repeats_line(c))
     lines.append(f"  pairs with both signs {c['conflicting_pairs']:,} (rule '{c['conflict_rule']}': "
                  f"{c['conflict_rows_ignored']:,} later rows ignored, {c['conflict_rows_dropped']:,} rows dropped)")
     lines.append(f"  components in input {c['components']:,} (rule '{c['component_rule']}': "
@@ -65,15 +65,42 @@ def format_summary(s: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _repeats_line(c: dict[str, Any]) -> str:
+    """Repeated pairs with their sign: reverse-direction rows (merged) apart from exact repeats."""
+    reverse = c.get("reverse_rows", 0)
+    same = c["duplicate_rows"] - reverse
+    if not c["duplicate_rows"]:
+        return "  repeated pairs: none"
+    parts = []
+    if reverse:
+        parts.append(f"{reverse:,} rows list a pair the other way round (v,u after u,v), "
+                     "merged into one undirected edge")
+    if same:
+        parts.append(f"{same:,} rows repeat a pair in the same direction")
+    return f"  repeated pairs with the same sign, {c['duplicate_rows']:,} rows: " + "; ".join(parts)
+
+
 def _member_line(member: str, s: dict[str, Any]) -> str:
     pos = f"{s['percent_positive']:6.2f} % pos" if "percent_positive" in s else ""
     return (f"{os.path.basename(member):45s} {s['vertices']:>9,} vertices {s['edges']:>10,} edges "
             f"{s['cycles']:>10,} cycles {pos}")
 
 
+def _list_examples() -> int:
+    """``info --example`` without a NAME: the bundled graphs, one a line."""
+    from ..datasets import EXAMPLES
+
+    print("bundled example graphs (rapids-balance info --example NAME):")
+    for name, (_, what) in EXAMPLES.items():
+        print(f"  {name:16s} {what}")
+    return 0
+
+
 def _run(args) -> int:
     from . import _reader, _sources
 
+    if args.example == "":
+        return _list_examples()
     check_input(args)
     check_plot(args)
     opts = input_options(args)

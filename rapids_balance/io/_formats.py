@@ -54,7 +54,7 @@ import pandas as pd
 
 from ..errors import GraphFormatError, short_repr
 from ._arrow import arrow_available, read_comma_table
-from ._roles import SIGN_NAMES, SOURCE_NAMES, TARGET_NAMES, WEIGHT_NAMES
+from ._roles import normalise_name, recognised_role
 
 __all__ = ["FORMATS", "ALIASES", "Parsed", "detect_format", "parse", "check_text",
            "locate_problem", "canonical_format", "noncanonical_ints"]
@@ -74,10 +74,7 @@ _INT_PAIR = re.compile(r"^\s*(\d+)\s+(\d+)\s*$")
 _MREL_ENTRY = re.compile(
     r"\(\s*([+-]?\d+)\s*,\s*([+-]?\d+)\s*\)\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)")
 # what users tables (graphB+ *_users.csv) start with
-_VERTEX_TABLE_HEADERS = ({"node id", "user id"}, {"node id", "label"}, {"id", "name"})
-
-
-_RECOGNISED = set(SOURCE_NAMES) | set(TARGET_NAMES) | set(SIGN_NAMES) | set(WEIGHT_NAMES)
+_VERTEX_TABLE_HEADERS = ({"nodeid", "userid"}, {"nodeid", "label"}, {"id", "name"})
 
 
 @dataclass
@@ -189,7 +186,7 @@ def looks_like_header(fields: list[str], following: list[str] | None) -> bool:
     """
     if following is not None and any(not _is_number(f) and _is_number(g) for f, g in zip(fields, following)):
         return True
-    return all(not _is_number(f) for f in fields) and any(f.strip().lower() in _RECOGNISED for f in fields)
+    return all(not _is_number(f) for f in fields) and any(recognised_role(f) is not None for f in fields)
 
 
 _SEP = np.zeros(256, bool)
@@ -287,7 +284,7 @@ def _is_number(s: str) -> bool:
 
 
 def vertex_table_error(fields: list[str], name: str, line: int = 1) -> None:
-    lowered = {f.strip().lower() for f in fields}
+    lowered = {normalise_name(f) for f in fields}
     for keys in _VERTEX_TABLE_HEADERS:
         if keys <= lowered:
             raise GraphFormatError(

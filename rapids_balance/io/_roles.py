@@ -9,7 +9,9 @@ One rule for files, DataFrames, tables and dicts:
   CSV) gives them by position;
 * otherwise a column plays a role only when its name is a recognised one
   (:data:`SOURCE_NAMES`, :data:`TARGET_NAMES`, :data:`SIGN_NAMES`,
-  :data:`WEIGHT_NAMES`, compared case-insensitively).  Endpoints that are not
+  :data:`WEIGHT_NAMES`, compared by :func:`normalise_name`: without case,
+  spaces, underscores or punctuation, so ``From Node ID``, ``from_node_id``
+  and ``FromNodeId`` are one name).  Endpoints that are not
   recognised by name are the two columns left once every other role is
   assigned, and only when exactly two are left.
 
@@ -27,23 +29,55 @@ from typing import Any
 
 import numpy as np
 
+from .._containers import Graph
+from .._validation import _is_int, param_error
 from ..errors import GraphInputError, short_repr
 
-__all__ = ["SOURCE_NAMES", "TARGET_NAMES", "SIGN_NAMES", "WEIGHT_NAMES", "Roles", "resolve_roles",
-           "WHY_USER", "WHY_HEADER", "WHY_REMAINING", "why_format", "missing_column_error"]
+__all__ = ["normalise_name", "recognised_role",
+           "SOURCE_NAMES", "TARGET_NAMES", "SIGN_NAMES", "WEIGHT_NAMES", "Roles", "resolve_roles",
+           "WHY_USER", "WHY_HEADER", "WHY_REMAINING", "why_format", "missing_column_error",
+           "check_roles"]
 
-# column names recognised when the caller names none (compared lower-cased, stripped)
-SOURCE_NAMES = ("source", "src", "from", "u", "from_node", "fromnodeid", "node1", "voter id", "from_tribe",
-                "source_id", "sourceid", "start", "source node", "source_node")
-TARGET_NAMES = ("target", "dst", "to", "v", "to_node", "tonodeid", "node2", "nominee id", "to_tribe",
-                "target_id", "targetid", "end", "destination", "target node", "target_node")
-SIGN_NAMES = ("sign", "signs", "polarity", "vote", "rating", "value")
-WEIGHT_NAMES = ("weight", "weights", "w", "wgt")
+# column names recognised when the caller names none, compared by normalise_name (the seed
+# programs' headers: graphB+ "From Node ID, To Node ID, Edge Weight", its data "From_Tribe,To_Tribe,
+# Weight" and "Voter ID,Nominee ID,Vote", ECL-SGB "From Node ID,To Node ID,Weight", SNAP "FromNodeId")
+SOURCE_NAMES = ("source", "src", "from", "u", "from node", "from node id", "node1", "voter id", "from tribe",
+                "source id", "start", "source node")
+TARGET_NAMES = ("target", "dst", "to", "v", "to node", "to node id", "node2", "nominee id", "to tribe",
+                "target id", "end", "destination", "target node")
+SIGN_NAMES = ("sign", "signs", "polarity", "vote", "rating", "value", "edge sign")
+WEIGHT_NAMES = ("weight", "weights", "w", "wgt", "edge weight")
+#: sign names that beat graphB+'s layout (a weight header in the third column is the sign): graphB's
+#: survey files add the original answer after it ("From Node ID,To Node ID,Edge Weight,Rating")
+_STRONG_SIGN_NAMES = ("sign", "signs", "polarity", "edge sign")
+
+
+def normalise_name(name: Any) -> str:
+    """A column name as header recognition compares it: lower case, letters and digits only.
+
+    ``"From Node ID"``, ``" from_node_id"``, ``"FromNodeId"`` and a name
+    behind a stray byte-order mark all become ``"fromnodeid"``.
+    """
+    return "".join(ch for ch in str(name).casefold() if ch.isalnum())
+
+
+_NORMALISED = {role: frozenset(normalise_name(n) for n in names) for role, names in
+               (("source", SOURCE_NAMES), ("target", TARGET_NAMES), ("sign", SIGN_NAMES),
+                ("weight", WEIGHT_NAMES))}
+
+
+def recognised_role(name: Any) -> str | None:
+    """The role whose recognised names include ``name`` (None: not a recognised name)."""
+    key = normalise_name(name)
+    for role, names in _NORMALISED.items():
+        if key in names:
+            return role
+    return None
+
 
 WHY_USER = "named by the user"
 WHY_HEADER = "recognised header name"
 WHY_REMAINING = "the only columns left for the endpoints"
-ROLE_NAMES = {"source": SOURCE_NAMES, "target": TARGET_NAMES, "sign": SIGN_NAMES, "weight": WEIGHT_NAMES}
 
 
 def why_format(fmt: str) -> str:
@@ -92,8 +126,8 @@ def missing_column_error(role: str, key: Any, available: list, where: str = "") 
     """'<role> column <key> not found (did you mean ...?); available columns: ...'."""
     import difflib
 
-    low = {str(c).lower(): c for c in available}
-    k = str(key).lower()
+    low = {normalise_name(c): c for c in available}
+    k = normalise_name(key)
     close = low.get(k)
     if close is None:
         near = [c for c in low if c.startswith(k)] or difflib.get_close_matches(k, list(low), n=1, cutoff=0.6)
@@ -122,8 +156,8 @@ def _user_key(spec: Any, role: str, columns: list, header: bool, what: str, wher
 
 def _by_name(role: str, columns: list, taken: set, where: str) -> Any:
     """The one column whose name is recognised for ``role`` (None if none; error if several)."""
-    names = ROLE_NAMES[role]
-    hits = [c for c in columns if c not in taken and str(c).strip().lower() in names]
+    names = _NORMALISED[role]
+    hits = [c for c in columns if c not in taken and normalise_name(c) in names]
     if len(hits) > 1:
         raise GraphInputError(
             f"{where}: ambiguous {role} column: {_listing(hits)} are all recognised {role} names; "
@@ -222,11 +256,25 @@ def _resolve_fixed(roles: Roles, columns: list, assign, *, fmt, fixed_value, wan
         assign("weight", fixed_value, why)
 
 
+_STRONG_NAMES = frozenset(normalise_name(n) for n in _STRONG_SIGN_NAMES)
+
+
+def _graphbplus_layout(columns: list, weight_key: Any) -> bool:
+    """graphB+'s header: a source name, a target name, then the weight (its sign column)."""
+    return (len(columns) >= 3 and columns[2] == weight_key
+            and recognised_role(columns[0]) == "source" and recognised_role(columns[1]) == "target")
+
+
 def _resolve_named(roles: Roles, columns: list, assign, taken: dict, where: str, want_sign,
                    weight_as_sign: bool, take_weight: bool) -> None:
     # value columns first, so endpoints can be "the two remaining columns"
     sign_hit = _by_name("sign", columns, set(taken), where) if roles.sign is None else None
     weight_hit = _by_name("weight", columns, set(taken), where) if roles.weight is None else None
+    if (want_sign and weight_as_sign and roles.sign is None and weight_hit is not None
+            and _graphbplus_layout(columns, weight_hit)
+            and (sign_hit is None or normalise_name(sign_hit) not in _STRONG_NAMES)):
+        assign("sign", weight_hit, WHY_HEADER + " (graphB+ layout: the weight in the third column is the sign)")
+        sign_hit = weight_hit = None
     if want_sign is False:
         if roles.weight is None and (weight_hit if weight_hit is not None else sign_hit) is not None:
             assign("weight", weight_hit if weight_hit is not None else sign_hit, WHY_HEADER)
@@ -238,7 +286,7 @@ def _resolve_named(roles: Roles, columns: list, assign, taken: dict, where: str,
             weight_hit = None
         if (want_sign is None or take_weight) and roles.weight is None and weight_hit is not None:
             assign("weight", weight_hit, WHY_HEADER)
-    value_names = set(SIGN_NAMES) | set(WEIGHT_NAMES)
+    value_names = _NORMALISED["sign"] | _NORMALISED["weight"]
     for role in ("source", "target"):
         if getattr(roles, role) is None:
             hit = _by_name(role, columns, set(taken), where)
@@ -246,7 +294,7 @@ def _resolve_named(roles: Roles, columns: list, assign, taken: dict, where: str,
                 assign(role, hit, WHY_HEADER)
     missing = [r for r in ("source", "target") if getattr(roles, r) is None]
     if missing:
-        left = [c for c in columns if c not in taken and str(c).strip().lower() not in value_names]
+        left = [c for c in columns if c not in taken and normalise_name(c) not in value_names]
         if len(left) != len(missing):
             raise GraphInputError(
                 f"{where}: cannot tell the {' and '.join(missing)} column{'s' if len(missing) > 1 else ''} "
@@ -256,3 +304,33 @@ def _resolve_named(roles: Roles, columns: list, assign, taken: dict, where: str,
                 + " (CLI: " + " ".join(f"--{r} COL" for r in missing) + ")")
         for role, key in zip(missing, left):
             assign(role, key, WHY_REMAINING)
+
+
+def _role_ok(value: Any) -> bool:
+    if isinstance(value, str):
+        return value != ""
+    return _is_int(value) and value >= 0
+
+
+def check_roles(graph: Any, owner: str, roles: dict[str, Any]) -> dict[str, Any]:
+    """Column-role keywords (``source=``, ``target=``, ``sign=``, ``weight=``): names or positions.
+
+    Each role is ``None`` (chosen by the input's format or recognised
+    header), a column name (a non-empty ``str``) or a 0-based position (an
+    int >= 0).  Every role must be ``None`` when ``graph`` is already a
+    built graph: it would be ignored.  Returns the roles that were given
+    (not ``None``), positions as plain ints.
+    """
+    given = {}
+    for name, value in roles.items():
+        if value is None:
+            continue
+        if not _role_ok(value):
+            raise param_error(name, owner, "a column name (str), a 0-based column position (int >= 0) "
+                              "or None", value)
+        given[name] = value if isinstance(value, str) else int(value)
+    if isinstance(graph, Graph) and given:
+        name, value = next(iter(given.items()))
+        raise param_error(name, owner, "None when the graph is already built (a Graph or SignedGraph "
+                          "has no columns; column roles apply to tables and files)", value)
+    return given
