@@ -41,8 +41,6 @@ from typing import Any
 
 import numpy as np
 
-from .._files import pid_alive
-
 __all__ = ["SharedGraph", "share_graph", "resolve_graph", "shared_graph_enabled", "CONFIG_KEY",
            "MIN_SHARED_BYTES"]
 
@@ -172,6 +170,16 @@ _FILE_PREFIX = "rapids-balance-"
 _FILE_SUFFIX = ".graph"
 
 
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, another account's
+        return True
+    return True
+
+
 def remove_stale_files(where: str) -> list[str]:
     """Remove this user's shared graph files in ``where`` whose client process is gone.
 
@@ -194,7 +202,7 @@ def remove_stale_files(where: str) -> list[str]:
             mine = os.lstat(path).st_uid == os.getuid()
         except OSError:
             continue
-        if mine and pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)):
+        if mine and pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid)):
             _remove(path)
             removed.append(path)
     return removed
