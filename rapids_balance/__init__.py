@@ -39,9 +39,13 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from .errors import BackendUnavailableError, GraphFormatError, GraphInputError, InvalidParameterError
-from .graph import CleaningReport, Graph, SignedGraph
-from .backend import gpu_status, resolve_backend
+from ._numba_cache import configure as _configure_numba_cache
+
+_configure_numba_cache()  # before any kernel is defined: a read-only install still imports
+
+from .errors import BackendUnavailableError, GraphFormatError, GraphInputError, InvalidParameterError  # noqa: E402
+from .graph import CleaningReport, Graph, SignedGraph  # noqa: E402
+from .backend import gpu_status, resolve_backend  # noqa: E402
 
 __version__ = "0.1.0"
 

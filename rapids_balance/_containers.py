@@ -73,6 +73,9 @@ class CleaningReport:
     edges_outside_component: int = 0
     numbering: str = "sorted"
     notes: list[str] = field(default_factory=list)
+    #: SHA-256 and size of the input file's bytes, hashed as they were read (None: not a file)
+    source_sha256: str | None = None
+    source_bytes: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -80,7 +83,7 @@ class CleaningReport:
     def __str__(self) -> str:
         lines = [f"cleaning report for {self.source}:"]
         for k, v in self.as_dict().items():
-            if k not in ("source", "notes", "columns"):
+            if k not in ("source", "notes", "columns", "source_sha256", "source_bytes"):
                 lines.append(f"  {k}: {v}")
         for role, info in self.columns.items():
             lines.append(f"  {role} column: {short_repr(info['column'], 40)} ({info['why']})")

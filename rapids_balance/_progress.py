@@ -29,7 +29,7 @@ class _NoBar:
     def update(self, n: int = 1) -> None:
         pass
 
-    def set_postfix_str(self, s: str) -> None:
+    def set_postfix_str(self, s: str, refresh: bool = True) -> None:
         pass
 
 
@@ -57,7 +57,7 @@ class _LogLines:
             self.last = now
             self._write()
 
-    def set_postfix_str(self, s: str) -> None:
+    def set_postfix_str(self, s: str, refresh: bool = True) -> None:
         self.postfix = s
 
     def close(self) -> None:

@@ -21,6 +21,9 @@ Exit status
 130
     Interrupted (Ctrl-C), with the line ``rapids-balance COMMAND: interrupted``;
     no result file is left half-written.
+143
+    Terminated (SIGTERM, as sent by ``timeout``, systemd or SLURM), with the
+    line ``rapids-balance COMMAND: terminated``; cleaned up as for Ctrl-C.
 141
     Standard output was closed early (``rapids-balance info --json | head
     -c1``): the command stops quietly, with the status a shell reports for a
@@ -63,12 +66,15 @@ _COMMAND_MODULES = (
 
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
 EXIT_BROKEN_PIPE = 141
 
 # what makes each command's memory grow, for the out-of-memory message
 _MEMORY_OPTIONS = {"balance": "--trees/--batch-size", "frustration": "--trees/--max-states/--memory-limit",
                    "betweenness": "--k", "cluster": "--method multilevel"}
 _MESSAGE_LIMIT = 2000
+#: runs whose claims and staging folders main() releases however the command ends
+_OPEN_RUNS: list = []
 _NOT_PARAMETERS = ("func", "command_line", "debug", "phase")
 
 
@@ -101,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="rapids-balance",
         description="Signed and weighted graph analytics on GPU and CPU.",
         epilog="Exit status: 0 success, 2 user error (one line on stderr), 130 interrupted, "
-               "141 standard output closed early.")
+               "141 standard output closed early, 143 terminated (SIGTERM).")
     parser.add_argument("--version", action="version", version=f"rapids-balance {__version__}")
     parser.add_argument("--debug", action="store_true",
                         help="also print the traceback of errors (or set RAPIDS_BALANCE_DEBUG=1)")
@@ -155,9 +161,17 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.flush()
             return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USER_ERROR)
         args.command_line = ["rapids-balance", *argv]
-        code = int(args.func(args) or 0)
+        with _terminate_as_interrupt():
+            try:
+                code = int(args.func(args) or 0)
+            finally:
+                for run in list(_OPEN_RUNS):  # claims and unfinished staging folders
+                    run.close()
         sys.stdout.flush()  # a closed pipe shows here, inside the try
         return code
+    except Terminated:
+        _tell(args, "terminated")
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         _tell(args, "interrupted")
         return EXIT_INTERRUPTED
@@ -171,6 +185,86 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         _tell(args, "error: " + user_message(exc, args))
         return EXIT_USER_ERROR
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``timeout``, systemd, SLURM) during a command: unwinds like Ctrl-C, so every
+    temporary file and staging folder is removed, and the command exits with 143."""
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated()
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """Handle SIGTERM like SIGINT while a command runs (main thread only; restored after)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    try:
+        previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    except (ValueError, OSError):  # no signals here (an embedded interpreter)
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _memory_naming_input(exc: MemoryError, args: argparse.Namespace) -> MemoryError:
+    """An out-of-memory error while loading, naming the file and how far the read got
+    (the readers' own refusals already do, and are kept)."""
+    path = getattr(args, "path", None)
+    if path is None or str(exc).startswith(f"{path}:"):
+        return exc
+    try:
+        size = f"its {os.path.getsize(path):,} bytes were read" if os.path.isfile(path) else "it was read"
+    except OSError:
+        size = "it was read"
+    detail = f" ({exc})" if str(exc) else ""
+    return MemoryError(f"{path}: out of memory parsing the edge list after {size}{detail}")
+
+
+def _renamed(exc: OSError, text: str) -> OSError:
+    try:
+        return type(exc)(text)
+    except Exception:  # an OSError subclass with another constructor signature
+        return OSError(text)
+
+
+def console_main() -> None:
+    """The ``rapids-balance`` program: :func:`main`, then a clean exit.
+
+    After the command (and every ``atexit`` handler: Dask's shutdown, the
+    removal of shared graph files), a process that loaded pyarrow ends with
+    ``os._exit``: pyarrow's worker threads, still alive while the interpreter
+    finalises, could abort it ("terminate called without an active
+    exception", signal 6) after the right message and exit status were
+    already written.
+    """
+    code = main()
+    _flush_quietly()
+    if "pyarrow" not in sys.modules:
+        sys.exit(code)
+    import atexit
+
+    atexit._run_exitfuncs()
+    _flush_quietly()
+    os._exit(code)
+
+
+def _flush_quietly() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            if stream is sys.stdout:
+                _discard_stdout()
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
@@ -451,13 +545,13 @@ def require_table_writer(path: str, option: str) -> None:
 
 def write_table(df, path: str) -> None:
     """A result table as Parquet (``.parquet``) or CSV (anything else), written atomically."""
-    from ._files import atomic_path
+    from ._files import atomic_open
 
-    with atomic_path(path) as tmp:
+    with atomic_open(path, "wb") as fh:  # through the descriptor: the temporary name is not reopened
         if str(path).endswith(".parquet"):
-            df.to_parquet(tmp, index=False)
+            df.to_parquet(fh, index=False)
         else:
-            df.to_csv(tmp, index=False)
+            df.to_csv(fh, index=False)
 
 
 def add_plot_argument(p: argparse.ArgumentParser, what: str) -> None:
@@ -571,6 +665,9 @@ class Run:
         self.out_dir = out_dir
         self.known = tuple(known)
         self.written: list[str] = []
+        self.results: Any = None  # _files.ResultsDir of out_dir, claimed before the work
+        self.claim: Any = None    # _files.Claim of a single-file output
+        self.single: Any = None   # _files.StagedFile: that file and its FILE.run.json
         self.compile_s = self.cache_load_s = 0.0  # measured in every step
         overwrite = bool(getattr(args, "overwrite", False))
         check_input(args)
@@ -587,6 +684,17 @@ class Run:
         else:
             self.manifest_path = None
         self._check_distinct()
+        _OPEN_RUNS.append(self)
+        # claimed before the work, and checked again once claimed: of two runs started at
+        # once on the same output, the second stops here
+        if out_dir is not None:
+            self.results = _files.ResultsDir(out_dir, f"--out {out_dir}")
+            self.results.claim(self.known)
+            _files.check_output_dir(out_dir, option="--out", names=self.known, overwrite=overwrite)
+        elif manifest_beside is not None:
+            self.claim = _files.Claim(manifest_beside, f"--out {manifest_beside}")
+            self.single = _files.StagedFile(manifest_beside)
+            _files.check_output_file(manifest_beside, option="--out", overwrite=overwrite, manifest=True)
         params = {k: v for k, v in vars(args).items() if k not in _NOT_PARAMETERS}
         command_line = getattr(args, "command_line", None) or ["rapids-balance", *sys.argv[1:]]
         self.manifest = _files.RunManifest(getattr(args, "command", "?"), command_line, params)
@@ -638,10 +746,15 @@ class Run:
     def load(self, **read_options):
         """:func:`load_input`, timed and recorded in the manifest."""
         with self.step("load", "loading the input"):
-            graph = load_input(self.args, **read_options)
+            try:
+                graph = load_input(self.args, **read_options)
+            except MemoryError as exc:
+                raise _memory_naming_input(exc, self.args) from None
         example = getattr(self.args, "example", None)
         self.manifest.record_input(path=None if example is not None else self.args.path, example=example,
-                                   member=getattr(self.args, "member", None))
+                                   member=getattr(self.args, "member", None),
+                                   sha256=getattr(graph.cleaning, "source_sha256", None),
+                                   size=getattr(graph.cleaning, "source_bytes", None))
         self.manifest.record_graph(graph)
         return graph
 
@@ -650,33 +763,71 @@ class Run:
 
     @contextlib.contextmanager
     def writing(self, names: Iterable[str] = ()) -> Iterator[None]:
-        """The write step: creates ``out_dir`` and clears an earlier run's files not written now."""
-        from ._files import prepare_output_dir
-
+        """The write step: the results go to a staging folder until :meth:`finish` puts them in place
+        (a results directory as a whole; a single output file with its ``FILE.run.json``)."""
         with self.step("write", "writing the results"):
-            if self.out_dir is not None:
-                prepare_output_dir(self.out_dir, written=names, known=self.known)
-            yield
+            if self.results is not None:
+                self.results.stage()
+                shown = os.path.normpath(self.out_dir)
+            elif self.single is not None:
+                self.single.stage()
+                shown = os.path.dirname(self.single.path)
+            try:
+                yield
+            except OSError as exc:
+                staged = getattr(self.results or self.single, "staged", None)
+                if staged is None or staged not in str(exc):
+                    raise
+                # name where the results go, not the staging folder the user never sees
+                raise _renamed(exc, str(exc).replace(staged, shown)) from exc
+
+    def _where(self, path: str) -> str:
+        """Where ``path`` is written now: inside the staging folder when it belongs to the results."""
+        if self.single is not None:
+            return self.single.where(path)
+        staged = getattr(self.results, "staged", None)
+        if staged is not None and os.path.realpath(os.path.dirname(os.path.abspath(path))) == self.results.path:
+            return os.path.join(staged, os.path.basename(path))
+        return path
 
     def path(self, name: str) -> str:
-        """``name`` inside the results directory, remembered as written."""
-        path = os.path.join(self.out_dir, name)
-        self.written.append(path)
-        return path
+        """``name`` inside the results directory, remembered as written; returns where to write it."""
+        return self.wrote(os.path.join(self.out_dir, name))
 
     def wrote(self, path: str) -> str:
+        """Remember ``path`` as written; returns where to write it (see :meth:`writing`)."""
         self.written.append(path)
-        return path
+        return self._where(path)
 
     def finish(self, *, seed: Any = None, backend: Any = None) -> None:
-        """Write the manifest (last: a results directory without it is from an unfinished run)."""
-        if self.manifest_path is None:
-            return
-        base = os.path.dirname(os.path.abspath(self.manifest_path))
-        self.manifest.update(seed=seed, backend=backend,
-                             outputs=[os.path.relpath(os.path.abspath(p), base) for p in self.written])
-        self.manifest.write(self.manifest_path)
-        self.written.append(self.manifest_path)
+        """Write the manifest (last: a results directory without it is from an unfinished run) and
+        put a results directory in place as a whole."""
+        try:
+            if self.manifest_path is None:
+                return
+            base = os.path.dirname(os.path.abspath(self.manifest_path))
+            self.manifest.update(seed=seed, backend=backend,
+                                 outputs=[os.path.relpath(os.path.abspath(p), base) for p in self.written])
+            self.manifest.write(self._where(self.manifest_path))
+            if self.results is not None and self.results.staged is not None:
+                self.results.commit({*self.known, *(os.path.basename(p) for p in self.written
+                                                    if self._where(p) != p)})
+            elif self.single is not None and self.single.staged is not None:
+                self.single.commit()
+            self.written.append(self.manifest_path)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Drop an unfinished staging folder and the claims (also when the command failed)."""
+        if self.results is not None:
+            self.results.close()
+        if self.single is not None:
+            self.single.close()
+        if self.claim is not None:
+            self.claim.release()
+        with contextlib.suppress(ValueError):
+            _OPEN_RUNS.remove(self)
 
     def report_written(self) -> None:
         for path in self.written:

@@ -937,10 +937,10 @@ def save(result_or_axes: Any, path: str | os.PathLike, *, dpi: int = 110, **kwar
     # no software name or timestamps in the files: the same picture gives the same bytes
     metadata = {"png": {"Software": None}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}
     fmt = os.path.splitext(os.fspath(path))[1].lower()[1:]
-    from ._files import atomic_path
+    from ._files import atomic_open
 
-    with atomic_path(path) as tmp:  # a reader never sees a half-written picture
-        fig.savefig(tmp, format=fmt, dpi=dpi, metadata=metadata[fmt])
+    with atomic_open(path, "wb") as fh:  # a reader never sees a half-written picture
+        fig.savefig(fh, format=fmt, dpi=dpi, metadata=metadata[fmt])
     if ours and "matplotlib.pyplot" in sys.modules:
         import matplotlib.pyplot as plt
 

@@ -99,3 +99,32 @@ def test_cli_refuses_signed_values_as_named_lengths(rating_file, tmp_path, capsy
     assert "--weight abs" in capsys.readouterr().err
 
 
+
+
+@pytest.mark.parametrize("bad", ["-2", "0", "-0.5"])
+def test_cli_auto_weight_refuses_lengths_with_one_bad_value(tmp_path, capsys, bad):
+    path = tmp_path / "lengths.csv"
+    path.write_text(f"1,2,1.5\n2,3,2\n3,4,{bad}\n4,1,0.5\n1,3,3\n")
+    out = tmp_path / "bc.csv"
+    rc = _main(["betweenness", str(path), "--out", str(out), "--quiet", "--backend", "cpu"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1
+    assert f"{float(bad):g} at line 3 of {path}" in err and "--weight none" in err and "--weight abs" in err
+    assert not out.exists() and not (tmp_path / "bc.csv.run.json").exists()
+
+
+@pytest.mark.parametrize("values, used, said", [
+    ("1.5 2 4 0.5 3", "weight", "lengths from the value column (--weight auto: every value is positive)"),
+    ("1 -1 1 -1 1", None, "unweighted (--weight auto: the value column holds signs -1/+1"),
+])
+def test_cli_auto_weight_choice_is_recorded_and_said(tmp_path, capsys, values, used, said):
+    import json
+
+    path = tmp_path / "g.csv"
+    rows = zip([(1, 2), (2, 3), (3, 4), (4, 1), (1, 3)], values.split())
+    path.write_text("".join(f"{u},{v},{x}\n" for (u, v), x in rows))
+    out = tmp_path / "bc.csv"
+    assert _main(["betweenness", str(path), "--out", str(out), "--backend", "cpu"]) == 0
+    assert said in capsys.readouterr().out
+    record = json.loads((tmp_path / "bc.csv.run.json").read_text())["weight"]
+    assert record == {"option": "auto", "lengths": used, "rule": record["rule"]} and record["rule"].startswith(said)

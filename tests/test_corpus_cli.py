@@ -247,7 +247,8 @@ def test_failure_mid_write_leaves_no_partial_file(corpus_dir, capsys, monkeypatc
                                      "--quiet", "--backend", "cpu"])
     assert code == 2 and err.count("\n") == 1
     assert f"cannot write {out / 'vertices.csv'}: No space left on device" in err
-    assert os.listdir(out) == []  # no partial table, no temporary file, no run.json
+    assert not out.exists()  # no partial table, no temporary file, no run.json
+    assert not [e for e in os.listdir(corpus_dir) if e.startswith(".rapids-balance-")]  # nor a claim
 
 
 @pytest.mark.parametrize("stop", [RuntimeError("writer failed"), KeyboardInterrupt()])

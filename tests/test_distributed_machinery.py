@@ -452,3 +452,24 @@ def test_scheduler_that_cannot_keep_copies_gives_a_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert protect_graph_replicas(c) is False
+
+
+def test_cluster_without_workers_fails_before_scattering(monkeypatch):
+    import rapids_balance as rb
+
+    cluster = distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None)
+    empty = distributed.Client(cluster)
+    # Dask's scatter would wait 30 s for a worker, then fail with "No valid workers found"
+    monkeypatch.setattr(empty, "scatter", lambda *a, **k: pytest.fail("scattered to a cluster with no workers"))
+    try:
+        g = rb.load_example("highland")
+        for owner, call in (
+                ("correlation_clustering",
+                 lambda: rb.correlation_clustering(g, time_limit=5, client=empty, progress=False)),
+                ("balance", lambda: rb.balance(g, 10, client=empty, progress=False)),
+                ("frustration", lambda: rb.frustration(g, 10, client=empty, progress=False))):
+            with pytest.raises(RuntimeError, match=rf"{owner}\(client=...\): the Dask cluster has no workers"):
+                call()
+    finally:
+        empty.close()
+        cluster.close()

@@ -229,3 +229,70 @@ def test_every_capability_on_a_shared_graph_equals_local(client, share_small):
     fa, fb = rb.frustration(g, **fkw), rb.frustration(g, client=client, **fkw)
     assert fa.index == fb.index
     assert np.array_equal(fa.cloud_states(), fb.cloud_states())
+
+
+# --- leftovers: the owner removes its file at exit; a killed owner's file goes at the next use ---
+
+_OWNER = """
+import sys, time, numpy as np
+from rapids_balance.distributed import _shared
+_shared.MIN_SHARED_BYTES = 0
+
+class Client:
+    class cluster:
+        processes = True
+    def run(self, fn, *args):
+        return {"worker": fn(*args)}
+
+class G:
+    def __init__(self):
+        self.big = np.arange(100_000)
+
+g = G()
+shared = _shared.share_graph(Client(), g, g)
+print(shared.path, flush=True)
+if sys.argv[1] == "wait":
+    time.sleep(600)
+"""
+
+
+def _owner(mode: str):
+    import subprocess
+
+    return subprocess.Popen([sys.executable, "-c", _OWNER, mode], stdout=subprocess.PIPE, text=True)
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="needs /dev/shm")
+def test_owner_removes_its_file_at_exit():
+    proc = _owner("exit")
+    path = proc.stdout.readline().strip()
+    assert proc.wait(timeout=120) == 0
+    proc.stdout.close()
+    assert path.startswith("/dev/shm/rapids-balance-") and not os.path.exists(path)
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="needs /dev/shm")
+def test_file_of_a_killed_owner_is_removed_at_the_next_use(share_small):
+    import signal
+
+    proc = _owner("wait")
+    path = proc.stdout.readline().strip()
+    try:
+        assert os.path.exists(path)
+        # while its owner runs, the file is left alone
+        mine, _ = _shared._write_file(_shared._big_arrays(_Holder(1000)), "tok")
+        assert os.path.exists(path)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+        proc.stdout.close()
+    assert os.path.exists(path)  # SIGKILL: nothing of the owner ran
+    again = None
+    try:
+        again, _ = _shared._write_file(_shared._big_arrays(_Holder(1000)), "tok")
+        assert not os.path.exists(path)
+        assert os.path.exists(mine) and os.path.exists(again)  # this process's files stay
+    finally:
+        for p in (mine, again):
+            if p:
+                _shared._remove(p)

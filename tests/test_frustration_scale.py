@@ -135,3 +135,35 @@ def test_trees_in_memory_bounded_chunks_give_the_same_cloud(monkeypatch):
     assert sum(calls) == 130 and max(calls) <= numba.get_num_threads() < 64  # batches were cut
     assert whole.cloud.equals(chunked.cloud) and whole.history.equals(chunked.history)
     assert len(whole.history) == 3  # one row per batch of 64, chunked or not
+
+
+def test_history_stays_bounded_however_long_the_run(monkeypatch):
+    from rapids_balance.frustration_index import _cloud
+
+    monkeypatch.setattr(_cloud, "HISTORY_ROWS", 8)
+    g = random_signed(40, 0.15, 0.4, 9)
+    res = frustration(g, 64 * 40, batch_size=64, refine=False, seed=2, progress=False)
+    h = res.history[res.history["stage"] == "trees"]
+    assert 2 <= len(h) <= 8
+    assert h["trees"].iloc[0] == 64 and h["trees"].iloc[-1] == 64 * 40 and h["trees"].is_monotonic_increasing
+    assert h["index"].is_monotonic_decreasing and h["index"].iloc[-1] == res.tree_index
+    # every improvement is kept: the thinned curve has the full run's steps
+    monkeypatch.setattr(_cloud, "HISTORY_ROWS", 10**6)
+    full = frustration(g, 64 * 40, batch_size=64, refine=False, seed=2, progress=False)
+    fh = full.history
+    steps = fh[fh["index"].diff().fillna(-1) != 0]
+    if len(steps) <= 6:  # within the cap, thinning drops plateaus only
+        assert set(steps["trees"]) <= set(h["trees"])
+    assert full.cloud.equals(res.cloud) and full.tree_index == res.tree_index
+
+
+def test_progress_into_a_log_file_is_a_few_lines(monkeypatch):
+    import io
+    import sys
+
+    log = io.StringIO()  # not a terminal
+    monkeypatch.setattr(sys, "stderr", log)
+    g = random_signed(30, 0.2, 0.4, 3)
+    frustration(g, 64 * 100, batch_size=64, refine=False, seed=1, progress=True)
+    text = log.getvalue()
+    assert len(text) < 2_000 and text.count("\r") + text.count("\n") < 12, text[:500]

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 from typing import Any
+
+import numpy as np
 
 from .._validation import check_seed
 from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, check_backend,
@@ -36,7 +39,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                         "for every command)")
     p.add_argument("--weight", default="auto", metavar="auto|COL|abs|none",
                    help="edge lengths: auto (default: the file's value column when all its values "
-                        "are positive, else unweighted, as for signs or ratings; the summary says "
+                        "are positive; unweighted for a column of signs -1/+1 or of ratings; an error "
+                        "naming the row for lengths with a value <= 0; the summary and run.json say "
                         "which), a column (name or 0-based position), 'abs' for the absolute value "
                         "of the value column (e.g. |rating|), or 'none' for unweighted")
     p.add_argument("--directed", action="store_true", help="treat (u, v) and (v, u) as different arcs")
@@ -60,22 +64,61 @@ def _weights(spec: str) -> tuple[Any, str | None]:
     return (None if low == "auto" else column_arg(spec)), "weight"
 
 
-def _auto_lengths(graph, spec: str) -> tuple[str | None, str]:
+#: header names of a value column that holds ratings or votes, not lengths
+_RATING_NAMES = ("sign", "signs", "polarity", "vote", "votes", "rating", "ratings", "trust")
+
+
+def _auto_lengths(graph, spec: str, args: Any = None) -> tuple[str | None, str]:
     """betweenness's ``weight`` for the loaded graph, and the summary's words for it.
 
-    ``--weight auto`` takes the value column as lengths only when every value
-    is positive: a signed file's -1/+1 or a rating from -10 to 10 is no length,
-    and refusing the default on every signed graph helps nobody.  The choice
-    is printed and recorded, never silent.
+    ``--weight auto`` takes the value column as lengths when every value is
+    positive.  A column of signs (every value -1, 0 or +1, some -1) or one
+    named as ratings (``rating``, ``vote``, ..., or the Bitcoin format's) is
+    no length: unweighted, and said.  Any other column with a value <= 0 is
+    a column of lengths with a bad value, refused with its row: falling back
+    to unweighted there would change the answer because of one unrelated
+    entry.  The choice is printed and recorded in ``run.json``, never silent.
     """
-    if spec.lower() == "none" or graph.weight is None:
+    low = spec.lower()
+    if low == "none" or graph.weight is None:
         return None, "unweighted"
-    if spec.lower() == "abs":
+    if low == "abs":
         return "abs", "lengths |value| of the value column"
-    if spec.lower() == "auto" and not (graph.weight > 0).all():
-        return None, ("unweighted (--weight auto: the value column has values <= 0, signs or ratings "
-                      "rather than lengths; --weight abs uses their absolute values)")
-    return "weight", "lengths from the value column" if spec.lower() == "auto" else f"lengths from column {spec}"
+    if low != "auto":
+        return "weight", f"lengths from column {spec}"
+    w = np.asarray(graph.weight)
+    if (w > 0).all():
+        return "weight", "lengths from the value column (--weight auto: every value is positive)"
+    if np.isin(w, (-1.0, 0.0, 1.0)).all() and (w == -1.0).any():
+        return None, ("unweighted (--weight auto: the value column holds signs -1/+1, not lengths; "
+                      "--weight abs uses their absolute values)")
+    column = graph.cleaning.columns.get("weight", {})
+    name = str(column.get("column", "")).strip().lower()
+    if name in _RATING_NAMES or "bitcoin" in str(column.get("why", "")):
+        return None, (f"unweighted (--weight auto: the value column {column.get('column')!r} holds ratings, "
+                      "not lengths; --weight abs uses their absolute values)")
+    raise ValueError(_bad_length(graph, w, args))
+
+
+def _bad_length(graph, w: np.ndarray, args: Any) -> str:
+    """The refusal of a length column with a value <= 0, naming the first such row of the file."""
+    where = ""
+    if args is not None and getattr(args, "path", None) is not None:
+        from ..io._reader import first_value_row
+
+        with contextlib.suppress(Exception):  # the message is still right without the row
+            hit = first_value_row(args.path, lambda v: v <= 0, format=args.format, member=args.member,
+                                  source=args.source, target=args.target)
+            if hit is not None:
+                line, row, value = hit
+                where = f" {value:g} at {f'line {line}' if line else f'data row {row}'} of {args.path}"
+    if not where:
+        bad = float(w[np.flatnonzero(w <= 0)[0]])
+        where = f" {bad:g}"
+    positive = int((w > 0).sum())
+    return (f"--weight auto: the value column holds lengths ({positive:,} of {w.size:,} values are "
+            f"positive) and{where}; a length must be > 0. Correct that row, or choose --weight none "
+            "(unweighted) or --weight abs (absolute values)")
 
 
 def _check_options(args) -> None:
@@ -97,7 +140,8 @@ def _run(args) -> int:
     run = Run(args, files={"--out": args.out, "--plot": args.plot}, manifest_beside=args.out)
     read_weight, _ = _weights(args.weight)
     graph = run.load(signed=False, directed=args.directed, weight=read_weight)
-    weight, lengths = _auto_lengths(graph, args.weight)
+    weight, lengths = _auto_lengths(graph, args.weight, args)
+    run.manifest.update(weight={"option": args.weight, "lengths": weight, "rule": lengths})
     seed = args.seed
     common = dict(k=args.k, normalized=args.normalized, weight=weight, seed=seed,
                   backend=args.backend, progress=progress_option(args))

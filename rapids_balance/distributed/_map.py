@@ -63,10 +63,25 @@ def check_client(client: Any, owner: str | None = None) -> Any:
     return client
 
 
+def _known_workers(client: Any) -> int:
+    try:
+        info = client.scheduler_info()
+        return int(info.get("n_workers", len(info.get("workers", {}))))
+    except TypeError:  # a newer signature, or a stand-in: do not refuse on a question we cannot ask
+        return 1
+
+
 def check_client_arg(client: Any, owner: str) -> None:
-    """A public function's ``client=``: None, or a running ``distributed.Client`` (checked up front)."""
+    """A public function's ``client=``: None, or a running ``distributed.Client`` with at least one
+    worker (checked up front, so a cluster with none fails at once)."""
     if client is not None:
         check_client(client, owner)
+        # up front only: in the middle of a run a worker being replaced leaves none for a moment
+        if not _known_workers(client):
+            # Dask's scatter would wait for its timeout (30 s), then fail with "No valid workers found"
+            raise RuntimeError(f"{owner}(client=...): the Dask cluster has no workers; start some "
+                               "(rapids_balance.start_cluster(n)) or wait for them first "
+                               "(client.wait_for_workers(1))")
 
 
 def _is_future(obj: Any) -> bool:

@@ -20,8 +20,11 @@ exactly the argument types they were compiled for.
 The file belongs to the client process and to its user alone (created
 exclusively, mode 0600; workers on this machine run as the same user): it is
 removed when the graph object it was made from is garbage-collected, or at
-interpreter exit.  Workers that
-already mapped it keep their mapping.  Turn the whole mechanism off with
+interpreter exit (the CLI turns SIGTERM into a normal exit, so this runs
+then too).  Its name carries the client's process id, and a file whose
+client was killed outright (SIGKILL) is removed at the next use on the
+machine (:func:`remove_stale_files`).  Workers that already mapped it keep
+their mapping.  Turn the whole mechanism off with
 ``dask.config.set({"rapids-balance.shared-graph": False})``.
 """
 
@@ -139,9 +142,10 @@ def _write_file(arrays: dict[str, np.ndarray], token: str) -> tuple[str, list] |
     where = _shared_dir(pos)
     if where is None:
         return None
+    remove_stale_files(where)
     # mkstemp: exclusive creation, mode 0600; on a shared server no other account may read the graph
     try:
-        fd, path = tempfile.mkstemp(prefix=f"rapids-balance-{os.getpid()}-", suffix=".graph", dir=where)
+        fd, path = tempfile.mkstemp(prefix=f"{_FILE_PREFIX}{os.getpid()}-", suffix=_FILE_SUFFIX, dir=where)
     except OSError:
         return None
     try:
@@ -160,6 +164,48 @@ def _write_file(arrays: dict[str, np.ndarray], token: str) -> tuple[str, list] |
         _remove(path)
         return None
     return path, layout
+
+
+_FILE_PREFIX = "rapids-balance-"
+_FILE_SUFFIX = ".graph"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, another account's
+        return True
+    return True
+
+
+def remove_stale_files(where: str) -> list[str]:
+    """Remove this user's shared graph files in ``where`` whose client process is gone.
+
+    A client killed with SIGKILL cannot remove its file (in ``/dev/shm`` it
+    holds memory until reboot); each name carries the client's process id
+    (``rapids-balance-<pid>-XXXX.graph``), so the next use on this machine
+    removes the files of processes that no longer run.  Returns the removed paths.
+    """
+    removed = []
+    try:
+        entries = os.listdir(where)
+    except OSError:
+        return removed
+    for entry in entries:
+        if not (entry.startswith(_FILE_PREFIX) and entry.endswith(_FILE_SUFFIX)):
+            continue
+        pid = entry[len(_FILE_PREFIX):].split("-", 1)[0]
+        path = os.path.join(where, entry)
+        try:
+            mine = os.lstat(path).st_uid == os.getuid()
+        except OSError:
+            continue
+        if mine and pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid)):
+            _remove(path)
+            removed.append(path)
+    return removed
 
 
 def _remove(path: str) -> None:

@@ -174,6 +174,31 @@ def merge_part(cloud: Cloud, part: CloudPart) -> Cloud:
     return cloud
 
 
+#: history rows kept before thinning (a 10**12-tree run would otherwise keep one per batch)
+HISTORY_ROWS = 4096
+
+
+def thin_history(history: list, cap: int | None = None) -> None:
+    """Keep ``history`` (``(trees so far, best)`` per batch) within ``cap`` rows, in place.
+
+    Below the cap it is one row per batch.  Past it, half the rows that
+    change nothing are dropped (the first and last rows and every row where
+    the best improved are kept), so the rows left are the improvements and
+    evenly thinned plateaus, and the memory stays bounded however many trees
+    the run samples.  Deterministic: the same rows after the same batches,
+    on one process or a cluster.
+    """
+    cap = HISTORY_ROWS if cap is None else cap
+    if len(history) <= cap:
+        return
+    last = len(history) - 1
+    keep = [row for i, row in enumerate(history)
+            if i in (0, last) or row[1] != history[i - 1][1] or i % 2 == 0]
+    if len(keep) > cap:  # improvements alone past the cap: thin them too
+        keep = keep[:-1:2] + [history[-1]]
+    history[:] = keep
+
+
 def states_for_cap(n_vertices: int, max_states: int | None, memory_limit: int | None) -> int | None:
     """The state cap from ``max_states`` and/or ``memory_limit`` (bytes), whichever is tighter.
 

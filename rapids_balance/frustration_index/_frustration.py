@@ -28,7 +28,7 @@ from ..distributed._run import RangeBatches
 from ..errors import GraphInputError
 from ..graph import graph_from_any
 from ..balancing._trees import check_root_labels, check_roots_arg
-from ._cloud import Cloud, CloudPart, build_part, merge_part, states_for_cap
+from ._cloud import Cloud, CloudPart, build_part, merge_part, states_for_cap, thin_history
 from ._refine import RefineParams, bfs_ball, parallel_descent, refine as refine_states
 from ._result import FrustrationResult, state_frame, switched_frame
 from ._samplers import SAMPLERS, sample_trees
@@ -119,12 +119,19 @@ def _cloud_partial(graph, tree_ids, params: FrustrationParams) -> CloudPart:
 
 
 def _merge_clouds(parts: Sequence[CloudPart], params: FrustrationParams,
-                  cloud: Cloud | None = None) -> Cloud:
-    """Fold parts (in batch order) into ``cloud`` (a new one by default)."""
+                  cloud: Cloud | None = None, *, whole_batches: bool = True) -> Cloud:
+    """Fold parts (in batch order) into ``cloud`` (a new one by default).
+
+    ``whole_batches``: each part is a batch, so the history is thinned after
+    each (:func:`thin_history`); a caller folding pieces of a batch thins
+    once the batch is done.
+    """
     if cloud is None:
         cloud = Cloud(max_states=params.max_states)
     for part in parts:
         merge_part(cloud, part)
+        if whole_batches:
+            thin_history(cloud.history)
     return cloud
 
 
@@ -210,9 +217,9 @@ def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
     out["roots"] = check_roots_arg(p["roots"], owner)
     out["batch_size"] = check_count(p["batch_size"], "batch_size", owner, allow_none=True)
     if p["client"] is not None:
-        from ..distributed._run import check_client, check_task_count
+        from ..distributed._run import check_client_arg, check_task_count
 
-        check_client(p["client"], owner)
+        check_client_arg(p["client"], owner)
         trees = DEFAULT_TREES if out["n_trees"] is None else out["n_trees"]
         check_task_count(len(RangeBatches(trees, out["batch_size"] or DEFAULT_BATCH)),
                          f"{owner}(n_trees={trees})")
@@ -457,10 +464,12 @@ def _run_cloud(graph, params: FrustrationParams, progress: bool, client,
             for chunk in _chunks(b, params, deadline, graph.n):
                 if passed(deadline) and cloud.n_trees > 0:
                     return cloud
-                _merge_clouds([_cloud_partial(graph, chunk, params)], params, cloud)
+                _merge_clouds([_cloud_partial(graph, chunk, params)], params, cloud, whole_batches=False)
+                # no forced redraw: the bar redraws at its own pace (a log file gets a few lines)
+                bar.set_postfix_str(f"best {cloud.best}, states {len(cloud)}", refresh=False)
                 bar.update(len(chunk))
-                bar.set_postfix_str(f"best {cloud.best}, states {len(cloud)}")
             cloud.history[rows:] = cloud.history[-1:]  # one history row per batch, chunked or not
+            thin_history(cloud.history)
     return cloud
 
 
@@ -513,7 +522,7 @@ def _finalize(graph, cloud: Cloud, params: FrustrationParams, rp: RefineParams |
             def report(best):
                 rounds_log.append(int(best))
                 bar.update(1)
-                bar.set_postfix_str(f"best {best}")
+                bar.set_postfix_str(f"best {best}", refresh=False)
 
             x, _ = refine_states(graph, starts, seed=params.seed, params=rp, progress=report,
                                  deadline=deadline)

@@ -54,7 +54,9 @@ class FrustrationResult:
         discovery), ``count``, ``switches``, ``sampler``, ``first_tree``;
         sorted by ``switches`` then ``state``.
     history : pandas.DataFrame
-        ``trees`` done and best tree ``index`` after each batch, then
+        ``trees`` done and best tree ``index`` after each batch (past 4,096
+        batches thinned: every improvement kept, plateaus thinned evenly, so
+        a run of any length keeps a bounded history), then
         ``stage="refine"`` rows with the best index after each refinement round.
     params : dict
         The parameters of the run.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gzip as _gzip
 from contextlib import nullcontext
 from importlib.util import find_spec
 from typing import Any
@@ -80,25 +81,26 @@ def write_edges(table, path: str) -> None:
     CSV is written by pyarrow where installed (several times faster than
     pandas on tens of millions of rows), else by pandas.
     """
-    from .._files import atomic_path
+    from .._files import atomic_open
 
     suffix = check_output_suffix(path)
-    with atomic_path(path) as tmp:
+    with atomic_open(path, "wb") as fh:  # through the descriptor: the temporary name is not reopened
         if suffix == ".parquet":
-            table.to_parquet(tmp, index=False)
+            table.to_parquet(fh, index=False)
         elif find_spec("pyarrow") is None:
-            table.to_csv(tmp, index=False, compression="gzip" if suffix == ".csv.gz" else None)
+            table.to_csv(fh, index=False, compression="gzip" if suffix == ".csv.gz" else None)
         else:
-            _arrow_csv(table, tmp, gzip=suffix == ".csv.gz")
+            _arrow_csv(table, fh, gzip=suffix == ".csv.gz")
 
 
-def _arrow_csv(table, path: str, *, gzip: bool) -> None:
+def _arrow_csv(table, fh, *, gzip: bool) -> None:
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
     arrow = pa.Table.from_pandas(table, preserve_index=False)
-    with pa.OSFile(path, "wb") as raw, \
-            pa.CompressedOutputStream(raw, "gzip") if gzip else nullcontext(raw) as sink:
+    # GzipFile leaves ``fh`` open for the atomic commit (pyarrow's stream would close it)
+    with (_gzip.GzipFile(fileobj=fh, mode="wb", compresslevel=6, mtime=0) if gzip
+          else nullcontext(fh)) as sink:
         pacsv.write_csv(arrow, sink, _csv_options(pacsv))
 
 

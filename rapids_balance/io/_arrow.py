@@ -121,7 +121,9 @@ def _read(data: bytes, header: bool, types: dict | None):
     try:
         return pcsv.read_csv(
             pa.py_buffer(data),
-            read_options=pcsv.ReadOptions(block_size=BLOCK_SIZE, autogenerate_column_names=not header),
+            # one block gains nothing from threads, and a small read need not start pyarrow's pool
+            read_options=pcsv.ReadOptions(block_size=BLOCK_SIZE, autogenerate_column_names=not header,
+                                          use_threads=len(data) > BLOCK_SIZE),
             parse_options=pcsv.ParseOptions(delimiter=",", ignore_empty_lines=True),
             convert_options=pcsv.ConvertOptions(null_values=[""], strings_can_be_null=True,
                                                 column_types=types))

@@ -314,7 +314,8 @@ def read_device(src: Any, *, format: str = "auto", source: Any = None, target: A
     if any(kinds[r] not in "iu" for r in ("source", "target")) or any(
             kinds.get(r, "i") not in "iuf" for r in ("sign", "weight")):
         return None  # ids that are not integers (the text rules), or values of text or booleans
-    report = CleaningReport(source=src.name, columns=roles.report(), ids=ids, comment_lines=comments,
+    report = CleaningReport(source=src.name, source_sha256=src.sha256, source_bytes=src.raw_bytes,
+                            columns=roles.report(), ids=ids, comment_lines=comments,
                             header_lines=int(bool(header) and fmt != "parquet"), notes=src.notes + notes)
     report.notes.append(f"parsed on the GPU with cudf.{'read_parquet' if fmt == 'parquet' else 'read_csv'}")
     u, v, s, w, _ = frame_columns(frame, source=roles.source, target=roles.target, sign=roles.sign,

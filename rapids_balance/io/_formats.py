@@ -44,6 +44,7 @@ from __future__ import annotations
 import csv
 import functools
 import io
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -313,9 +314,19 @@ def detect_format(data: bytes, name: str) -> str:
             vertex_table_error(fields, name, lineno)
             return "graphb"
         return "bitcoin" if len(fields) == 4 and all(_is_number(f) for f in fields) else "csv"
-    if _INT_PAIR.match(first) and len(lines) > 1 and len(lines[1][1].split()) >= 3:
+    pair = _INT_PAIR.match(first)
+    if pair and len(lines) > 1 and len(lines[1][1].split()) >= 3:
         return "levorato"
+    if pair and (_is_dot_g(name) or (int(pair.group(2)) == 0 and len(lines) == 1)):
+        return "levorato"  # a .g header declaring no edges (nothing follows it to tell by)
     return "snap"
+
+
+def _is_dot_g(name: str) -> bool:
+    base = os.path.basename(str(name).split(":")[-1]).lower()
+    for suffix in (".gz", ".bz2", ".xz"):
+        base = base.removesuffix(suffix)
+    return base.endswith(".g")
 
 
 # ---------------------------------------------------------------------------
@@ -563,7 +574,8 @@ def _parse_levorato(data: bytes, name: str, all_text: bool = False) -> Parsed:
     end = edge_idx[-1] + 1 if edge_idx else head_idx + 1
     body = b"\n".join(lines[head_idx + 1: end])
     if m_decl == 0:
-        raise GraphFormatError("the header declares 0 edges", path=name, line=head_idx + 1)
+        raise GraphFormatError(f"empty graph: the .g header declares {n_decl} vertices and 0 edges, so "
+                               "there is nothing to analyse", path=name, line=head_idx + 1)
     frame = _read_table(body, name, sep=None, header=False, comment=None, value_cols=(2, 3),
                         line_offset=head_idx + 1, all_text=all_text)
     notes = [f".g header declares {n_decl} vertices and {m_decl} edges"]

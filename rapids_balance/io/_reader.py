@@ -14,9 +14,9 @@ from .._containers import CleaningReport, Graph, SignedGraph
 from ._labels import relabel_from_table
 from ._formats import Parsed, as_floats, canonical_format, noncanonical_ints, parse
 from ._roles import Roles, resolve_roles
-from ._sources import Source
+from ._sources import Source, open_source
 
-__all__ = ["graph_from_source", "check_read_options"]
+__all__ = ["graph_from_source", "check_read_options", "first_value_row"]
 
 #: integer ids are read up to this many digits (Python refuses longer int() conversions)
 MAX_ID_DIGITS = 4000
@@ -151,7 +151,8 @@ def graph_from_source(src: Source, *, format: str = "auto", source: Any = None, 
             raise GraphInputError(f"{src.name}: weight='abs' needs a sign or value column; name it with sign=")
         wgt = np.abs(sgn if sgn is not None else wgt).astype(np.float64)
 
-    report = CleaningReport(source=src.name, comment_lines=parsed.comment_lines, notes=list(parsed.notes),
+    report = CleaningReport(source=src.name, source_sha256=src.sha256, source_bytes=src.raw_bytes,
+                            comment_lines=parsed.comment_lines, notes=list(parsed.notes),
                             columns=roles.report(), ids=ids)
     if use_abs:
         report.columns["weight"] = {"column": "abs", "why": WHY_ABS}
@@ -180,6 +181,30 @@ def graph_from_source(src: Source, *, format: str = "auto", source: Any = None, 
 
 
 WHY_ABS = "absolute value of the sign column (weight='abs')"
+
+
+def first_value_row(path_or_buffer: Any, bad: Any, *, format: str = "auto", member: str | None = None,
+                    source: Any = None, target: Any = None, weight: Any = None
+                    ) -> tuple[int | None, int, float] | None:
+    """The first row whose value (weight) column value satisfies ``bad`` (a numpy predicate):
+    ``(line in the file or None, data row counted from 1, value)``, or None.
+
+    The error path of a check made on the built graph (rows merged or left out
+    by the cleaning rules are no longer rows there): the file is read again
+    with the same column roles as ``read_edgelist(..., signed=False)``.
+    """
+    src = open_source(path_or_buffer, member=member)
+    parsed = parse(src.data, src.name, format)
+    roles = _resolve(parsed, {"source": source, "target": target, "sign": None, "weight": weight}, False,
+                     src.name)
+    if roles.weight is None:
+        return None
+    values = _value_column(parsed, roles.weight, "weight", src.name).astype(np.float64)
+    hits = np.flatnonzero(bad(values))
+    if not hits.size:
+        return None
+    row = int(hits[0])
+    return (parsed.locate(row) if parsed.locate else None), row + 1, float(values[row])
 
 
 def _release_text(src: Source, parsed: Parsed):

@@ -109,8 +109,17 @@ def _plain(key: Any) -> Any:
     return key.item() if isinstance(key, np.generic) else key
 
 
+#: a column list in a message shows this many names from its start (and the last two)
+_LISTED = 12
+
+
 def _listing(columns: list) -> str:
-    return "[" + ", ".join(short_repr(_plain(c), 40) for c in columns) + "]"
+    """Columns for a message; a wide file's list is cut so the advice after it stays readable."""
+    shown = [short_repr(_plain(c), 40) for c in (columns if len(columns) <= _LISTED + 2
+                                                  else [*columns[:_LISTED], *columns[-2:]])]
+    if len(columns) > _LISTED + 2:
+        shown[_LISTED:_LISTED] = [f"... {len(columns) - _LISTED - 2} more ..."]
+    return "[" + ", ".join(shown) + "]"
 
 
 def missing_column_error(role: str, key: Any, available: list, where: str = "") -> GraphInputError:

@@ -16,9 +16,11 @@ from __future__ import annotations
 import bz2
 import functools
 import gzip
+import hashlib
 import io
 import lzma
 import os
+import stat
 import tarfile
 import zlib
 from collections.abc import Callable
@@ -45,6 +47,9 @@ class Source:
     #: reads the same content again (files on disk; None for buffers): lets the reader drop
     #: ``data`` before the graph build and re-read the file only if an error needs a line number
     reload: Callable[[], bytes] | None = field(default=None, repr=False)
+    #: SHA-256 and size of the file's bytes as read (before decompression); None for buffers
+    sha256: str | None = None
+    raw_bytes: int | None = None
 
     def release(self) -> bool:
         """Drop ``data`` when it can be read again; whether it was dropped."""
@@ -54,25 +59,129 @@ class Source:
         return True
 
 
-def _read_raw(path_or_buffer: Any) -> tuple[str, bytes]:
-    """Bytes and display name of a path, a binary/text buffer, or raw bytes."""
+#: the longest line an edge list may have (a 5,000-column header is ~50 kB); a longer one is
+#: no edge list, and parsing it would take many times its size in memory
+MAX_LINE_BYTES = 1 << 20
+_CHUNK = 1 << 22
+
+
+def memory_budget() -> int:
+    """Bytes the reader may hold: the memory available now, within the process's address-space
+    and cgroup limits (a file or its decompressed content larger than this is refused up front)."""
+    budget = None
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    budget = int(line.split()[1]) * 1024
+                    break
+    except (OSError, ValueError, IndexError):
+        pass
+    if budget is None:
+        try:
+            budget = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (ValueError, OSError, AttributeError):
+            budget = 1 << 62
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY:
+            with open("/proc/self/statm") as fh:
+                used = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+            budget = min(budget, max(soft - used, 0))
+    except (ImportError, OSError, ValueError, IndexError):
+        pass
+    try:
+        with open("/sys/fs/cgroup/memory.max") as fh:
+            limit = fh.read().strip()
+        if limit != "max":
+            with open("/sys/fs/cgroup/memory.current") as fh:
+                budget = min(budget, max(int(limit) - int(fh.read()), 0))
+    except (OSError, ValueError):
+        pass
+    return budget
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("kB", 1000)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} bytes"
+
+
+def _too_large(name: str, what: str, budget: int) -> MemoryError:
+    return MemoryError(f"{name}: {what}, more than the {_size(budget)} of memory available; edge lists "
+                       "are read whole into memory")
+
+
+def _read_stream(fh: Any, name: str, digest: Any, budget: int) -> bytes:
+    """A pipe or device read in chunks, hashed as read: an endless or binary stream stops early."""
+    parts: list[bytes] = []
+    total = 0
+    while True:
+        chunk = fh.read(_CHUNK)
+        if not chunk:
+            return b"".join(parts)
+        if total == 0 and chunk[:65536].count(0) == len(chunk[:65536]):
+            raise GraphFormatError("binary data (only zero bytes at its start), not a text edge list",
+                                   path=name)
+        digest.update(chunk)
+        total += len(chunk)
+        if total > budget:
+            raise _too_large(name, f"not a regular file, and still sending data after {_size(total)}", budget)
+        parts.append(chunk)
+
+
+def _read_raw(path_or_buffer: Any) -> tuple[str, bytes, str | None]:
+    """Bytes, display name and SHA-256 (of a path: hashed from the very bytes read) of a path,
+    a binary/text buffer, or raw bytes."""
     if isinstance(path_or_buffer, (bytes, bytearray, memoryview)):
-        return "<bytes>", bytes(path_or_buffer)
+        return "<bytes>", bytes(path_or_buffer), None
     if isinstance(path_or_buffer, (str, os.PathLike)):
         path = os.fspath(path_or_buffer)
         if os.path.isdir(path):
             raise GraphInputError(f"{path}: is a directory, not an edge-list file")
         with open(path, "rb") as fh:  # FileNotFoundError propagates with the path in it
-            return path, fh.read()
+            budget = memory_budget()
+            st = os.fstat(fh.fileno())
+            digest = hashlib.sha256()
+            if not stat.S_ISREG(st.st_mode):
+                return path, _read_stream(fh, path, digest, budget), digest.hexdigest()
+            if st.st_size > budget:
+                raise _too_large(path, f"the file is {_size(st.st_size)}", budget)
+            try:
+                raw = fh.read()
+            except MemoryError:
+                raise _too_large(path, f"reading the {_size(st.st_size)} file ran out of memory",
+                                 budget) from None
+            digest.update(raw)
+            return path, raw, digest.hexdigest()
     if hasattr(path_or_buffer, "read"):
         name = getattr(path_or_buffer, "name", None)
         raw = path_or_buffer.read()
         if isinstance(raw, str):
             raw = raw.encode("utf-8")
-        return (str(name) if isinstance(name, (str, os.PathLike)) else "<buffer>"), raw
+        return (str(name) if isinstance(name, (str, os.PathLike)) else "<buffer>"), raw, \
+            hashlib.sha256(raw).hexdigest()
     raise GraphInputError(
         f"read_edgelist needs a path, a file object or bytes, got {type(path_or_buffer).__name__}; "
         "for DataFrames use SignedGraph.from_edgelist")
+
+
+def check_line_length(data: bytes, name: str, limit: int | None = None) -> None:
+    """Refuse a line longer than ``limit`` bytes (default :data:`MAX_LINE_BYTES`) before parsing.
+
+    Every window of ``limit`` bytes must hold a line end, checked window by
+    window with ``bytes.find`` (a few microseconds per megabyte).
+    """
+    limit = MAX_LINE_BYTES if limit is None else limit
+    for start in range(0, max(len(data) - limit, 0), limit):
+        if data.find(b"\n", start, start + limit) == -1 and data.find(b"\r", start, start + limit) == -1:
+            line = data.count(b"\n", 0, start) + 1
+            raise GraphFormatError(f"a line longer than {_size(limit)} (from byte {start:,} on, of "
+                                   f"{_size(len(data))}): not an edge list (is it one record per line?)",
+                                   path=name, line=line)
 
 
 #: layers of compression undone before giving up (a real file has one, rarely two)
@@ -102,17 +211,42 @@ def _magic(raw: bytes) -> bool:
 
 
 def _decompress_once(name: str, raw: bytes) -> tuple[bytes, str]:
-    """One layer of gzip/bz2/xz, by magic bytes; ("", "") kind when none."""
+    """One layer of gzip/bz2/xz, by magic bytes; ("", "") kind when none.
+
+    Decompressed in chunks and stopped as soon as the content outgrows the
+    memory available (a 20 MB gzip can expand to gigabytes); a gzip member's
+    trailer (its size modulo 4 GiB) refuses some before any work.
+    """
     if raw[:2] == _GZIP_MAGIC:
-        kind, opener = "gzip", gzip.decompress
+        kind, opener = "gzip", lambda f, mode: gzip.GzipFile(fileobj=f, mode=mode)
     elif raw[:3] == _BZ2_MAGIC:
-        kind, opener = "bz2", bz2.decompress
+        kind, opener = "bz2", bz2.BZ2File
     elif raw[:6] == _XZ_MAGIC:
-        kind, opener = "xz", lzma.decompress
+        kind, opener = "xz", lzma.LZMAFile
     else:
         return raw, ""
+    budget = memory_budget()
+    if kind == "gzip" and len(raw) >= 18 and int.from_bytes(raw[-4:], "little") > budget:
+        raise _too_large(name, f"gzip data whose trailer gives {_size(int.from_bytes(raw[-4:], 'little'))} "
+                         "uncompressed", budget)
+    compressed = io.BytesIO(raw)
+    out = io.BytesIO()
     try:
-        return opener(raw), kind
+        with opener(compressed, "rb") as fh:
+            while True:
+                chunk = fh.read(_CHUNK)
+                if not chunk:
+                    break
+                out.write(chunk)
+                if out.tell() > budget:
+                    raise _too_large(name, f"{kind} data expanding past {_size(out.tell())} after "
+                                     f"{_size(compressed.tell())} of its {_size(len(raw))}", budget)
+        return out.getvalue(), kind
+    except MemoryError as exc:
+        if str(exc).startswith(f"{name}:"):
+            raise
+        raise MemoryError(f"{name}: out of memory decompressing the {kind} data after {_size(out.tell())} "
+                          f"(read {_size(compressed.tell())} of its {_size(len(raw))})") from None
     except EOFError:
         raise GraphFormatError(
             f"truncated {kind} file: the compressed stream ends before its end marker "
@@ -162,8 +296,11 @@ def open_source(path_or_buffer: Any, *, member: str | None = None) -> Source:
     GraphFormatError
         Truncated or corrupt compressed data.
     """
-    name, data, compression = read_container(path_or_buffer)
+    name, raw, sha256 = _read_raw(path_or_buffer)
+    data, compression = _decompress(name, raw)
+    size, raw = len(raw), None
     src = source_from_bytes(name, data, compression, member=member)
+    src.sha256, src.raw_bytes = sha256, size
     if isinstance(path_or_buffer, (str, os.PathLike)):
         src.reload = functools.partial(_reread, os.fspath(path_or_buffer), member)
     return src
@@ -184,14 +321,18 @@ def source_from_bytes(name: str, data: bytes, compression: str = "", *,
                 f"(CLI: --member). Members: {', '.join(members)}")
         inner = _extract_member(data, name, member)
         inner, inner_comp = _decompress(f"{name}:{member}", inner)
+        if inner[:4] != b"PAR1":
+            check_line_length(inner, f"{name}:{member}")
         return Source(name=f"{name}:{member}", data=inner, compression=inner_comp or compression)
     if member is not None:
         raise GraphInputError(f"{name}: member={member!r} given but the file is not a tar archive")
+    if data[:4] != b"PAR1":
+        check_line_length(data, name)
     return Source(name=name, data=data, compression=compression)
 
 
 def read_container(path_or_buffer: Any) -> tuple[str, bytes, str]:
     """(display name, decompressed bytes, compression) of a file, archive or not."""
-    name, raw = _read_raw(path_or_buffer)
+    name, raw, _ = _read_raw(path_or_buffer)
     data, compression = _decompress(name, raw)
     return name, data, compression
