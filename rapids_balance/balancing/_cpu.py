@@ -39,6 +39,7 @@ from ._cycle import cycle_balance_into, sides_from_balanced_into
 from ._harary import TIE, agreeable_side, larger_side
 from ._trees import (BLOCK, PREFETCH_SLOTS, bfs_block_into, bfs_tree_into, block_lanes, block_scratch,
                      prefetch_row, real_lanes)
+from ._trees import popcount as _popcount
 
 __all__ = ["trees_pass", "block_pass", "edge_pass", "vertex_pass", "VERTEX_BLOCK"]
 
@@ -112,15 +113,6 @@ def _block_majority(edge_src, edge_dst, state, ones, n_lanes, agreeable, side, u
         else:
             zeros = n - ones[t]
             maj[t] = 0 if zeros > ones[t] else (1 if ones[t] > zeros else TIE)
-
-
-@numba.njit(cache=True, inline="always")
-def _popcount(x):
-    """Set bits of a uint64 (the SWAR sum, which LLVM turns into one popcnt where it can)."""
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int32((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @numba.njit(cache=True)

@@ -377,6 +377,157 @@ def _first_level(indptr, indices, slot_edge, slot_neg, roots, n_lanes, state, re
             reached[t] += 1
 
 
+@numba.njit(cache=True, inline="always")
+def popcount(x):
+    """Set bits of a uint64 (the SWAR sum, which LLVM turns into one popcnt where it can)."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int32((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+#: a level vertex offered a parent by at most this many of its block's trees is served tree
+#: by tree (one hash per offering slot and tree) instead of by the 64-lane SIMD pull: on deep
+#: graphs (paths, grids, roads) the trees' frontiers rarely meet, and the lane loops would
+#: cost 64 lanes for one tree
+SPARSE_LANES = 6
+
+
+@numba.njit(cache=True, inline="always")
+def _offering_trees(indptr, indices, state, v):
+    """Trees in which some neighbour of ``v`` offers itself as a parent and ``v`` is open."""
+    offered = np.uint64(0)
+    for j in range(indptr[v], indptr[v + 1]):
+        offered |= state[indices[j], 0]
+    return offered & ~state[v, 0]
+
+
+@numba.njit(cache=True)
+def _sparse_pull(indptr, indices, slot_edge, slot_neg, state, v, b, s2, offered, reached, ones,
+                 tree_slots, parent, parent_edge, order, t0):
+    """:func:`_row_offers` and its bookkeeping for the few trees of ``offered``, one at a time.
+
+    Same rule, so the same parents: per tree the largest key wins, ties to
+    the later slot.  Returns (trees that found a parent, their negative path
+    sign bits); every tree of ``offered`` finds one.
+    """
+    with_tree = parent.shape[0] > 0
+    with_count = tree_slots.size > 0
+    neg = np.uint64(0)
+    bits = offered
+    while bits != 0:
+        bit = bits & (~bits + np.uint64(1))
+        bits ^= bit
+        t = popcount(bit - np.uint64(1))
+        best_key = _KEY_FLOOR
+        best_j = -1
+        for j in range(indptr[v], indptr[v + 1]):
+            u = indices[j]
+            if state[u, 0] & bit:
+                base = np.uint32(np.uint32(np.uint32(u) << np.uint32(2)) | b) ^ np.uint32(v)
+                key = _lane_key(base, s2[t])
+                if key >= best_key:
+                    best_key = key
+                    best_j = j
+        u = indices[best_j]
+        sb = np.uint64(((state[u, 1] >> np.uint64(t)) & np.uint64(1)) ^ np.uint64(slot_neg[best_j]))
+        neg |= sb << np.uint64(t)
+        reached[t] += 1
+        ones[t] += np.int32(sb)
+        if with_count:
+            tree_slots[best_j] += 1
+        if with_tree:
+            parent[t0 + t, v] = u
+            parent_edge[t0 + t, v] = slot_edge[best_j]
+            order[t0 + t, reached[t] - 1] = v
+    return offered, neg
+
+
+@numba.njit(cache=True)
+def _dense_pull(indptr, indices, slot_edge, slot_neg, state, v, b, s2, n_lanes, bk, bs, bp, reached,
+                ones, tree_slots, parent, parent_edge, order, t0):
+    """All 64 trees' offers for ``v`` at once (:func:`_row_offers`) and their bookkeeping.
+
+    Returns (trees that found a parent, their negative path sign bits).
+    """
+    with_tree = parent.shape[0] > 0
+    with_count = tree_slots.size > 0
+    _row_offers(indptr, indices, slot_neg, state, v, b, s2, bk, bs, bp)
+    found, neg = _found_bits(bs, bp)
+    for t in range(BLOCK):
+        f = bs[t] >= 0
+        reached[t] += f
+        ones[t] += bp[t] if f else 0
+    if with_count:  # per slot of v's row, the trees that chose it: a scatter of 64
+        # increments, most to one dummy slot, measured 10-15 % slower in all
+        for j in range(indptr[v], indptr[v + 1]):
+            chosen = 0
+            for t in range(BLOCK):
+                chosen += bs[t] == j
+            tree_slots[j] += chosen
+    if with_tree:
+        for t in range(n_lanes):
+            j = bs[t]
+            if j >= 0:
+                parent[t0 + t, v] = indices[j]
+                parent_edge[t0 + t, v] = slot_edge[j]
+                order[t0 + t, reached[t] - 1] = v
+    return found, neg
+
+
+@numba.njit(cache=True, inline="always")
+def _insertion_sort(a, k):
+    """Sort ``a[:k]`` in place (the short frontiers of deep graphs)."""
+    for i in range(1, k):
+        x = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > x:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x
+
+
+@numba.njit(cache=True)
+def _next_candidates(indptr, indices, state, new, new_bits, n_new, mark, stamp, cand, by_id):
+    """The neighbours of the vertices reached at the last level that are open in one of their trees.
+
+    ``new[i]`` was reached in the trees of ``new_bits[i]``; its neighbour
+    ``w`` goes into ``cand`` when it is open in one of them.  Only those can
+    be reached at the next level (in a tree, a vertex's parent is one level
+    up), so a level's work follows its frontier rather than the vertices
+    still open.  ``mark[w] == stamp`` dedups them.  With
+    ``by_id`` they come in increasing id, which each tree's ``order`` needs:
+    a long list out of one scan of ``mark`` (O(n)), a short one sorted
+    (O(k log k)).  Without, in any order: the parents, path signs and
+    counters of a level do not depend on the order its vertices are served
+    in.  Returns their count.
+    """
+    n = indptr.size - 1
+    k = 0
+    for i in range(n_new):
+        u = new[i]
+        bits = new_bits[i]
+        for j in range(indptr[u], indptr[u + 1]):
+            w = indices[j]
+            if mark[w] != stamp and (bits & ~state[w, 0]) != 0:
+                mark[w] = stamp
+                cand[k] = w
+                k += 1
+    if not by_id:
+        return k
+    if k > (n >> 4):
+        k = 0
+        for w in range(n):
+            if mark[w] == stamp:
+                cand[k] = w
+                k += 1
+    elif k <= 16:
+        _insertion_sort(cand, k)
+    else:
+        cand[:k].sort()
+    return k
+
+
 @numba.njit(cache=True)
 def bfs_block_into(indptr, indices, slot_edge, slot_neg, roots, s2, n_lanes, state, newbits,
                    pending, reached, ones, tree_slots, parent, parent_edge, order, t0):
@@ -394,19 +545,30 @@ def bfs_block_into(indptr, indices, slot_edge, slot_neg, roots, s2, n_lanes, sta
     ``parent_edge``, ``order``
     (shape (T, n)) get the tree in row ``t0 + t``, ``order`` by (depth, id):
     each level is settled in increasing vertex id.  ``state`` (uint64,
-    n x 2), ``newbits`` (uint64, n) and ``pending`` (int32, n) are scratch.
+    n x 2), ``newbits`` (uint64, n) and ``pending`` (int32, 3n: the level's
+    candidates, the vertices it reached, a dedup mark) are scratch.
     Returns the number of levels.
+
+    Work follows the frontier: a level visits only the open neighbours of
+    the vertices the previous level reached (in any of the block's trees),
+    so a path or a grid costs about one row read per (vertex, tree) rather
+    than one per (vertex, level).  A vertex that few trees reach at this
+    level is served tree by tree (:func:`_sparse_pull`), one that many reach
+    by the 64-lane pull; both apply the same rule.
     """
     n = indptr.size - 1
     with_tree = parent.shape[0] > 0
-    with_count = tree_slots.size > 0
     bk = np.empty(BLOCK, np.int32)
     bs = np.empty(BLOCK, np.int32)
     bp = np.empty(BLOCK, np.uint8)
+    cand = pending[:n]
+    new = pending[n:2 * n]
+    mark = pending[2 * n:3 * n]
     padding = ~real_lanes(n_lanes)  # reached everywhere: never offers, never takes
     for v in range(n):
         state[v, 0] = padding
         state[v, 1] = 0
+        mark[v] = 0
     for t in range(BLOCK):
         reached[t] = 1 if t < n_lanes else 0
         ones[t] = 0
@@ -418,52 +580,48 @@ def bfs_block_into(indptr, indices, slot_edge, slot_neg, roots, s2, n_lanes, sta
             order[t0 + t, 0] = r
     _first_level(indptr, indices, slot_edge, slot_neg, roots, n_lanes, state, reached, ones,
                  tree_slots, parent, parent_edge, order, t0)
-    for v in range(n):
-        pending[v] = v
-    n_pending = n
+    n_new = 0  # level 1: the roots' neighbours
+    for t in range(n_lanes):
+        r = roots[t]
+        for j in range(indptr[r], indptr[r + 1]):
+            v = indices[j]
+            if mark[v] != 1:
+                mark[v] = 1
+                new[n_new] = v
+                newbits[n_new] = state[v, 0] & ~padding  # a superset of its level-1 trees: enough
+                n_new += 1
     d = 2
-    while n_pending > 0:
+    n_cand = _next_candidates(indptr, indices, state, new, newbits, n_new, mark, d, cand, with_tree)
+    while n_cand > 0:
         b = np.uint32(((d - 1) & 1) | 2)  # the parity bit of the parents' depth in the key
-        grew = False
-        for i in range(n_pending):  # increasing v, so each tree's level comes out by id
-            v = pending[i]
-            _row_offers(indptr, indices, slot_neg, state, v, b, s2, bk, bs, bp)
-            found, neg = _found_bits(bs, bp)
+        for i in range(n_cand):  # increasing v, so each tree's level comes out by id
+            v = cand[i]
+            offered = _offering_trees(indptr, indices, state, v)
+            if offered == 0:
+                found = np.uint64(0)
+            elif popcount(offered) <= SPARSE_LANES:
+                found, neg = _sparse_pull(indptr, indices, slot_edge, slot_neg, state, v, b, s2,
+                                          offered, reached, ones, tree_slots, parent, parent_edge,
+                                          order, t0)
+                state[v, 1] |= neg  # bits of trees where v is not reached yet: no reader sees them
+            else:
+                found, neg = _dense_pull(indptr, indices, slot_edge, slot_neg, state, v, b, s2,
+                                         n_lanes, bk, bs, bp, reached, ones, tree_slots, parent,
+                                         parent_edge, order, t0)
+                state[v, 1] |= neg
             newbits[i] = found
-            if found == 0:
-                continue
-            grew = True
-            state[v, 1] |= neg  # only bits of trees where v is not reached yet: no reader sees them
-            for t in range(BLOCK):
-                f = bs[t] >= 0
-                reached[t] += f
-                ones[t] += bp[t] if f else 0
-            if with_count:  # per slot of v's row, the trees that chose it: a scatter of 64
-                # increments, most to one dummy slot, measured 10-15 % slower in all
-                for j in range(indptr[v], indptr[v + 1]):
-                    chosen = 0
-                    for t in range(BLOCK):
-                        chosen += bs[t] == j
-                    tree_slots[j] += chosen
-            if with_tree:
-                for t in range(n_lanes):
-                    j = bs[t]
-                    if j >= 0:
-                        parent[t0 + t, v] = indices[j]
-                        parent_edge[t0 + t, v] = slot_edge[j]
-                        order[t0 + t, reached[t] - 1] = v
-        kept = 0
-        for i in range(n_pending):  # the level ends: its vertices become parents
-            v = pending[i]
-            state[v, 0] |= newbits[i]
-            if state[v, 0] != _ALL:
-                pending[kept] = v
-                kept += 1
-        n_pending = kept
-        if not grew:  # the rest is not connected to the roots
-            break
+        n_new = 0
+        for i in range(n_cand):  # the level ends: its vertices become parents
+            if newbits[i] != 0:
+                v = cand[i]
+                state[v, 0] |= newbits[i]
+                new[n_new] = v
+                newbits[n_new] = newbits[i]  # n_new <= i: compacted in place
+                n_new += 1
         d += 1
-    return d
+        n_cand = _next_candidates(indptr, indices, state, new, newbits, n_new, mark, d, cand,
+                                  with_tree)
+    return d - 1
 
 
 def slot_negative(graph) -> np.ndarray:
@@ -487,7 +645,7 @@ def block_lanes(roots, s2s, blk, n_trees):
 @numba.njit(cache=True)
 def block_scratch(n):
     """A thread's scratch for :func:`bfs_block_into`: state, newbits, pending, reached, ones."""
-    return (np.empty((n, 2), np.uint64), np.empty(n, np.uint64), np.empty(n, np.int32),
+    return (np.empty((n, 2), np.uint64), np.empty(n, np.uint64), np.empty(3 * n, np.int32),
             np.empty(BLOCK, np.int32), np.empty(BLOCK, np.int32))
 
 
