@@ -158,20 +158,6 @@ def _block_counters(indptr, indices, slot_edge, state, maj, n_lanes, negative, a
         clean[v] += _popcount(~dirty & real)
 
 
-@numba.njit(cache=True)
-def _fold_chunk(edge_slots, sign, tree_slots, n_trees, negative, in_tree, switched):
-    """A chunk's per-slot tree counts to per-edge ones, and ``switched`` from ``negative``.
-
-    Over a chunk's trees, an edge is switched in every tree where its
-    balanced sign differs from its input sign, so ``switched`` is
-    ``negative`` for a positive edge and ``n_trees - negative`` for a
-    negative one; the per-tree counts need not be kept.
-    """
-    for e in range(in_tree.size):
-        in_tree[e] = tree_slots[edge_slots[e, 0]] + tree_slots[edge_slots[e, 1]]
-        switched[e] = n_trees - negative[e] if sign[e] < 0 else negative[e]
-
-
 @numba.njit(parallel=True, cache=True)
 def block_pass(indptr, indices, slot_edge, slot_neg, edge_slots, edge_src, edge_dst, sign, roots,
                s2s, agreeable, n_chunks, maj_all, reached, in_tree, negative, switched, agree2,
@@ -181,25 +167,31 @@ def block_pass(indptr, indices, slot_edge, slot_neg, edge_slots, edge_src, edge_
     Chunk c takes blocks c, c + n_chunks, ... with its own scratch and its
     own int32 counters (a chunk holds at most a batch of trees, far below
     2**30), which a second parallel loop adds, in chunk order, to the int64
-    counters.  ``maj_all`` gets each tree's majority.
+    counters.  ``maj_all`` gets each tree's majority.  Per chunk only the
+    counts that need the trees are kept: the tree edges per CSR slot (both
+    slots of an edge are summed at the end), ``negative`` and ``agree2``;
+    ``switched`` follows from ``negative`` over the batch (an edge is
+    switched in every tree where its balanced sign differs from its input
+    sign: ``negative`` for a positive edge, ``T - negative`` for a negative
+    one).  Scratch per chunk: 44 bytes per vertex and 16 per edge.
     """
     T = roots.size
     n = indptr.size - 1
     m = edge_src.size
     n_blocks = (T + BLOCK - 1) // BLOCK
     no_tree = np.empty((0, 0), np.int32)
-    e_part = np.zeros((n_chunks, 4, m), np.int32)  # in_tree, negative, switched, agree2
+    e_part = np.zeros((n_chunks, 2, m), np.int32)  # negative, agree2
     v_part = np.zeros((n_chunks, 2, n), np.int32)  # status2, clean
+    slots = np.zeros((n_chunks, indices.size), np.int32)  # trees holding the edge, per slot
     for c in prange(n_chunks):
         state, newbits, pending, got, ones = block_scratch(n)
         maj = np.empty(BLOCK, np.uint8)
-        tree_slots = np.zeros(indices.size, np.int32)
+        tree_slots = slots[c]
         side = np.empty(n if agreeable else 0, np.int8)
         uf = np.empty(n if agreeable else 0, np.int32)
         count = np.empty(n if agreeable else 0, np.int32)
         ep = e_part[c]
         vp = v_part[c]
-        done = 0
         for blk in range(c, n_blocks, n_chunks):
             r, s, nl = block_lanes(roots, s2s, blk, T)
             t0 = blk * BLOCK
@@ -210,15 +202,17 @@ def block_pass(indptr, indices, slot_edge, slot_neg, edge_slots, edge_src, edge_
             _block_majority(edge_src, edge_dst, state, ones, nl, agreeable, side, uf, count, maj)
             for t in range(nl):
                 maj_all[t0 + t] = maj[t]
-            _block_counters(indptr, indices, slot_edge, state, maj, nl, ep[1], ep[3], vp[0], vp[1])
-            done += nl
-        _fold_chunk(edge_slots, sign, tree_slots, done, ep[1], ep[0], ep[2])
+            _block_counters(indptr, indices, slot_edge, state, maj, nl, ep[0], ep[1], vp[0], vp[1])
     for e in prange(m):
+        it = 0
+        ng = 0
         for c in range(n_chunks):
-            in_tree[e] += e_part[c, 0, e]
-            negative[e] += e_part[c, 1, e]
-            switched[e] += e_part[c, 2, e]
-            agree2[e] += e_part[c, 3, e]
+            it += slots[c, edge_slots[e, 0]] + slots[c, edge_slots[e, 1]]
+            ng += e_part[c, 0, e]
+            agree2[e] += e_part[c, 1, e]
+        in_tree[e] += it
+        negative[e] += ng
+        switched[e] += T - ng if sign[e] < 0 else ng
     for v in prange(n):
         for c in range(n_chunks):
             status2[v] += v_part[c, 0, v]
