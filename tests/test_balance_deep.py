@@ -94,8 +94,18 @@ def test_frontier_trees_equal_the_stored_ones(graphs, name, threads):
 
 
 @pytest.mark.parametrize("name", ["path", "grid", "road", "powerlaw"])
-def test_frontier_counters_equal_the_stored_ones(graphs, name, threads):
+@pytest.mark.parametrize("relabel", [False, True])
+def test_frontier_counters_equal_the_stored_ones(graphs, name, threads, relabel, monkeypatch):
+    """With ``relabel`` every graph goes through the BFS-numbered copy of deep graphs (keys and
+    the agreeable majority's ties in the graph's own ids)."""
+    from rapids_balance.balancing import _trees
+
     g = graphs[name]
+    if relabel:
+        monkeypatch.setattr(_trees, "DEEP_LEVELS", 0)
+        assert _trees.deep_layout(g, _trees.slot_negative(g)) is not None
+    elif name != "path":
+        assert _trees.deep_layout(g, _trees.slot_negative(g)) is None
     for majority in ("larger", "agreeable"):
         r = balance(g, n_trees=130, seed=7, majority=majority, progress=False, backend="cpu",
                     attributes="datalab")

@@ -39,6 +39,7 @@ from ._cycle import cycle_balance_into, sides_from_balanced_into
 from ._harary import TIE, agreeable_side, larger_side
 from ._trees import (BLOCK, PREFETCH_SLOTS, bfs_block_into, bfs_tree_into, block_lanes, block_scratch,
                      prefetch_row, real_lanes)
+from ._trees import graph_id
 from ._trees import popcount as _popcount
 
 __all__ = ["trees_pass", "block_pass", "edge_pass", "vertex_pass", "VERTEX_BLOCK"]
@@ -97,18 +98,20 @@ def trees_pass(indptr, indices, slot_edge, edge_src, edge_dst, sign, roots, s2s,
 
 
 @numba.njit(cache=True)
-def _block_majority(edge_src, edge_dst, state, ones, n_lanes, agreeable, side, uf, count, maj):
+def _block_majority(edge_src, edge_dst, state, ones, n_lanes, agreeable, side, uf, count, maj, ids):
     """Majority of each tree of a block into ``maj`` (its first ``n_lanes`` entries).
 
     ``"larger"`` reads the count of side-1 vertices the BFS kept; ``"agreeable"``
     runs the union-find of :func:`agreeable_side` tree by tree on the side
-    column read out of the block's sign bits.
+    column read out of the block's sign bits, in the graph's numbering
+    (``ids``, when the state is of a relabelled copy: ties go to the
+    smallest id of the graph); ``edge_src``/``edge_dst`` are the graph's.
     """
     n = state.shape[0]
     for t in range(n_lanes):
         if agreeable:
             for v in range(n):
-                side[v] = (state[v, 1] >> np.uint64(t)) & np.uint64(1)
+                side[graph_id(ids, v)] = (state[v, 1] >> np.uint64(t)) & np.uint64(1)
             maj[t] = agreeable_side(edge_src, edge_dst, side, uf, count)
         else:
             zeros = n - ones[t]
@@ -161,7 +164,7 @@ def _block_counters(indptr, indices, slot_edge, state, maj, n_lanes, negative, a
 @numba.njit(parallel=True, cache=True)
 def block_pass(indptr, indices, slot_edge, slot_neg, edge_slots, edge_src, edge_dst, sign, roots,
                s2s, agreeable, n_chunks, maj_all, reached, in_tree, negative, switched, agree2,
-               status2, clean):
+               status2, clean, ids):
     """``method="path-sign"`` for a batch, by blocks of ``_trees.BLOCK`` trees (see module doc).
 
     Chunk c takes blocks c, c + n_chunks, ... with its own scratch and its
@@ -173,7 +176,10 @@ def block_pass(indptr, indices, slot_edge, slot_neg, edge_slots, edge_src, edge_
     ``switched`` follows from ``negative`` over the batch (an edge is
     switched in every tree where its balanced sign differs from its input
     sign: ``negative`` for a positive edge, ``T - negative`` for a negative
-    one).  Scratch per chunk: 44 bytes per vertex and 16 per edge.
+    one).  Scratch per chunk: 44 bytes per vertex and 16 per edge.  With
+    ``ids`` (see :func:`_trees.deep_layout`) the CSR arrays and roots are
+    a relabelled copy's, ``edge_src``/``edge_dst`` the graph's, and
+    ``status2``/``clean`` are indexed by the copy's vertices.
     """
     T = roots.size
     n = indptr.size - 1
@@ -196,10 +202,10 @@ def block_pass(indptr, indices, slot_edge, slot_neg, edge_slots, edge_src, edge_
             r, s, nl = block_lanes(roots, s2s, blk, T)
             t0 = blk * BLOCK
             bfs_block_into(indptr, indices, slot_edge, slot_neg, r, s, nl, state, newbits, pending,
-                           got, ones, tree_slots, no_tree, no_tree, no_tree, t0)
+                           got, ones, tree_slots, no_tree, no_tree, no_tree, t0, ids)
             for t in range(nl):
                 reached[t0 + t] = got[t]
-            _block_majority(edge_src, edge_dst, state, ones, nl, agreeable, side, uf, count, maj)
+            _block_majority(edge_src, edge_dst, state, ones, nl, agreeable, side, uf, count, maj, ids)
             for t in range(nl):
                 maj_all[t0 + t] = maj[t]
             _block_counters(indptr, indices, slot_edge, state, maj, nl, ep[0], ep[1], vp[0], vp[1])

@@ -305,11 +305,18 @@ def _offer_half(bits, sign_bits, off, base, s2, neg, slot, bk, bs, bp):
 
 
 @numba.njit(cache=True, inline="always")
-def _row_offers(indptr, indices, slot_neg, state, v, b, s2, bk, bs, bp):
+def graph_id(ids, x):
+    """The graph's id of vertex ``x`` of a relabelled copy (:func:`deep_layout`); ``x`` itself
+    when ``ids`` is empty (no relabelling)."""
+    return ids[x] if ids.size > 0 else x
+
+
+@numba.njit(cache=True, inline="always")
+def _row_offers(indptr, indices, slot_neg, state, v, b, s2, bk, bs, bp, ids):
     """Best parent offer of every tree for ``v`` at one level (pull over v's row).
 
     ``bs[t]`` ends as the winning slot or -1, ``bp[t]`` as v's path sign bit
-    through it.
+    through it.  Keys use the graph's own ids (:func:`graph_id`).
     """
     for t in range(BLOCK):
         bk[t] = _KEY_FLOOR
@@ -324,7 +331,8 @@ def _row_offers(indptr, indices, slot_neg, state, v, b, s2, bk, bs, bp):
         if act == 0:
             continue
         ps_u = state[u, 1]
-        base = np.uint32(np.uint32(np.uint32(u) << np.uint32(2)) | b) ^ np.uint32(v)
+        base = (np.uint32(np.uint32(np.uint32(graph_id(ids, u)) << np.uint32(2)) | b)
+                ^ np.uint32(graph_id(ids, v)))
         neg = np.uint32(slot_neg[j])
         slot = np.int32(j)
         lo = np.uint32(act & _LOW32)
@@ -404,7 +412,7 @@ def _offering_trees(indptr, indices, state, v):
 
 @numba.njit(cache=True)
 def _sparse_pull(indptr, indices, slot_edge, slot_neg, state, v, b, s2, offered, reached, ones,
-                 tree_slots, parent, parent_edge, order, t0):
+                 tree_slots, parent, parent_edge, order, t0, ids):
     """:func:`_row_offers` and its bookkeeping for the few trees of ``offered``, one at a time.
 
     Same rule, so the same parents: per tree the largest key wins, ties to
@@ -421,10 +429,11 @@ def _sparse_pull(indptr, indices, slot_edge, slot_neg, state, v, b, s2, offered,
         t = popcount(bit - np.uint64(1))
         best_key = _KEY_FLOOR
         best_j = -1
+        gv = np.uint32(graph_id(ids, v))
         for j in range(indptr[v], indptr[v + 1]):
             u = indices[j]
             if state[u, 0] & bit:
-                base = np.uint32(np.uint32(np.uint32(u) << np.uint32(2)) | b) ^ np.uint32(v)
+                base = np.uint32(np.uint32(np.uint32(graph_id(ids, u)) << np.uint32(2)) | b) ^ gv
                 key = _lane_key(base, s2[t])
                 if key >= best_key:
                     best_key = key
@@ -445,14 +454,14 @@ def _sparse_pull(indptr, indices, slot_edge, slot_neg, state, v, b, s2, offered,
 
 @numba.njit(cache=True)
 def _dense_pull(indptr, indices, slot_edge, slot_neg, state, v, b, s2, n_lanes, bk, bs, bp, reached,
-                ones, tree_slots, parent, parent_edge, order, t0):
+                ones, tree_slots, parent, parent_edge, order, t0, ids):
     """All 64 trees' offers for ``v`` at once (:func:`_row_offers`) and their bookkeeping.
 
     Returns (trees that found a parent, their negative path sign bits).
     """
     with_tree = parent.shape[0] > 0
     with_count = tree_slots.size > 0
-    _row_offers(indptr, indices, slot_neg, state, v, b, s2, bk, bs, bp)
+    _row_offers(indptr, indices, slot_neg, state, v, b, s2, bk, bs, bp, ids)
     found, neg = _found_bits(bs, bp)
     for t in range(BLOCK):
         f = bs[t] >= 0
@@ -530,7 +539,7 @@ def _next_candidates(indptr, indices, state, new, new_bits, n_new, mark, stamp, 
 
 @numba.njit(cache=True)
 def bfs_block_into(indptr, indices, slot_edge, slot_neg, roots, s2, n_lanes, state, newbits,
-                   pending, reached, ones, tree_slots, parent, parent_edge, order, t0):
+                   pending, reached, ones, tree_slots, parent, parent_edge, order, t0, ids):
     """Build up to BLOCK BFS trees with graphB+'s parent rule at once.
 
     ``roots`` (int32) and ``s2`` (uint32, :func:`seed_mix`) have BLOCK
@@ -547,7 +556,10 @@ def bfs_block_into(indptr, indices, slot_edge, slot_neg, roots, s2, n_lanes, sta
     each level is settled in increasing vertex id.  ``state`` (uint64,
     n x 2), ``newbits`` (uint64, n) and ``pending`` (int32, 3n: the level's
     candidates, the vertices it reached, a dedup mark) are scratch.
-    Returns the number of levels.
+    ``ids`` (int32): empty, or the graph's id of each vertex when the CSR
+    arrays are a relabelled copy (:func:`deep_layout`), whose rows keep the
+    graph's neighbour order; ``parent``/``order`` need the graph's own
+    numbering (``ids`` empty).  Returns the number of levels.
 
     Work follows the frontier: a level visits only the open neighbours of
     the vertices the previous level reached (in any of the block's trees),
@@ -602,12 +614,12 @@ def bfs_block_into(indptr, indices, slot_edge, slot_neg, roots, s2, n_lanes, sta
             elif popcount(offered) <= SPARSE_LANES:
                 found, neg = _sparse_pull(indptr, indices, slot_edge, slot_neg, state, v, b, s2,
                                           offered, reached, ones, tree_slots, parent, parent_edge,
-                                          order, t0)
+                                          order, t0, ids)
                 state[v, 1] |= neg  # bits of trees where v is not reached yet: no reader sees them
             else:
                 found, neg = _dense_pull(indptr, indices, slot_edge, slot_neg, state, v, b, s2,
                                          n_lanes, bk, bs, bp, reached, ones, tree_slots, parent,
-                                         parent_edge, order, t0)
+                                         parent_edge, order, t0, ids)
                 state[v, 1] |= neg
             newbits[i] = found
         n_new = 0
@@ -622,6 +634,100 @@ def bfs_block_into(indptr, indices, slot_edge, slot_neg, roots, s2, n_lanes, sta
         n_cand = _next_candidates(indptr, indices, state, new, newbits, n_new, mark, d, cand,
                                   with_tree)
     return d - 1
+
+
+#: BFS levels from vertex 0 above which :func:`deep_layout` relabels the graph
+DEEP_LEVELS = 64
+
+
+@numba.njit(cache=True)
+def _bfs_order(indptr, indices, start):
+    """Vertices in BFS order from ``start`` (all of them, components one after another) and the
+    number of levels of the first component."""
+    n = indptr.size - 1
+    order = np.empty(n, np.int32)
+    seen = np.zeros(n, np.uint8)
+    tail = 0
+    levels = 0
+    for s in range(n):
+        first = s == 0
+        v0 = start if first else s
+        if seen[v0]:
+            continue
+        seen[v0] = 1
+        order[tail] = v0
+        head = tail
+        tail += 1
+        level_end = tail
+        while head < tail:
+            u = order[head]
+            head += 1
+            for j in range(indptr[u], indptr[u + 1]):
+                w = indices[j]
+                if not seen[w]:
+                    seen[w] = 1
+                    order[tail] = w
+                    tail += 1
+            if head == level_end and head < tail:
+                if first:
+                    levels += 1
+                level_end = tail
+    return order, levels
+
+
+@numba.njit(cache=True)
+def _relabel(indptr, indices, slot_edge, slot_neg, m, ids):
+    """The CSR arrays with vertex ``p`` being the graph's vertex ``ids[p]``; rows keep their order."""
+    n = indptr.size - 1
+    inv = np.empty(n, np.int32)
+    for p in range(n):
+        inv[ids[p]] = p
+    indptr2 = np.empty(n + 1, indptr.dtype)
+    indices2 = np.empty(indices.size, np.int32)
+    slot_edge2 = np.empty(indices.size, np.int32)
+    slot_neg2 = np.empty(indices.size, np.uint8)
+    edge_slots2 = np.full((m, 2), -1, np.int32)
+    k = 0
+    indptr2[0] = 0
+    for p in range(n):
+        v = ids[p]
+        for j in range(indptr[v], indptr[v + 1]):
+            indices2[k] = inv[indices[j]]
+            e = slot_edge[j]
+            slot_edge2[k] = e
+            slot_neg2[k] = slot_neg[j]
+            edge_slots2[e, 0 if edge_slots2[e, 0] < 0 else 1] = k
+            k += 1
+        indptr2[p + 1] = k
+    return indptr2, indices2, slot_edge2, slot_neg2, edge_slots2, inv
+
+
+def deep_layout(graph, slot_neg):
+    """A copy of the CSR arrays numbered in BFS order, for graphs with many levels; else None.
+
+    The block BFS of a path or a mesh spends its time on random reads of
+    per-vertex state: neighbours have unrelated ids.  Numbered in BFS order
+    (from vertex 0), a vertex's neighbours sit a level's width away, so the
+    reads stay in cache.  Keys and ties still use the graph's ids (rows keep
+    the graph's neighbour order, and :func:`graph_id` maps back), so the
+    trees are the same.  Graphs with at most :data:`DEEP_LEVELS` levels
+    (power-law graphs have ten or twenty) keep their numbering.
+
+    Returns
+    -------
+    dict or None
+        ``indptr, indices, slot_edge, slot_neg, edge_slots`` of the copy,
+        ``ids`` (the graph's id of each new vertex) and ``inv`` (the new id
+        of each vertex).
+    """
+    order, levels = _bfs_order(graph.indptr, graph.indices, 0)
+    if levels <= DEEP_LEVELS:
+        return None
+    arrays = _relabel(graph.indptr, graph.indices, graph.slot_edge, slot_neg, graph.m, order)
+    names = ("indptr", "indices", "slot_edge", "slot_neg", "edge_slots", "inv")
+    out = dict(zip(names, arrays))
+    out["ids"] = order
+    return out
 
 
 def slot_negative(graph) -> np.ndarray:
@@ -660,7 +766,8 @@ def _bfs_blocks_cpu(indptr, indices, slot_edge, slot_neg, roots, s2s, n_blocks, 
         for blk in range(c, n_blocks, n_chunks):
             r, s, nl = block_lanes(roots, s2s, blk, T)
             bfs_block_into(indptr, indices, slot_edge, slot_neg, r, s, nl, state, newbits, pending,
-                           got, ones, no_count, parent, parent_edge, order, blk * BLOCK)
+                           got, ones, no_count, parent, parent_edge, order, blk * BLOCK,
+                           np.empty(0, np.int32))
             for t in range(nl):
                 reached[blk * BLOCK + t] = got[t]
 
