@@ -509,9 +509,26 @@ def _next_candidates(indptr, indices, state, new, new_bits, n_new, mark, stamp, 
     a long list out of one scan of ``mark`` (O(n)), a short one sorted
     (O(k log k)).  Without, in any order: the parents, path signs and
     counters of a level do not depend on the order its vertices are served
-    in.  Returns their count.
+    in.  Returns their count and whether the level is dense.
+
+    A dense level (the rows of the new vertices hold over an eighth of the
+    slots: the middle levels of a power-law graph) lists every vertex still
+    open in some tree instead, by id, without reading those rows: the pull
+    reads each candidate's row anyway, and finds nothing where no
+    neighbour offers, so the level's result is the same.
     """
     n = indptr.size - 1
+    work = 0
+    for i in range(n_new):
+        u = new[i]
+        work += indptr[u + 1] - indptr[u]
+    if work > (indices.size >> 3):
+        k = 0
+        for w in range(n):
+            if state[w, 0] != _ALL:
+                cand[k] = w
+                k += 1
+        return k, True
     k = 0
     for i in range(n_new):
         u = new[i]
@@ -523,7 +540,7 @@ def _next_candidates(indptr, indices, state, new, new_bits, n_new, mark, stamp, 
                 cand[k] = w
                 k += 1
     if not by_id:
-        return k
+        return k, False
     if k > (n >> 4):
         k = 0
         for w in range(n):
@@ -534,7 +551,7 @@ def _next_candidates(indptr, indices, state, new, new_bits, n_new, mark, stamp, 
         _insertion_sort(cand, k)
     else:
         cand[:k].sort()
-    return k
+    return k, False
 
 
 @numba.njit(cache=True)
@@ -603,12 +620,13 @@ def bfs_block_into(indptr, indices, slot_edge, slot_neg, roots, s2, n_lanes, sta
                 newbits[n_new] = state[v, 0] & ~padding  # a superset of its level-1 trees: enough
                 n_new += 1
     d = 2
-    n_cand = _next_candidates(indptr, indices, state, new, newbits, n_new, mark, d, cand, with_tree)
+    n_cand, dense = _next_candidates(indptr, indices, state, new, newbits, n_new, mark, d, cand,
+                                     with_tree)
     while n_cand > 0:
         b = np.uint32(((d - 1) & 1) | 2)  # the parity bit of the parents' depth in the key
         for i in range(n_cand):  # increasing v, so each tree's level comes out by id
             v = cand[i]
-            offered = _offering_trees(indptr, indices, state, v)
+            offered = _ALL if dense else _offering_trees(indptr, indices, state, v)
             if offered == 0:
                 found = np.uint64(0)
             elif popcount(offered) <= SPARSE_LANES:
@@ -631,8 +649,8 @@ def bfs_block_into(indptr, indices, slot_edge, slot_neg, roots, s2, n_lanes, sta
                 newbits[n_new] = newbits[i]  # n_new <= i: compacted in place
                 n_new += 1
         d += 1
-        n_cand = _next_candidates(indptr, indices, state, new, newbits, n_new, mark, d, cand,
-                                  with_tree)
+        n_cand, dense = _next_candidates(indptr, indices, state, new, newbits, n_new, mark, d, cand,
+                                         with_tree)
     return d - 1
 
 
