@@ -410,78 +410,14 @@ def _offering_trees(indptr, indices, state, v):
     return offered & ~state[v, 0]
 
 
-@numba.njit(cache=True)
-def _sparse_pull(indptr, indices, slot_edge, slot_neg, state, v, b, s2, offered, reached, ones,
-                 tree_slots, parent, parent_edge, order, t0, ids):
-    """:func:`_row_offers` and its bookkeeping for the few trees of ``offered``, one at a time.
-
-    Same rule, so the same parents: per tree the largest key wins, ties to
-    the later slot.  Returns (trees that found a parent, their negative path
-    sign bits); every tree of ``offered`` finds one.
-    """
-    with_tree = parent.shape[0] > 0
-    with_count = tree_slots.size > 0
-    neg = np.uint64(0)
-    bits = offered
-    while bits != 0:
-        bit = bits & (~bits + np.uint64(1))
-        bits ^= bit
-        t = popcount(bit - np.uint64(1))
-        best_key = _KEY_FLOOR
-        best_j = -1
-        gv = np.uint32(graph_id(ids, v))
-        for j in range(indptr[v], indptr[v + 1]):
-            u = indices[j]
-            if state[u, 0] & bit:
-                base = np.uint32(np.uint32(np.uint32(graph_id(ids, u)) << np.uint32(2)) | b) ^ gv
-                key = _lane_key(base, s2[t])
-                if key >= best_key:
-                    best_key = key
-                    best_j = j
-        u = indices[best_j]
-        sb = np.uint64(((state[u, 1] >> np.uint64(t)) & np.uint64(1)) ^ np.uint64(slot_neg[best_j]))
-        neg |= sb << np.uint64(t)
-        reached[t] += 1
-        ones[t] += np.int32(sb)
-        if with_count:
-            tree_slots[best_j] += 1
-        if with_tree:
-            parent[t0 + t, v] = u
-            parent_edge[t0 + t, v] = slot_edge[best_j]
-            order[t0 + t, reached[t] - 1] = v
-    return offered, neg
-
-
-@numba.njit(cache=True)
-def _dense_pull(indptr, indices, slot_edge, slot_neg, state, v, b, s2, n_lanes, bk, bs, bp, reached,
-                ones, tree_slots, parent, parent_edge, order, t0, ids):
-    """All 64 trees' offers for ``v`` at once (:func:`_row_offers`) and their bookkeeping.
-
-    Returns (trees that found a parent, their negative path sign bits).
-    """
-    with_tree = parent.shape[0] > 0
-    with_count = tree_slots.size > 0
-    _row_offers(indptr, indices, slot_neg, state, v, b, s2, bk, bs, bp, ids)
-    found, neg = _found_bits(bs, bp)
-    for t in range(BLOCK):
-        f = bs[t] >= 0
-        reached[t] += f
-        ones[t] += bp[t] if f else 0
-    if with_count:  # per slot of v's row, the trees that chose it: a scatter of 64
-        # increments, most to one dummy slot, measured 10-15 % slower in all
-        for j in range(indptr[v], indptr[v + 1]):
-            chosen = 0
-            for t in range(BLOCK):
-                chosen += bs[t] == j
-            tree_slots[j] += chosen
-    if with_tree:
-        for t in range(n_lanes):
-            j = bs[t]
-            if j >= 0:
-                parent[t0 + t, v] = indices[j]
-                parent_edge[t0 + t, v] = slot_edge[j]
-                order[t0 + t, reached[t] - 1] = v
-    return found, neg
+# The two ways of serving a level vertex are written out in bfs_block_into's loop rather
+# than called: a call per vertex passes some twenty arrays (and their reference counts),
+# measured 1.5x slower on a power-law graph.
+#
+# * sparse (few trees offer, see SPARSE_LANES): per offering tree t, the argmax of t's
+#   keys over the row's offering slots; largest key wins, ties to the later slot, that is
+#   the larger u (rows are sorted): graphB+'s rule, as _row_offers applies it to 64 lanes.
+# * dense: _row_offers over all 64 lanes, then per lane the same bookkeeping.
 
 
 @numba.njit(cache=True, inline="always")
@@ -582,11 +518,12 @@ def bfs_block_into(indptr, indices, slot_edge, slot_neg, roots, s2, n_lanes, sta
     the vertices the previous level reached (in any of the block's trees),
     so a path or a grid costs about one row read per (vertex, tree) rather
     than one per (vertex, level).  A vertex that few trees reach at this
-    level is served tree by tree (:func:`_sparse_pull`), one that many reach
-    by the 64-lane pull; both apply the same rule.
+    level is served tree by tree, one that many reach by the 64-lane pull
+    (:func:`_row_offers`); both apply the same rule.
     """
     n = indptr.size - 1
     with_tree = parent.shape[0] > 0
+    with_count = tree_slots.size > 0
     bk = np.empty(BLOCK, np.int32)
     bs = np.empty(BLOCK, np.int32)
     bp = np.empty(BLOCK, np.uint8)
@@ -627,18 +564,64 @@ def bfs_block_into(indptr, indices, slot_edge, slot_neg, roots, s2, n_lanes, sta
         for i in range(n_cand):  # increasing v, so each tree's level comes out by id
             v = cand[i]
             offered = _ALL if dense else _offering_trees(indptr, indices, state, v)
+            found = np.uint64(0)
             if offered == 0:
-                found = np.uint64(0)
-            elif popcount(offered) <= SPARSE_LANES:
-                found, neg = _sparse_pull(indptr, indices, slot_edge, slot_neg, state, v, b, s2,
-                                          offered, reached, ones, tree_slots, parent, parent_edge,
-                                          order, t0, ids)
+                pass
+            elif popcount(offered) <= SPARSE_LANES:  # tree by tree
+                neg = np.uint64(0)
+                bits = offered
+                gv = np.uint32(graph_id(ids, v))
+                while bits != 0:
+                    bit = bits & (~bits + np.uint64(1))
+                    bits ^= bit
+                    t = popcount(bit - np.uint64(1))
+                    best_key = _KEY_FLOOR
+                    best_j = -1
+                    for j in range(indptr[v], indptr[v + 1]):
+                        u = indices[j]
+                        if state[u, 0] & bit:
+                            base = np.uint32(np.uint32(np.uint32(graph_id(ids, u)) << np.uint32(2)) | b) ^ gv
+                            key = _lane_key(base, s2[t])
+                            if key >= best_key:
+                                best_key = key
+                                best_j = j
+                    u = indices[best_j]
+                    sb = np.uint64(((state[u, 1] >> np.uint64(t)) & np.uint64(1))
+                                   ^ np.uint64(slot_neg[best_j]))
+                    neg |= sb << np.uint64(t)
+                    reached[t] += 1
+                    ones[t] += np.int32(sb)
+                    if with_count:
+                        tree_slots[best_j] += 1
+                    if with_tree:
+                        parent[t0 + t, v] = u
+                        parent_edge[t0 + t, v] = slot_edge[best_j]
+                        order[t0 + t, reached[t] - 1] = v
+                found = offered
                 state[v, 1] |= neg  # bits of trees where v is not reached yet: no reader sees them
-            else:
-                found, neg = _dense_pull(indptr, indices, slot_edge, slot_neg, state, v, b, s2,
-                                         n_lanes, bk, bs, bp, reached, ones, tree_slots, parent,
-                                         parent_edge, order, t0, ids)
-                state[v, 1] |= neg
+            else:  # all 64 lanes at once
+                _row_offers(indptr, indices, slot_neg, state, v, b, s2, bk, bs, bp, ids)
+                found, neg = _found_bits(bs, bp)
+                if found != 0:
+                    state[v, 1] |= neg
+                    for t in range(BLOCK):
+                        f = bs[t] >= 0
+                        reached[t] += f
+                        ones[t] += bp[t] if f else 0
+                    if with_count:  # per slot of v's row, the trees that chose it: a scatter of
+                        # 64 increments, most to one dummy slot, measured 10-15 % slower in all
+                        for j in range(indptr[v], indptr[v + 1]):
+                            chosen = 0
+                            for t in range(BLOCK):
+                                chosen += bs[t] == j
+                            tree_slots[j] += chosen
+                    if with_tree:
+                        for t in range(n_lanes):
+                            j = bs[t]
+                            if j >= 0:
+                                parent[t0 + t, v] = indices[j]
+                                parent_edge[t0 + t, v] = slot_edge[j]
+                                order[t0 + t, reached[t] - 1] = v
             newbits[i] = found
         n_new = 0
         for i in range(n_cand):  # the level ends: its vertices become parents
