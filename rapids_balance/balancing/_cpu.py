@@ -176,7 +176,7 @@ def block_pass(indptr, indices, slot_edge, slot_neg, edge_slots, edge_src, edge_
     ``switched`` follows from ``negative`` over the batch (an edge is
     switched in every tree where its balanced sign differs from its input
     sign: ``negative`` for a positive edge, ``T - negative`` for a negative
-    one).  Scratch per chunk: 44 bytes per vertex and 16 per edge.  With
+    one).  Scratch per chunk: 44 bytes per vertex and 20 per edge.  With
     ``ids`` (see :func:`_trees.deep_layout`) the CSR arrays and roots are
     a relabelled copy's, ``edge_src``/``edge_dst`` the graph's, and
     ``status2``/``clean`` are indexed by the copy's vertices.
@@ -186,13 +186,12 @@ def block_pass(indptr, indices, slot_edge, slot_neg, edge_slots, edge_src, edge_
     m = edge_src.size
     n_blocks = (T + BLOCK - 1) // BLOCK
     no_tree = np.empty((0, 0), np.int32)
-    e_part = np.zeros((n_chunks, 2, m), np.int32)  # negative, agree2
+    e_part = np.zeros((n_chunks, 3, m), np.int32)  # in_tree, negative, agree2
     v_part = np.zeros((n_chunks, 2, n), np.int32)  # status2, clean
-    slots = np.zeros((n_chunks, indices.size), np.int32)  # trees holding the edge, per slot
     for c in prange(n_chunks):
         state, newbits, pending, got, ones = block_scratch(n)
         maj = np.empty(BLOCK, np.uint8)
-        tree_slots = slots[c]
+        tree_slots = np.zeros(indices.size, np.int32)  # trees holding the edge, per slot
         side = np.empty(n if agreeable else 0, np.int8)
         uf = np.empty(n if agreeable else 0, np.int32)
         count = np.empty(n if agreeable else 0, np.int32)
@@ -208,14 +207,17 @@ def block_pass(indptr, indices, slot_edge, slot_neg, edge_slots, edge_src, edge_
             _block_majority(edge_src, edge_dst, state, ones, nl, agreeable, side, uf, count, maj, ids)
             for t in range(nl):
                 maj_all[t0 + t] = maj[t]
-            _block_counters(indptr, indices, slot_edge, state, maj, nl, ep[0], ep[1], vp[0], vp[1])
+            _block_counters(indptr, indices, slot_edge, state, maj, nl, ep[1], ep[2], vp[0], vp[1])
+        in_tree_c = ep[0]
+        for e in range(m):  # both slots of an edge
+            in_tree_c[e] = tree_slots[edge_slots[e, 0]] + tree_slots[edge_slots[e, 1]]
     for e in prange(m):
         it = 0
         ng = 0
         for c in range(n_chunks):
-            it += slots[c, edge_slots[e, 0]] + slots[c, edge_slots[e, 1]]
-            ng += e_part[c, 0, e]
-            agree2[e] += e_part[c, 1, e]
+            it += e_part[c, 0, e]
+            ng += e_part[c, 1, e]
+            agree2[e] += e_part[c, 2, e]
         in_tree[e] += it
         negative[e] += ng
         switched[e] += T - ng if sign[e] < 0 else ng

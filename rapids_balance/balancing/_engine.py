@@ -124,9 +124,9 @@ def memory_needed(graph, params: BalanceParams, n_chunks: int = 1, batch: int = 
     * counters: ``32 m + 16 n`` (six int64 arrays), kept for the whole call;
     * per batch: slot signs ``2 m`` (one byte per CSR slot);
     * ``method="path-sign"``, per chunk (one per thread, at most one per
-      block of 64 trees): ``44 n + 16 m`` (block state 16 n, frontier lists
+      block of 64 trees): ``44 n + 20 m`` (block state 16 n, frontier lists
       20 n, vertex counters 8 n; tree edges per slot 8 m, edge counters
-      8 m), plus ``9 n`` with ``majority="agreeable"``; once, the copy of
+      12 m), plus ``9 n`` with ``majority="agreeable"``; once, the copy of
       a deep graph numbered in BFS order: ``26 m + 40 n``;
     * ``method="cycle"`` (tree by tree), per chunk: ``40 n + 5 m`` of
       scratch and ``4 m`` of tree-edge counts; per tree of the batch ``n``
@@ -149,7 +149,7 @@ def memory_needed(graph, params: BalanceParams, n_chunks: int = 1, batch: int = 
         chunk = 40 * n + 9 * m
         batch_bytes = batch * (n + m)
     else:
-        chunk = 44 * n + 16 * m + (9 * n if params.majority == "agreeable" else 0)
+        chunk = 44 * n + 20 * m + (9 * n if params.majority == "agreeable" else 0)
         batch_bytes = 26 * m + 40 * n
     trees = 2 * m + n_chunks * chunk + batch_bytes
     tables = 81 * m + 64 * n

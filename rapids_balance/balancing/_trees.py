@@ -398,7 +398,7 @@ def popcount(x):
 #: by tree (one hash per offering slot and tree) instead of by the 64-lane SIMD pull: on deep
 #: graphs (paths, grids, roads) the trees' frontiers rarely meet, and the lane loops would
 #: cost 64 lanes for one tree
-SPARSE_LANES = 6
+SPARSE_LANES = 2
 
 
 @numba.njit(cache=True, inline="always")
@@ -458,7 +458,7 @@ def _next_candidates(indptr, indices, state, new, new_bits, n_new, mark, stamp, 
     for i in range(n_new):
         u = new[i]
         work += indptr[u + 1] - indptr[u]
-    if work > (indices.size >> 3):
+    if work > (indices.size >> 5):
         k = 0
         for w in range(n):
             if state[w, 0] != _ALL:
