@@ -31,6 +31,9 @@ from typing import Any
 import numpy as np
 
 from . import _xp
+from ._containers import CleaningReport, Graph, SignedGraph
+from ._csr import _csr_general, csr_arrays  # noqa: F401 (the CSR is built in _csr)
+from ._validation import check_bool, check_choice
 from .errors import GraphFormatError, GraphInputError, short_repr
 
 __all__ = ["build_graph", "check_build_options", "csr_arrays", "numeric_values", "exact_int_array",
@@ -330,8 +333,6 @@ def _int_labels(xp: ModuleType, labels):
 def check_build_options(owner: str, *, directed: Any = False, conflicts: Any = "first",
                         zero_sign: Any = "positive", component: Any = "largest", numbering: Any = "sorted") -> None:
     """The cleaning keywords, checked before any work (one message style, see ``_validation``)."""
-    from ._validation import check_bool, check_choice
-
     check_bool(directed, "directed", owner)
     for arg, val, allowed in (("conflicts", conflicts, CONFLICT_RULES), ("zero_sign", zero_sign, ZERO_SIGN_RULES),
                               ("component", component, COMPONENT_RULES),
@@ -410,8 +411,6 @@ def build_graph(src, dst, sign=None, weight=None, *, directed: bool = False,
     >>> g.n, g.m, g.cleaning.self_loops
     (3, 3, 0)
     """
-    from .graph import CleaningReport, Graph, SignedGraph
-
     check_build_options("build_graph", directed=directed, conflicts=conflicts, zero_sign=zero_sign,
                         component=component, numbering=numbering)
     if graph_class is None:
@@ -681,90 +680,3 @@ def _graphbplus_numbering(xp: ModuleType, rows: dict, used, n: int, directed: bo
     new_id = xp.zeros(used.shape[0], dtype=xp.int64)
     new_id = _xp.scatter(new_id, label_index, xp.arange(n, dtype=xp.int64))
     return new_id, label_index
-
-
-# -- CSR ---------------------------------------------------------------------------------
-
-def csr_arrays(xp: ModuleType, edge_src, edge_dst, n: int, directed: bool) -> dict:
-    """The CSR arrays of the edges ``(edge_src[e], edge_dst[e])`` over ``n`` vertices.
-
-    Returns ``indptr`` (int64, n+1), ``indices`` (int32), ``slot_edge``
-    (int32) and ``edge_slots`` (int64, m x 2 undirected / m x 1 directed),
-    in the namespace ``xp``: rows hold neighbours in increasing order, an
-    undirected edge fills one slot in each endpoint's row.
-
-    The slots are those of a stable sort of all slots by (row, neighbour).
-    Edges as :func:`build_graph` leaves them (sorted by ``(src, dst)``,
-    ``src < dst`` when undirected) have them in closed form: directed, the
-    edge order itself; undirected, row ``r`` holds first the edges whose
-    ``dst`` is ``r`` (in edge order, so by increasing ``src``), then those
-    whose ``src`` is ``r``, which needs one stable sort of ``dst`` instead
-    of a sort of all 2m slots on a 64-bit key.
-    """
-    m = int(edge_src.shape[0])
-    if m and _sorted_edges(xp, edge_src, edge_dst, directed):
-        return (_csr_directed_sorted if directed else _csr_undirected_sorted)(xp, edge_src, edge_dst, n)
-    return _csr_general(xp, edge_src, edge_dst, n, directed)
-
-
-def _sorted_edges(xp: ModuleType, src, dst, directed: bool) -> bool:
-    """Edges sorted by (src, dst), repeats allowed; undirected also src < dst."""
-    s0, s1, d0, d1 = src[:-1], src[1:], dst[:-1], dst[1:]
-    if not bool(xp.all((s1 > s0) | ((s1 == s0) & (d1 >= d0)))):
-        return False
-    return directed or bool(xp.all(src < dst))
-
-
-def _indptr(xp: ModuleType, counts):
-    return xp.concat([xp.zeros(1, dtype=xp.int64), xp.cumulative_sum(xp.astype(counts, xp.int64))])
-
-
-def _csr_directed_sorted(xp: ModuleType, src, dst, n: int) -> dict:
-    m = src.shape[0]
-    slots = xp.arange(m, dtype=xp.int64)
-    return {"indptr": _indptr(xp, _xp.bincount(src, minlength=n)), "indices": xp.astype(dst, xp.int32),
-            "slot_edge": xp.astype(slots, xp.int32), "edge_slots": xp.reshape(slots, (m, 1))}
-
-
-def _csr_undirected_sorted(xp: ModuleType, src, dst, n: int) -> dict:
-    m = int(src.shape[0])
-    it = xp.int32 if 2 * m < 2**31 else xp.int64  # slot numbers: int32 temporaries where they fit
-    n_as_dst, n_as_src = _xp.bincount(dst, minlength=n), _xp.bincount(src, minlength=n)
-    indptr = _indptr(xp, n_as_dst + n_as_src)
-    eid = xp.arange(m, dtype=it)
-    by_dst = xp.astype(_xp.stable_argsort(dst), it)
-    # slot of the k-th edge in dst order: row start + its rank among the row's dst edges
-    #   = indptr[r] + k - (dst edges of rows < r) = k + (src edges of rows < r)
-    src_before = xp.astype(xp.cumulative_sum(n_as_src) - n_as_src, it)
-    dst_slot = eid + xp.take(src_before, xp.take(dst, by_dst))
-    edge_slots = xp.empty((m, 2), dtype=xp.int64)
-    # slot of edge e in its src row s: after the row's dst edges, e - (edges with src < s) into the rest
-    #   = indptr[s] + n_as_dst[s] + e - (src edges of rows < s) = e + (dst edges of rows <= s)
-    edge_slots[:, 0] = xp.astype(eid + xp.take(xp.astype(xp.cumulative_sum(n_as_dst), it), src), xp.int64)
-    edge_slots[:, 1] = xp.astype(_xp.scatter(xp.empty(m, dtype=it), by_dst, dst_slot), xp.int64)
-    # each temporary is dropped as soon as it is used up: the peak is the outputs plus 8 bytes an edge
-    slot_edge = _xp.scatter(xp.empty(2 * m, dtype=xp.int32), edge_slots[:, 0], xp.astype(eid, xp.int32, copy=False))
-    del eid
-    slot_edge = _xp.scatter(slot_edge, dst_slot, xp.astype(by_dst, xp.int32, copy=False))
-    src_by_dst = xp.astype(xp.take(src, by_dst), xp.int32, copy=False)
-    del by_dst
-    indices = _xp.scatter(xp.empty(2 * m, dtype=xp.int32), edge_slots[:, 0], xp.astype(dst, xp.int32, copy=False))
-    indices = _xp.scatter(indices, dst_slot, src_by_dst)
-    return {"indptr": indptr, "indices": indices, "slot_edge": slot_edge, "edge_slots": edge_slots}
-
-
-def _csr_general(xp: ModuleType, src, dst, n: int, directed: bool) -> dict:
-    """Any edge list: one stable sort of every slot on the key (row, neighbour)."""
-    m = int(src.shape[0])
-    eid = xp.arange(m, dtype=xp.int64)
-    if directed:
-        rows, cols, slot_eid = src, dst, eid
-    else:
-        rows, cols, slot_eid = xp.concat([src, dst]), xp.concat([dst, src]), xp.concat([eid, eid])
-    order = _xp.stable_argsort(xp.astype(rows, xp.int64) * max(n, 1) + xp.astype(cols, xp.int64))
-    counts = _xp.bincount(rows, minlength=n) if m else xp.zeros(n, dtype=xp.int64)
-    slot_of = _xp.scatter(xp.empty(order.shape[0], dtype=xp.int64), order,
-                          xp.arange(order.shape[0], dtype=xp.int64))
-    edge_slots = xp.reshape(slot_of, (m, 1)) if directed else xp.stack([slot_of[:m], slot_of[m:]], axis=1)
-    return {"indptr": _indptr(xp, counts), "indices": xp.astype(xp.take(cols, order), xp.int32),
-            "slot_edge": xp.astype(xp.take(slot_eid, order), xp.int32), "edge_slots": edge_slots}

@@ -20,10 +20,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import weakref
 from typing import Any, Callable
 
+from ._validation import check_bool, param_error
+
 __all__ = ["is_cudf", "is_device_array", "wants_device", "make_table", "label_column", "to_device",
-           "device_copies", "device_namespace", "to_dask_frame", "convert_result_frames", "frames_like_input"]
+           "device_copies", "device_namespace", "device_labels_column", "to_dask_frame", "convert_result_frames", "frames_like_input"]
 
 device_copies: list[int] = []
 """Sizes of the host columns :func:`to_device` moved to the device for result tables, in call
@@ -119,6 +122,27 @@ def _has_cudf() -> bool:
     return True
 
 
+# graph -> device string labels (cuDF), for graphs whose ids were strings factorised on the device
+_STRING_LABELS: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
+
+
+def device_labels_column(graph: Any, ids: Any = None) -> Any:
+    """The labels of internal ids ``ids`` (all vertices when None), where the graph keeps them.
+
+    Text labels factorised on the device come back as a cuDF column; numeric
+    labels as a device array of the graph's namespace.
+    """
+    text = _STRING_LABELS.get(graph)
+    if text is not None:
+        return text if ids is None else text.take(ids)
+    labels = graph.device_labels()
+    if ids is None:
+        return labels
+    from array_api_compat import array_namespace
+
+    return array_namespace(labels).take(labels, ids)
+
+
 def label_column(graph: Any, ids: Any = None) -> Any:
     """Original labels of internal ids ``ids`` (numpy; all vertices when None), for a result table.
 
@@ -128,8 +152,6 @@ def label_column(graph: Any, ids: Any = None) -> Any:
     the host) the host labels.
     """
     if getattr(graph, "on_device", False) and _has_cudf():
-        from .io._device import device_labels_column
-
         labels = device_labels_column(graph)
         if is_device_array(labels) or is_cudf(labels):
             if ids is None:
@@ -275,8 +297,6 @@ def frames_like_input(dask_fields: tuple[str, ...] | None = None) -> Callable:
         means it has none, and ``as_dask=True`` is refused before any work
         rather than ignored.
     """
-    from ._validation import check_bool, param_error
-
     def deco(fn: Callable) -> Callable:
         owner = fn.__name__
 

@@ -33,7 +33,7 @@ from .errors import InvalidParameterError, short_repr
 
 __all__ = ["SEED_MAX", "COUNT_MAX", "BACKENDS", "ROLES", "check_seed", "check_int", "check_count",
            "check_number", "check_time_limit", "check_choice", "check_bool", "check_backend",
-           "check_roles", "param_error"]
+           "param_error"]
 
 SEED_MAX = 2**63 - 1
 #: largest count of work items (tree ids, restart ids are int64 in the kernels)
@@ -152,35 +152,3 @@ def check_bool(value: Any, name: str, owner: str) -> bool:
 def check_backend(value: Any, owner: str) -> str:
     """``backend``: one of "auto", "cpu", "gpu" (whether a GPU exists is checked by ``resolve_backend``)."""
     return check_choice(value, "backend", owner, BACKENDS)
-
-
-def _role_ok(value: Any) -> bool:
-    if isinstance(value, str):
-        return value != ""
-    return _is_int(value) and value >= 0
-
-
-def check_roles(graph: Any, owner: str, roles: dict[str, Any]) -> dict[str, Any]:
-    """Column-role keywords (``source=``, ``target=``, ``sign=``, ``weight=``): names or positions.
-
-    Each role is ``None`` (chosen by the input's format or recognised
-    header), a column name (a non-empty ``str``) or a 0-based position (an
-    int >= 0).  Every role must be ``None`` when ``graph`` is already a
-    built graph: it would be ignored.  Returns the roles that were given
-    (not ``None``), positions as plain ints.
-    """
-    given = {}
-    for name, value in roles.items():
-        if value is None:
-            continue
-        if not _role_ok(value):
-            raise param_error(name, owner, "a column name (str), a 0-based column position (int >= 0) "
-                              "or None", value)
-        given[name] = value if isinstance(value, str) else int(value)
-    from .graph import Graph
-
-    if isinstance(graph, Graph) and given:
-        name, value = next(iter(given.items()))
-        raise param_error(name, owner, "None when the graph is already built (a Graph or SignedGraph "
-                          "has no columns; column roles apply to tables and files)", value)
-    return given

@@ -29,434 +29,103 @@ built there by :func:`build_graph` and keeps its arrays there
 :meth:`Graph.device_labels` return them without a copy, and the attributes
 above stay numpy for CPU code, copied to the host on first use and cached.
 
-:func:`build_graph` (cleaning, component, numbering) and the CSR
-construction live in :mod:`rapids_balance._build`.
+This module is the data model's public face.  The containers live in
+:mod:`rapids_balance._containers` and import nothing above them, the CSR
+construction in :mod:`rapids_balance._csr`, :func:`build_graph` (cleaning,
+component, numbering) in :mod:`rapids_balance._build`; here they are named
+together with the ways in that need :mod:`rapids_balance.io`
+(:meth:`Graph.from_edgelist`, :func:`graph_from_any`), so this module stands
+above io (DESIGN.md, "Layers").
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, asdict
-from types import ModuleType
 from typing import Any
 
-import numpy as np
-
-from . import _xp
 from ._build import (COMPONENT_RULES, CONFLICT_RULES, ID_RULES, NUMBERING_RULES,  # noqa: F401 (re-exported)
                      ZERO_SIGN_RULES, RowWhere, _py, build_graph, check_build_options, csr_arrays,
                      exact_int_array, numeric_values)
-from .errors import GraphInputError, short_repr
+from ._containers import CleaningReport, Graph, SignedGraph
+from .errors import GraphInputError
 
 __all__ = ["Graph", "SignedGraph", "CleaningReport", "build_graph"]
 
 
-@dataclass
-class CleaningReport:
-    """What cleaning did to the input, counted.  Nothing is dropped uncounted.
-
-    Every input row is accounted for exactly once::
-
-        input_rows = self_loops + zero_sign_dropped + duplicate_rows
-                     + conflict_rows_ignored + conflict_rows_dropped
-                     + edges_outside_component + (edges of the graph)
-
-    ``duplicate_rows`` repeat a pair with the sign it already has;
-    ``conflict_rows_ignored`` are later rows of a pair seen with both signs
-    whose first sign was kept (``conflicts="first"``).
-
-    ``columns`` says which input column played which role and why, e.g.
-    ``{"sign": {"column": "rating", "why": "fixed by the bitcoin format"}}``
-    (why: "named by the user", "fixed by the <format> format", "recognised
-    header name", "the only columns left for the endpoints").
-    ``header_lines`` counts lines read as column names, not edges.
-    ``id_spellings_merged`` counts vertex-id spellings that name the same
-    vertex under the ``ids`` rule (``ids="auto"``: ``007`` and ``7`` are the
-    integer 7); a note gives an example.
-    """
-
-    source: str = "<arrays>"
-    input_rows: int = 0
-    comment_lines: int = 0
-    header_lines: int = 0
-    columns: dict[str, dict[str, Any]] = field(default_factory=dict)
-    ids: str = "auto"
-    id_spellings_merged: int = 0
-    self_loops: int = 0
-    duplicate_rows: int = 0
-    conflicting_pairs: int = 0
-    conflict_rows_ignored: int = 0
-    conflict_rows_dropped: int = 0
-    conflict_rule: str = "first"
-    zero_sign_edges: int = 0
-    zero_sign_dropped: int = 0
-    zero_sign_rule: str = "positive"
-    vertices_in_input: int = 0
-    components: int = 0
-    component_rule: str = "largest"
-    vertices_outside_component: int = 0
-    edges_outside_component: int = 0
-    numbering: str = "sorted"
-    notes: list[str] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def __str__(self) -> str:
-        lines = [f"cleaning report for {self.source}:"]
-        for k, v in self.as_dict().items():
-            if k not in ("source", "notes", "columns"):
-                lines.append(f"  {k}: {v}")
-        for role, info in self.columns.items():
-            lines.append(f"  {role} column: {short_repr(info['column'], 40)} ({info['why']})")
-        lines += [f"  note: {n}" for n in self.notes]
-        return "\n".join(lines)
-
-
-def _readonly(a: np.ndarray) -> np.ndarray:
-    a.setflags(write=False)
-    return a
-
-
-class Graph:
-    """A graph in CSR form with original vertex labels (see module docstring).
-
-    Build one with :meth:`from_edgelist` or :func:`rapids_balance.read_edgelist`
-    rather than calling the constructor.  Every array is read-only.  The
-    constructor takes numpy arrays (anything ``numpy.asarray`` reads) or
-    arrays of one device namespace (``edge_src`` decides); device arrays
-    stay where they are and the host attributes below are copies made on
-    first use (see :attr:`on_device`).
-
-    Attributes
-    ----------
-    n, m : int
-        Number of vertices and edges (also ``n_vertices``, ``n_edges``).
-    directed : bool
-        Directed graphs keep (u, v) and (v, u) apart; signed graphs never are.
-    edge_src, edge_dst : numpy.ndarray of int32, shape (m,)
-        Endpoints by internal id; undirected edges have ``edge_src < edge_dst``,
-        sorted by ``(edge_src, edge_dst)``.
-    indptr : numpy.ndarray of int64, shape (n + 1,)
-    indices : numpy.ndarray of int32
-        CSR adjacency (an undirected edge fills two slots), rows sorted.
-    slot_edge : numpy.ndarray of int32
-        Edge id behind each CSR slot.
-    edge_slots : numpy.ndarray of int64, shape (m, 2) or (m, 1)
-        The CSR slot(s) of each edge.
-    sign : numpy.ndarray of int8 or None
-        +1/-1 per edge (signed graphs).
-    weight : numpy.ndarray of float64 or None
-        Weight per edge, when the input had one.
-    zero_sign : numpy.ndarray of bool or None
-        Edges whose input sign was 0 (stored as +1).
-    labels : numpy.ndarray
-        Original label of each internal id (int64, uint64 or object).
-    on_device : bool
-        The arrays live in a device namespace (see :meth:`device_arrays`).
-    xp : module
-        The array-API namespace of the graph's arrays (numpy's for a host graph).
-    cleaning : CleaningReport
-        What cleaning did to the input, counted.
-    name : str
-        The graph's name (by default the file name without suffixes).
-    """
-
-    # name -> array in the device namespace, for an on-device graph (None: a host graph)
-    _xp_arrays: dict[str, Any] | None = None
-
-    def __init__(self, *, edge_src, edge_dst, n_vertices: int, labels, directed: bool,
-                 sign=None, weight=None, zero_sign=None,
-                 cleaning: CleaningReport | None = None, name: str = ""):
-        self.n = int(n_vertices)
-        self.directed = bool(directed)
-        self.cleaning = cleaning if cleaning is not None else CleaningReport()
-        self.name = name
-        self._device = None
-        self._label_index = None
-        # arrays of a device namespace stay there; their host copies are made on first use
-        if _xp.is_device_array(edge_src) or _xp.is_device_array(edge_dst):
-            self._keep_on_device(edge_src, edge_dst, labels, sign, weight, zero_sign)
-            return
-        self.edge_src = _readonly(np.ascontiguousarray(edge_src, dtype=np.int32))
-        self.edge_dst = _readonly(np.ascontiguousarray(edge_dst, dtype=np.int32))
-        self.m = int(self.edge_src.size)
-        self.labels = _readonly(np.asarray(labels))
-        self.sign = None if sign is None else _readonly(np.ascontiguousarray(sign, dtype=np.int8))
-        self.weight = None if weight is None else _readonly(np.ascontiguousarray(weight, dtype=np.float64))
-        # edges whose input sign was 0 (kept as positive, as graphB+ does)
-        self.zero_sign = None if zero_sign is None else _readonly(np.asarray(zero_sign, dtype=bool))
-        self._build_csr()
-
-    def _keep_on_device(self, edge_src, edge_dst, labels, sign, weight, zero_sign) -> None:
-        xp = _xp.namespace(edge_src, edge_dst)
-
-        def kept(a, dtype):  # no copy when the array already has the dtype
-            return None if a is None else xp.astype(xp.asarray(a), dtype, copy=False)
-
-        arrays = {"edge_src": kept(edge_src, xp.int32), "edge_dst": kept(edge_dst, xp.int32),
-                  "sign": kept(sign, xp.int8), "weight": kept(weight, xp.float64),
-                  "zero_sign": kept(zero_sign, xp.bool)}
-        if _xp.is_device_array(labels):
-            arrays["labels"] = labels
-        else:
-            self.labels = _readonly(np.asarray(labels))  # e.g. text labels of device codes: host only
-        self.m = int(arrays["edge_src"].shape[0])
-        arrays.update(csr_arrays(xp, arrays["edge_src"], arrays["edge_dst"], self.n, self.directed))
-        self._xp_arrays = arrays
-
-    def _build_csr(self) -> None:
-        csr = csr_arrays(_xp.namespace(), self.edge_src, self.edge_dst, self.n, self.directed)
-        for key, arr in csr.items():
-            setattr(self, key, _readonly(arr))
-
-    def __getattr__(self, name: str) -> Any:
-        # reached only when normal lookup fails: a host array of an on-device graph, copied on first use
-        arrays = self.__dict__.get("_xp_arrays")
-        if arrays is None or name not in arrays:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        arr = arrays[name]
-        host = None if arr is None else _readonly(_xp.to_host(arr))
-        self.__dict__[name] = host
-        return host
-
-    @classmethod
-    def from_edgelist(cls, data: Any = None, *, source: Any = None, target: Any = None,
-                      sign: Any = None, weight: Any = None, **options) -> "Graph":
-        """Build a graph from an edge-list DataFrame or a mapping of arrays.
-
-        Parameters
-        ----------
-        data : DataFrame, table, mapping or tuple
-            A pandas, polars, pyarrow, cuDF or Dask table, a dict of arrays,
-            or a tuple ``(sources, targets[, values])`` (``SignedGraph``
-            reads the third array as the sign, ``Graph`` as the weight).
-        source, target, sign, weight : str or int, optional
-            The column playing each role, by name or 0-based position.
-            Unnamed roles are taken only from recognised column names
-            (``source``/``src``/``from``..., ``sign``/``vote``/``rating``...,
-            ``weight``/``w``...); a column with any other name is never
-            taken as the sign.  Endpoints may also be the only two columns
-            left once the other roles are assigned.
-        **options
-            Those of :func:`build_graph` (``directed``, ``conflicts``,
-            ``zero_sign``, ``component``, ``numbering``, ``name``).
-
-        Returns
-        -------
-        Graph or SignedGraph
-            ``graph.cleaning.columns`` says which column played which role and why.
-
-        Raises
-        ------
-        GraphInputError
-            No sign column for a ``SignedGraph`` (the message lists the
-            columns and the keyword to pass), unknown or ambiguous columns,
-            missing values, or anything :func:`build_graph` refuses.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> df = pd.DataFrame({"src": [1, 2, 3], "dst": [2, 3, 1], "trust": [5, -2, 1]})
-        >>> g = SignedGraph.from_edgelist(df, sign="trust")
-        >>> g.m, g.cleaning.columns["sign"]
-        (3, {'column': 'trust', 'why': 'named by the user'})
-        """
-        from .io._frames import edgelist_columns, table_kind, table_to_graph
-
-        roles = {"source": source, "target": target, "sign": sign, "weight": weight}
-        if table_kind(data) == "sequence":
-            if any(v is not None for v in roles.values()):
-                raise GraphInputError("a tuple of arrays has no columns to name: pass "
-                                      "(sources, targets[, values]) without source=/target=/sign=/weight=")
-            src, dst, sgn, wgt = edgelist_columns(data)
-            if cls is SignedGraph and sgn is None and wgt is not None:
-                sgn, wgt = wgt, None  # a signed graph reads its sign from the value array
-            return build_graph(src, dst, sign=sgn, weight=wgt, graph_class=cls, **options)
-        return table_to_graph(data, roles=roles, want_sign=True if cls is SignedGraph else None,
-                              graph_class=cls, options=options, owner=f"{cls.__name__}.from_edgelist")
-
-    # -- accessors ----------------------------------------------------
-    @property
-    def n_vertices(self) -> int:
-        """Number of vertices (``n``)."""
-        return self.n
-
-    @property
-    def n_edges(self) -> int:
-        """Number of edges (``m``)."""
-        return self.m
-
-    def degrees(self) -> np.ndarray:
-        """Number of CSR slots per vertex (undirected: degree; directed: out-degree)."""
-        return np.diff(self.indptr)
-
-    def vertex_ids(self, labels) -> np.ndarray:
-        """Internal ids of original ``labels``; raises KeyError naming unknown ones."""
-        if self._label_index is None:
-            self._label_index = {lab: i for i, lab in enumerate(self.labels.tolist())}
-        out = np.empty(len(labels), dtype=np.int64)
-        for k, lab in enumerate(labels):
-            key = lab.item() if isinstance(lab, np.generic) else lab
-            try:
-                out[k] = self._label_index[key]
-            except KeyError:
-                raise KeyError(f"vertex {lab!r} is not in the graph") from None
-        return out
-
-    @property
-    def on_device(self) -> bool:
-        """True when the arrays live in a device namespace (CuPy; see :attr:`xp`)."""
-        return self._xp_arrays is not None
-
-    @property
-    def xp(self) -> ModuleType:
-        """The array-API namespace of the graph's arrays: numpy's for a host graph."""
-        if self._xp_arrays is None:
-            return _xp.namespace()
-        return _xp.namespace(self._xp_arrays["edge_src"])
-
-    def device_arrays(self) -> dict[str, Any]:
-        """CSR, edge and sign/weight arrays for GPU kernels, by name (cached).
-
-        An on-device graph returns its own arrays (no copy); a host graph
-        returns CuPy copies (numpy under the CUDA simulator).
-        """
-        if self._device is None:
-            names = ["indptr", "indices", "slot_edge", "edge_src", "edge_dst", "edge_slots"]
-            if self._xp_arrays is not None:
-                names += [k for k in ("sign", "weight") if self._xp_arrays[k] is not None]
-                self._device = {k: self._xp_arrays[k] for k in names}
-                return self._device
-            from .backend import to_device
-
-            if self.sign is not None:
-                names.append("sign")
-            if self.weight is not None:
-                names.append("weight")
-            # numpy under the simulator: writable copies, because the simulator
-            # copies kernel arguments back and refuses read-only arrays
-            self._device = {k: to_device(np.array(getattr(self, k)), "gpu") for k in names}
-        return self._device
-
-    def device_labels(self) -> Any:
-        """The labels where the graph's arrays live: the device array of an on-device
-        graph (no copy), else :attr:`labels` (host; also text labels of device codes)."""
-        if self._xp_arrays is not None and "labels" in self._xp_arrays:
-            return self._xp_arrays["labels"]
-        return self.labels
-
-    def edges_frame(self):
-        """The edges as a pandas DataFrame with original labels (src, dst, sign/weight)."""
-        import pandas as pd
-
-        cols = {"src": self.labels[self.edge_src], "dst": self.labels[self.edge_dst]}
-        if self.sign is not None:
-            cols["sign"] = self.sign
-        if self.weight is not None:
-            cols["weight"] = self.weight
-        return pd.DataFrame(cols)
-
-    def summary(self) -> dict[str, Any]:
-        """Vertices, edges, fundamental cycles, % positive, degrees, components, cleaning."""
-        from scipy.sparse.csgraph import connected_components
-
-        deg = np.diff(self.indptr) if not self.directed else (
-            np.bincount(self.edge_src, minlength=self.n) + np.bincount(self.edge_dst, minlength=self.n))
-        n_comp = connected_components(self._scipy_matrix(), directed=False)[0] if self.n else 0
-        out: dict[str, Any] = {
-            "name": self.name,
-            "directed": self.directed,
-            "vertices": self.n,
-            "edges": self.m,
-            "cycles": self.m - self.n + n_comp,
-            "components": int(n_comp),
-            "max_degree": int(deg.max()) if self.n else 0,
-            "mean_degree": float(deg.mean()) if self.n else 0.0,
-        }
-        if self.sign is not None:
-            pos = (self.sign > 0)
-            if self.zero_sign is not None:
-                pos = pos & ~self.zero_sign
-            out["positive_edges"] = int(pos.sum())
-            out["negative_edges"] = int((self.sign < 0).sum())
-            out["zero_sign_edges"] = int(self.zero_sign.sum()) if self.zero_sign is not None else 0
-            out["percent_positive"] = round(100.0 * out["positive_edges"] / self.m, 2) if self.m else 0.0
-        if self.weight is not None:
-            out["weight_min"] = float(self.weight.min()) if self.m else None
-            out["weight_max"] = float(self.weight.max()) if self.m else None
-        out["cleaning"] = self.cleaning.as_dict()
-        return out
-
-    def _scipy_matrix(self):
-        import scipy.sparse as sp
-
-        return sp.csr_matrix((np.ones(self.indices.size, np.int8), self.indices, self.indptr),
-                             shape=(self.n, self.n))
-
-    def __repr__(self) -> str:
-        kind = type(self).__name__
-        extra = []
-        if self.weight is not None:
-            extra.append("weighted")
-        if self.directed:
-            extra.append("directed")
-        tag = f" ({', '.join(extra)})" if extra else ""
-        nm = f" {self.name!r}" if self.name else ""
-        return f"<{kind}{nm}: {self.n} vertices, {self.m} edges{tag}>"
-
-
-class SignedGraph(Graph):
-    """Undirected graph with a sign (+1/-1) on every edge, optionally weighted.
-
-    Input signs are ``numpy.sign`` of the value column: any positive value is
-    +1, any negative value -1.  A value of 0 is kept as a positive edge by
-    default (graphB+'s rule) and flagged in ``zero_sign``; ``zero_sign="drop"``
-    removes such edges instead.  Boolean sign columns (``True``/``False``,
-    ``true``/``false`` text) are refused rather than guessed (is ``False`` a
-    negative edge or a zero?): map them to +1/-1 explicitly.  NaN and
-    infinite signs are refused with their row (and line, for files).
-    """
-
-    def __init__(self, **kw):
-        if kw.get("sign") is None:
-            raise GraphInputError("a SignedGraph needs a sign for every edge")
-        if kw.get("directed"):
-            raise GraphInputError("a SignedGraph is undirected; use Graph(directed=True) for directed graphs")
-        super().__init__(**kw)
-
-    @property
-    def negative(self) -> np.ndarray:
-        """Boolean mask of negative edges."""
-        return self.sign < 0
-
-
-def graph_from_any(obj: Any, *, source: Any = None, target: Any = None, sign: Any = None,
-                   weight: Any = None, **options) -> Graph:
-    """Coerce user input (our graphs, files, DataFrames, networkx, cuGraph) to a Graph.
+def _from_edgelist(cls, data: Any = None, *, source: Any = None, target: Any = None,
+                   sign: Any = None, weight: Any = None, **options) -> "Graph":
+    """Build a graph from an edge-list DataFrame or a mapping of arrays.
 
     Parameters
     ----------
-    obj : Graph, str or path-like, DataFrame / table / mapping, tuple, networkx or cuGraph graph
-        A built graph is returned as it is; a path is read with
-        :func:`rapids_balance.read_edgelist`.
+    data : DataFrame, table, mapping or tuple
+        A pandas, polars, pyarrow, cuDF or Dask table, a dict of arrays,
+        or a tuple ``(sources, targets[, values])`` (``SignedGraph``
+        reads the third array as the sign, ``Graph`` as the weight).
     source, target, sign, weight : str or int, optional
-        The columns (names or 0-based positions; networkx: edge attributes)
-        that play each role, as in :func:`rapids_balance.read_edgelist`;
-        ``None`` leaves the choice to the input's format or recognised
-        names.  A column is never taken as the sign by position alone.
+        The column playing each role, by name or 0-based position.
+        Unnamed roles are taken only from recognised column names
+        (``source``/``src``/``from``..., ``sign``/``vote``/``rating``...,
+        ``weight``/``w``...); a column with any other name is never
+        taken as the sign.  Endpoints may also be the only two columns
+        left once the other roles are assigned.
     **options
-        ``signed`` (True: a sign column is required, and its absence is an
-        error listing the columns and the keyword to pass), and the cleaning
-        options of :func:`rapids_balance.read_edgelist`.
+        Those of :func:`build_graph` (``directed``, ``conflicts``,
+        ``zero_sign``, ``component``, ``numbering``, ``name``).
 
     Returns
     -------
     Graph or SignedGraph
+        ``graph.cleaning.columns`` says which column played which role and why.
 
     Raises
     ------
     GraphInputError
-        See :func:`rapids_balance.io.coerce_graph`.
+        No sign column for a ``SignedGraph`` (the message lists the
+        columns and the keyword to pass), unknown or ambiguous columns,
+        missing values, or anything :func:`build_graph` refuses.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"src": [1, 2, 3], "dst": [2, 3, 1], "trust": [5, -2, 1]})
+    >>> g = SignedGraph.from_edgelist(df, sign="trust")
+    >>> g.m, g.cleaning.columns["sign"]
+    (3, {'column': 'trust', 'why': 'named by the user'})
+    """
+    from .io._frames import edgelist_columns, table_kind, table_to_graph
+
+    roles = {"source": source, "target": target, "sign": sign, "weight": weight}
+    if table_kind(data) == "sequence":
+        if any(v is not None for v in roles.values()):
+            raise GraphInputError("a tuple of arrays has no columns to name: pass "
+                                  "(sources, targets[, values]) without source=/target=/sign=/weight=")
+        src, dst, sgn, wgt = edgelist_columns(data)
+        if cls is SignedGraph and sgn is None and wgt is not None:
+            sgn, wgt = wgt, None  # a signed graph reads its sign from the value array
+        return build_graph(src, dst, sign=sgn, weight=wgt, graph_class=cls, **options)
+    return table_to_graph(data, roles=roles, want_sign=True if cls is SignedGraph else None,
+                          graph_class=cls, options=options, owner=f"{cls.__name__}.from_edgelist")
+
+
+# the table path needs io (pandas and the frame adapters), which builds on the containers:
+# the constructor is given to the class here, in the module that offers every way in
+Graph.from_edgelist = classmethod(_from_edgelist)
+
+
+def graph_from_any(obj: Any, **options: Any) -> Graph:
+    """Coerce user input to a Graph: :func:`rapids_balance.io.as_graph`, under its former name.
+
+    Parameters
+    ----------
+    obj : Graph, str or path-like, DataFrame / table / mapping, tuple, networkx or cuGraph graph
+        What :func:`rapids_balance.io.as_graph` takes.
+    **options
+        Its keywords (``source``, ``target``, ``sign``, ``weight``,
+        ``signed`` and the cleaning options).
+
+    Returns
+    -------
+    Graph or SignedGraph
 
     Examples
     --------
@@ -465,10 +134,6 @@ def graph_from_any(obj: Any, *, source: Any = None, target: Any = None, sign: An
     >>> type(g).__name__, g.m
     ('SignedGraph', 2)
     """
-    if isinstance(obj, Graph):
-        return obj
-    from .io import coerce_graph
+    from .io import as_graph  # io loads pandas: only when something is coerced
 
-    roles = {k: v for k, v in (("source", source), ("target", target), ("sign", sign),
-                               ("weight", weight)) if v is not None}
-    return coerce_graph(obj, **roles, **options)
+    return as_graph(obj, **options)

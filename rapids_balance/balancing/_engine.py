@@ -18,7 +18,8 @@ import numpy as np
 
 from .._output import frames_like_input
 from ..backend import resolve_backend
-from .._validation import check_backend, check_bool, check_choice, check_count, check_roles, check_seed
+from .._validation import check_backend, check_bool, check_choice, check_count, check_seed
+from ..io._roles import check_roles
 from ..distributed._run import RangeBatches
 from ..errors import GraphInputError
 from ._harary import MAJORITIES, TIE

@@ -17,7 +17,7 @@ import numpy as np
 from numba import cuda
 
 from ..backend import array_module, device_array, launch_config, to_device
-from ._trees import parent_key
+from ._tree_rules import parent_key
 
 WARP = 32
 
@@ -244,7 +244,7 @@ def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = 
                               scratch["new_bits"], scratch["counts"], parent, parent_edge, depth, ps)
     del scratch
     if bool((depth < 0).any()):
-        from ._trees import _check_connected
+        from ._tree_rules import _check_connected
 
         _check_connected(np.asarray((depth >= 0).sum(axis=1).tolist()), n)
     order = None

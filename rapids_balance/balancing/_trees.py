@@ -39,6 +39,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from .._random import hash32, randint
+from ._tree_rules import _check_connected, parent_key
 
 __all__ = [
     "ROOT_STREAM",
@@ -86,22 +87,6 @@ def seed_mix(seeds) -> np.ndarray:
     s = np.asarray([int(x) & 0xFFFFFFFF for x in np.asarray(seeds).reshape(-1).tolist()],
                    dtype=np.uint64)
     return ((s * s + s) & np.uint64(0xFFFFFFFF)).astype(np.int64)
-
-
-@numba.njit(cache=True, inline="always")
-def parent_key(u, v, level, s2):
-    """graphB+'s priority of parent candidate ``u`` for vertex ``v`` (int32).
-
-    ``h(((u << 2) | b) ^ v ^ s2)`` with ``b = (level & 1) | 2`` read as a
-    signed 32-bit integer; the candidate with the largest key wins, ties to
-    the larger ``u``.  ``level`` is the depth of ``u``.
-    """
-    b = (np.int64(level) & 1) | 2
-    x = ((np.int64(u) << 2) | b) ^ np.int64(v) ^ np.int64(s2)
-    h = np.int64(hash32(x))
-    if h >= 2147483648:
-        h -= 4294967296
-    return h
 
 
 # best[v] of a vertex not reached yet, and of a vertex of a finished level: any packed
@@ -962,16 +947,6 @@ def graphbplus_roots(graph, n_trees: int) -> list:
 def cpu_chunks(n_items: int) -> int:
     """How many parallel chunks to cut ``n_items`` independent trees into."""
     return max(1, min(int(n_items), numba.get_num_threads()))
-
-
-def _check_connected(reached, n):
-    reached = np.asarray(reached)
-    if (reached != n).any():
-        from ..errors import GraphInputError
-
-        raise GraphInputError(
-            f"the graph is not connected (a BFS reached {int(reached.min())} of {n} vertices); "
-            "build it with component='largest'")
 
 
 def bfs_trees(graph, roots, seeds, *, backend: str = "cpu"):

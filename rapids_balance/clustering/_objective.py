@@ -13,7 +13,8 @@ from typing import Any
 import numba
 import numpy as np
 
-from .._validation import check_roles, param_error
+from .._validation import param_error
+from ..io._roles import check_roles
 from ..errors import GraphInputError
 from ..graph import Graph, graph_from_any
 

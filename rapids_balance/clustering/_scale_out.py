@@ -1,6 +1,6 @@
 """GRASP / ILS restarts on Dask: batches of restart ids, the best one kept on the client.
 
-Each task runs a consecutive range of restart ids with ``_solve._restart``
+Each task runs a consecutive range of restart ids with ``_restart._restart``
 (building the graph's level structure once per task, not once per restart)
 and returns every restart's imbalance plus the labels of its own best one.
 The client folds the batches in restart order and keeps the best imbalance,
@@ -19,7 +19,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..distributed._run import RangeBatches, WorkerBatches, run_batches
-from ._solve import _restart
+from ._restart import _restart
 from ._state import Level
 
 __all__ = ["run_restarts", "restart_batch", "best_restart"]

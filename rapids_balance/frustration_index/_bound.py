@@ -33,7 +33,8 @@ import numba
 import numpy as np
 
 from .._output import frames_like_input, is_cudf, label_column, make_table
-from .._validation import check_int, check_roles, check_seed, check_time_limit
+from .._validation import check_int, check_seed, check_time_limit
+from ..io._roles import check_roles
 from ..errors import GraphInputError
 from ..graph import graph_from_any
 from ._result import FrustrationBound

@@ -29,7 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_bool, check_choice, check_int, check_roles, check_time_limit
+from .._validation import check_bool, check_choice, check_int, check_time_limit
+from ..io._roles import check_roles
 from ..errors import GraphInputError
 from ..graph import graph_from_any
 from ._result import ExactResult, state_frame, switched_frame

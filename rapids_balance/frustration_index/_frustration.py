@@ -20,8 +20,9 @@ import numpy as np
 from .._output import frames_like_input, make_table
 from .._progress import progress_bar
 from ..backend import resolve_backend
-from .._validation import (check_backend, check_bool, check_choice, check_count, check_roles, check_seed,
+from .._validation import (check_backend, check_bool, check_choice, check_count, check_seed,
                            check_time_limit, param_error)
+from ..io._roles import check_roles
 from .._deadline import NO_DEADLINE, deadline_of, passed
 from ..distributed._run import RangeBatches
 from ..errors import GraphInputError

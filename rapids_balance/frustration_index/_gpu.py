@@ -22,9 +22,7 @@ from numba import cuda
 
 from .._random import hash64
 from ..backend import array_module, device_array, launch_config, to_host
-from ._refine import _move_priority
-from ._samplers import mst_key
-from ._states import HASH_STREAM, n_words
+from ._shared import HASH_STREAM, _move_priority, mst_key, n_words
 
 
 # ---------------------------------------------------------------------------

@@ -49,15 +49,15 @@ import numpy as np
 from numba import prange
 
 from .._random import hash64
-from ..clustering._cpu import members_by_cluster
+from ..clustering._moves import members_by_cluster
 from .._deadline import NO_DEADLINE, expired, passed
+from ._shared import MOVE_STREAM, _move_priority  # noqa: F401 (MOVE_STREAM: one of the streams below)
 
 __all__ = ["RefineParams", "refine", "parallel_descent", "vertex_gains"]
 
 MATCH_STREAM = 0x4D415443    # "MATC": visiting order of the matching
 TIE_STREAM = 0x54494542      # "TIEB": tie breaks between equal edges
 PAIR_STREAM = 0x50414952     # "PAIR": recombination partners
-MOVE_STREAM = 0x4D4F5645     # "MOVE": priorities in parallel descent
 PERTURB_STREAM = 0x50455254  # "PERT": roots of the perturbed regions of restarts
 PAIR, JOIN, GROW = 0, 1, 2   # what _heaviest may contract u into (see there)
 
@@ -573,12 +573,6 @@ def _rounds(pop, pool, level0, seed, r, params, history, progress, deadline, cos
 # ---------------------------------------------------------------------------
 # polish: all moves evaluated at once (CPU here, GPU in _gpu.py)
 # ---------------------------------------------------------------------------
-
-@numba.njit(cache=True, inline="always")
-def _move_priority(d, v, seed):
-    """Gain first, then a seeded random tie break (unique per vertex)."""
-    return (np.int64(d) << 32) | np.int64(hash64(seed, MOVE_STREAM, v) >> np.uint64(33))
-
 
 @numba.njit(cache=True, inline="always")
 def _wins(indptr, idx, d, v, seed):

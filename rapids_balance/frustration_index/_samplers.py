@@ -36,8 +36,9 @@ import numba
 import numpy as np
 from numba import prange
 
-from .._random import hash64, randint
+from .._random import randint
 from ..balancing._trees import bfs_trees, cpu_chunks, tree_roots
+from ._shared import KRUSKAL_STREAM, mst_key  # noqa: F401 (KRUSKAL_STREAM: one of the streams below)
 
 __all__ = ["SAMPLERS", "sample_trees", "SAMPLER_CODES"]
 
@@ -48,7 +49,6 @@ SAMPLER_CODES = {name: k for k, name in enumerate(SAMPLERS)}
 # RNG streams (see _random.py): one per kind of draw
 RDFS_STREAM = 0x52444653      # "RDFS": adjacency shuffles
 HYBRID_STREAM = 0x48594252    # "HYBR": the BFS/RDFS coin
-KRUSKAL_STREAM = 0x4B52534B   # "KRSK": edge weights
 WILSON_STREAM = 0x57494C53    # "WILS": random-walk steps
 
 
@@ -192,17 +192,6 @@ def _find(uf, x):
 def mst_shift(m: int) -> int:
     """Low bits of an MST key that hold the edge id."""
     return max(1, int(m).bit_length())
-
-
-@numba.njit(cache=True, inline="always")
-def mst_key(seed, e, shift):
-    """Random weight of edge ``e`` in tree ``seed``: hash bits above, the edge id below.
-
-    Keys are distinct, so the minimum spanning tree is unique: Kruskal's (CPU)
-    and Borůvka's (GPU) algorithms build the same tree.
-    """
-    h = hash64(seed, KRUSKAL_STREAM, e)
-    return ((h >> np.uint64(shift)) << np.uint64(shift)) | np.uint64(e)
 
 
 @numba.njit(cache=True)

@@ -21,16 +21,10 @@ from numba import prange
 
 from .._random import hash64
 from ..errors import GraphInputError
+from ._shared import HASH_STREAM, n_words
 
 __all__ = ["n_words", "tree_states", "state_words", "words_to_sides", "count_frustrated",
            "side_vector"]
-
-HASH_STREAM = 0x53544154  # "STAT"
-
-
-def n_words(n: int) -> int:
-    """uint64 words holding one bit per vertex."""
-    return (int(n) + 63) // 64
 
 
 @numba.njit(cache=True, inline="always")

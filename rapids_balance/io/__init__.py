@@ -10,8 +10,11 @@ read_edgelist
 edgelist_columns
     Endpoint/sign/weight columns out of pandas, polars, pyarrow, cuDF or
     Dask tables, dicts and tuples (used by ``Graph.from_edgelist``).
+as_graph
+    Anything a user passes (a built graph, a path, a table, a tuple of arrays,
+    networkx or cuGraph graph) to a Graph: the one entry every algorithm uses.
 coerce_graph
-    Any supported input to a Graph (used by ``graph_from_any``).
+    The same, with the column roles as keywords (used by ``as_graph``).
 from_networkx, to_networkx, from_cugraph
     Converters.
 
@@ -25,10 +28,11 @@ and why.
 
 from __future__ import annotations
 
-from ._convert import coerce_graph, from_cugraph, from_networkx, relabel_from_table, to_networkx
+from ._convert import from_cugraph, from_networkx, to_networkx
+from ._entry import as_graph, coerce_graph, read_edgelist
 from ._formats import FORMATS
 from ._frames import edgelist_columns
-from ._reader import read_edgelist
+from ._labels import relabel_from_table
 
-__all__ = ["read_edgelist", "edgelist_columns", "coerce_graph", "from_networkx", "to_networkx",
+__all__ = ["read_edgelist", "edgelist_columns", "as_graph", "coerce_graph", "from_networkx", "to_networkx",
            "from_cugraph", "relabel_from_table", "FORMATS"]

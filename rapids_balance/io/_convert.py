@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
 
 from ..errors import GraphInputError, short_repr
-from ..graph import CleaningReport, Graph, SignedGraph, build_graph, check_build_options, exact_int_array
-from ._frames import edgelist_columns, table_kind, table_to_graph
-from ._roles import WHY_USER, resolve_roles
+from .._build import build_graph, check_build_options, exact_int_array
+from .._containers import CleaningReport, Graph, SignedGraph
+from ._device import attach_string_labels, cugraph_columns, frame_columns
+from ._labels import _object_array, relabel_from_table  # noqa: F401 (relabel_from_table: its former home)
+from ._roles import resolve_roles
 
-__all__ = ["from_networkx", "to_networkx", "from_cugraph", "coerce_graph", "relabel_from_table"]
+__all__ = ["from_networkx", "to_networkx", "from_cugraph"]
 
 _BUILD_OPTIONS = ("directed", "conflicts", "zero_sign", "component", "numbering", "name")
 
@@ -24,13 +25,6 @@ def _build_options(options: dict[str, Any], owner: str = "coerce_graph") -> dict
         raise TypeError(f"{owner}() got unexpected keyword(s) {sorted(unknown)}; allowed: {_BUILD_OPTIONS}")
     check_build_options(owner, **{k: v for k, v in options.items() if k != "name"})
     return options
-
-
-def _object_array(items: list) -> np.ndarray:
-    # np.asarray would turn tuple labels into a 2-D array
-    out = np.empty(len(items), dtype=object)
-    out[:] = items
-    return out
 
 
 def _labels_array(items: list) -> np.ndarray:
@@ -242,8 +236,6 @@ def from_cugraph(G: Any, sign: str | None = None, weight: str | None = None, **o
     2
     """
     _require_cugraph()
-    from ._device import cugraph_columns, frame_columns
-
     opts = _build_options(dict(options), "from_cugraph")
     edges, cols, arrays, how = cugraph_columns(G)
     if edges is None:  # the CSR: rows are the original vertex ids
@@ -276,152 +268,5 @@ def from_cugraph(G: Any, sign: str | None = None, weight: str | None = None, **o
     g = build_graph(u, v, sign=s, weight=w, graph_class=SignedGraph if s is not None else Graph,
                     report=report, **opts)
     if text is not None:
-        from ._device import attach_string_labels
-
         attach_string_labels(g, text)
     return g
-
-
-def coerce_graph(obj: Any, *, signed: bool | None = None, source: Any = None, target: Any = None,
-                 sign: Any = None, weight: Any = None, **options) -> Graph:
-    """Turn user input into a :class:`Graph` (used by every public algorithm).
-
-    Accepts our graphs (returned as they are), a file (a path: read with
-    :func:`read_edgelist`), DataFrames / tables / dicts of arrays, tuples of
-    arrays, networkx graphs and cuGraph graphs.
-
-    Parameters
-    ----------
-    obj : Graph, str or path-like, DataFrame, mapping, tuple, networkx or cuGraph graph
-    signed : bool, optional
-        Require a signed graph (True) or build an unsigned one (False);
-        default: signed when a sign column / attribute is named or recognised.
-    source, target, sign, weight : str or int, optional
-        The column (name or 0-based position; for networkx: the edge
-        attribute) playing each role.  Unnamed roles come from the file
-        format or from recognised names only (see :func:`read_edgelist`).
-    **options
-        Cleaning options, as in :func:`read_edgelist` (``conflicts``,
-        ``zero_sign``, ``component``, ``numbering``, ``directed``, ``name``;
-        for files also ``format``, ``member``, ``ids``).  Typed inputs keep
-        their ids as stored (the int ``1`` and the string ``"1"`` differ).
-
-    Returns
-    -------
-    Graph or SignedGraph
-
-    Raises
-    ------
-    GraphInputError
-        The input type is not supported, the columns cannot be told apart,
-        or ``signed=True`` and no sign column / attribute exists (the
-        message lists what exists and the keyword to pass).
-    InvalidParameterError
-        A cleaning option has a wrong value.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> df = pd.DataFrame({"source": [1, 2], "target": [2, 3], "time": [10, 20], "trust": [1, -1]})
-    >>> coerce_graph(df, sign="trust").sign.tolist()
-    [1, -1]
-    """
-    if isinstance(obj, Graph):
-        return obj
-    roles = {"source": source, "target": target, "sign": sign, "weight": weight}
-    if isinstance(obj, (str, os.PathLike)):
-        from ._reader import read_edgelist
-
-        return read_edgelist(obj, signed=signed, **{k: v for k, v in roles.items() if v is not None}, **options)
-    mod = type(obj).__module__.split(".")[0]
-    if mod == "networkx":
-        return _coerce_networkx(obj, signed, roles, options)
-    if mod == "cugraph":
-        return from_cugraph(obj, sign=sign, weight=weight, **options)
-    opts = _build_options(dict(options))
-    kind = table_kind(obj)
-    if kind in ("pandas", "polars", "pyarrow", "cudf", "dask", "mapping"):
-        return table_to_graph(obj, roles=roles, want_sign=signed,
-                              graph_class=Graph if signed is False else (SignedGraph if signed else None),
-                              options=opts, owner="coerce_graph")
-    if kind == "sequence":
-        if any(val is not None for val in roles.values()):
-            raise GraphInputError("a tuple of arrays has no columns to name: pass (sources, targets[, values]) "
-                                  "without source=/target=/sign=/weight=, or a DataFrame")
-        u, v, s, w = edgelist_columns(obj, sign=True if signed is not False else None)
-        if signed is False:
-            s, w = None, w if w is not None else s
-        return build_graph(u, v, sign=s, weight=w, graph_class=SignedGraph if s is not None else Graph, **opts)
-    raise GraphInputError(f"cannot make a graph from {type(obj).__module__}.{type(obj).__name__}; pass a "
-                          "SignedGraph/Graph, a file path, a DataFrame with src/dst/sign columns, a networkx "
-                          "or cuGraph graph")
-
-
-def _coerce_networkx(G: Any, signed: bool | None, roles: dict[str, Any], options: dict[str, Any]) -> Graph:
-    """networkx: ``sign=`` / ``weight=`` name edge attributes; 'sign' and 'weight' are recognised."""
-    for role in ("source", "target"):
-        if roles[role] is not None:
-            raise GraphInputError(f"a networkx graph has no columns: {role}= does not apply (its nodes "
-                                  "are the vertices; sign= and weight= name edge attributes)")
-    attrs = set()
-    for _, _, d in G.edges(data=True):
-        attrs.update(d)
-    sign, weight = roles["sign"], roles["weight"]
-    if sign is None and signed is not False and "sign" in attrs:
-        sign = "sign"
-    if weight is None and "weight" in attrs and sign != "weight":
-        weight = "weight"
-    if signed is False:
-        if roles["sign"] is not None:
-            raise GraphInputError("sign= names a sign attribute, but signed=False asks for an unsigned graph")
-        sign = None
-    elif signed and sign is None:
-        pm1 = [k for k in _pm1_attributes(G) if k != "sign"]
-        hint = (f"; edge attribute {pm1[0]!r} holds only -1/+1 values: pass sign={pm1[0]!r} to use it as "
-                "the sign") if pm1 else ""
-        raise GraphInputError(f"the networkx graph has no 'sign' edge attribute (its edge attributes: "
-                              f"{sorted(map(str, attrs))}){hint}; name the sign attribute with sign=<attribute>")
-    g = from_networkx(G, sign=sign, weight=weight, **options)
-    if roles["sign"] is not None:
-        g.cleaning.columns["sign"]["why"] = WHY_USER
-    if roles["weight"] is not None:
-        g.cleaning.columns["weight"]["why"] = WHY_USER
-    if sign is None and signed is None:
-        pm1 = _pm1_attributes(G)
-        if pm1:
-            g.cleaning.notes.append(f"edge attribute {pm1[0]!r} holds only -1/+1 values and there is no "
-                                    f"'sign' attribute: pass sign={pm1[0]!r} to read it as the sign")
-    return g
-
-
-def relabel_from_table(graph: Graph, table: Any) -> Graph:
-    """The same graph with labels taken from a vertex table (id column, name column).
-
-    ``table`` is a path (CSV with a header, compressed or not) or a DataFrame
-    whose first column holds the ids used in the edge list and second column
-    the names.  Ids absent from the table keep their id as label (as text).
-    """
-    import pandas as pd
-
-    if isinstance(table, pd.DataFrame):
-        frame = table
-    else:
-        from ._sources import open_source
-        import io
-
-        src = open_source(table)
-        frame = pd.read_csv(io.BytesIO(src.data.removeprefix(b"\xef\xbb\xbf")), keep_default_na=False)
-    if frame.shape[1] < 2:
-        raise GraphInputError(f"a vertex table needs an id column and a name column, got {list(frame.columns)}")
-    ids = frame.iloc[:, 0].tolist()
-    names = frame.iloc[:, 1].astype(str).tolist()
-    mapping = dict(zip(ids, names))
-    labels = [mapping.get(lab, str(lab)) for lab in graph.labels.tolist()]
-    missing = sum(1 for lab in graph.labels.tolist() if lab not in mapping)
-    cls = type(graph)
-    new = cls(edge_src=graph.edge_src, edge_dst=graph.edge_dst, n_vertices=graph.n,
-              labels=_object_array(labels), directed=graph.directed, sign=graph.sign, weight=graph.weight,
-              zero_sign=graph.zero_sign, cleaning=graph.cleaning, name=graph.name)
-    new.cleaning.notes.append(f"labels from vertex table ({len(mapping)} rows); {missing} vertex id(s) "
-                              "not in the table keep their id")
-    return new

@@ -24,11 +24,15 @@ against their version.  Everything after the hand-over is array-API code
 from __future__ import annotations
 
 import io
-import weakref
 from typing import Any
 
+from .._build import build_graph
+from .._containers import CleaningReport, Graph, SignedGraph
+from .._output import _STRING_LABELS, device_labels_column, device_namespace, is_device_array  # noqa: F401
+from ..backend import resolve_backend
 from ..errors import GraphInputError
-from .._output import is_device_array
+from ._formats import _count_lines_starting, canonical_format, check_text, detect_format, noncanonical_ints, parse
+from ._reader import _display_name, _resolve, graph_from_source
 
 __all__ = ["DEVICE_CALLS", "HOST_READER_NOTE", "is_device_array", "cudf_available", "frame_columns",
            "cugraph_columns", "read_with_backend", "read_device", "host_frame", "attach_string_labels",
@@ -58,9 +62,6 @@ DEVICE_CALLS = (
     "cugraph.Graph.source_columns",
     "cugraph.Graph.destination_columns",
 )
-
-# graph -> device string labels (cuDF), for graphs whose ids were strings factorised on the device
-_STRING_LABELS: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
 
 
 def _root(obj: Any) -> str:
@@ -146,23 +147,6 @@ def attach_string_labels(graph: Any, uniques: Any) -> Any:
     return graph
 
 
-def device_labels_column(graph: Any, ids: Any = None) -> Any:
-    """The labels of internal ids ``ids`` (all vertices when None), where the graph keeps them.
-
-    Text labels factorised on the device come back as a cuDF column; numeric
-    labels as a device array of the graph's namespace.
-    """
-    text = _STRING_LABELS.get(graph)
-    if text is not None:
-        return text if ids is None else text.take(ids)
-    labels = graph.device_labels()
-    if ids is None:
-        return labels
-    from array_api_compat import array_namespace
-
-    return array_namespace(labels).take(labels, ids)
-
-
 def host_frame(frame: Any = None, arrays: dict[str, Any] | None = None):
     """A cuDF frame (or named device arrays) copied to a pandas frame, one copy per column.
 
@@ -245,8 +229,6 @@ def _head_parsed(data: bytes, name: str, fmt: str):
     The first 64 KiB (cut at a line end) go through the host parser, so a
     header, a vertex table or a bad first line raise exactly as on the host.
     """
-    from ._formats import check_text, detect_format, parse
-
     notes: list[str] = []
     text = check_text(data, name, notes)  # BOM stripped, UTF-16 decoded: cuDF parses this text
     if fmt == "auto":
@@ -264,9 +246,6 @@ def read_with_backend(src: Any, backend: str, options: dict[str, Any]):
     missing or cannot reproduce the host rules exactly; the graph's
     ``cleaning.notes`` say which reader ran.
     """
-    from ..backend import resolve_backend
-    from ._reader import graph_from_source
-
     if resolve_backend(backend) == "gpu":
         if not cudf_available():
             graph = graph_from_source(src, **options)
@@ -296,9 +275,6 @@ def read_device(src: Any, *, format: str = "auto", source: Any = None, target: A
     import cudf
 
     given = {"source": source, "target": target, "sign": sign, "weight": weight}
-
-    from ._formats import _count_lines_starting, canonical_format, noncanonical_ints
-    from ._reader import _display_name, _resolve
 
     fmt = canonical_format(format)
     comments, notes = 0, []
@@ -331,8 +307,6 @@ def read_device(src: Any, *, format: str = "auto", source: Any = None, target: A
     if any(kinds[r] not in "iu" for r in ("source", "target")) or any(
             kinds.get(r, "i") not in "iuf" for r in ("sign", "weight")):
         return None  # ids that are not integers (the text rules), or values of text or booleans
-    from ..graph import CleaningReport, Graph, SignedGraph, build_graph
-
     report = CleaningReport(source=src.name, columns=roles.report(), ids=ids, comment_lines=comments,
                             header_lines=int(bool(header) and fmt != "parquet"), notes=src.notes + notes)
     report.notes.append(f"parsed on the GPU with cudf.{'read_parquet' if fmt == 'parquet' else 'read_csv'}")
@@ -361,8 +335,6 @@ def _irregular_lines(text: bytes, sep: str | None, comment: str | None, fields: 
     reaches the host; a false alarm merely hands the file to the host reader.
     """
     import numpy as np
-
-    from .._output import device_namespace
 
     xp = device_namespace()
     b = xp.asarray(np.frombuffer(text, dtype=np.uint8))

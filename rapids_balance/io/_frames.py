@@ -16,8 +16,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .. import _xp
+from .._build import build_graph, check_build_options
+from .._containers import CleaningReport, Graph, SignedGraph
 from .._output import is_device_array
 from ..errors import GraphInputError, short_repr
+from . import _device
+from ._device import attach_string_labels, frame_columns
 from ._roles import missing_column_error, resolve_roles
 
 __all__ = ["edgelist_columns", "table_kind", "missing_column_error", "materialise", "table_columns",
@@ -104,16 +109,12 @@ def _get_column(data: Any, kind: str, key: Any) -> np.ndarray:
 
 def _cudf_columns(data: Any, available: list, *keys: Any) -> tuple:
     """cuDF edge columns as device arrays; text ids come back as host labels (CuPy has no strings)."""
-    from . import _device
-
     for role, key in zip(("source", "target", "sign", "weight"), keys):
         if key is not None and key not in available:
             raise missing_column_error(role, key, available)
     src, dst, sgn, wgt, text = _device.frame_columns(data, source=keys[0], target=keys[1], sign=keys[2],
                                                      weight=keys[3])
     if text is not None:
-        from .. import _xp
-
         host = np.asarray(text.values_host, dtype=object)
         src, dst = host[_xp.to_host(src)], host[_xp.to_host(dst)]
     return src, dst, sgn, wgt
@@ -240,8 +241,6 @@ def table_to_graph(data: Any, *, roles: dict[str, Any], want_sign: bool | None, 
     named, or recognised by name, never a column taken by position.  The
     cleaning report records each role and its reason.
     """
-    from ..graph import CleaningReport, Graph, SignedGraph, build_graph, check_build_options
-
     check_build_options(owner, **{k: v for k, v in options.items() if k not in ("name",)})
     data, kind = materialise(data)
     if kind in ("sequence", "unknown"):
@@ -252,8 +251,6 @@ def table_to_graph(data: Any, *, roles: dict[str, Any], want_sign: bool | None, 
                         what="the mapping" if kind == "mapping" else "the table")
     text = None
     if kind == "cudf":
-        from ._device import frame_columns
-
         src, dst, sgn, wgt, text = frame_columns(data, source=res.source, target=res.target, sign=res.sign,
                                                  weight=res.weight, where=where)
     else:
@@ -267,7 +264,5 @@ def table_to_graph(data: Any, *, roles: dict[str, Any], want_sign: bool | None, 
         graph_class = SignedGraph if sgn is not None else Graph
     graph = build_graph(src, dst, sign=sgn, weight=wgt, graph_class=graph_class, report=report, **options)
     if text is not None:
-        from ._device import attach_string_labels
-
         attach_string_labels(graph, text)
     return graph

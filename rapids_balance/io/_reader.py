@@ -9,12 +9,14 @@ import numpy as np
 import pandas as pd
 
 from ..errors import GraphFormatError, GraphInputError, short_repr
-from ..graph import ID_RULES, CleaningReport, Graph, SignedGraph, build_graph, check_build_options, exact_int_array
+from .._build import ID_RULES, build_graph, check_build_options, exact_int_array
+from .._containers import CleaningReport, Graph, SignedGraph
+from ._labels import relabel_from_table
 from ._formats import Parsed, as_floats, canonical_format, noncanonical_ints, parse
 from ._roles import Roles, resolve_roles
-from ._sources import Source, open_source
+from ._sources import Source
 
-__all__ = ["read_edgelist", "graph_from_source"]
+__all__ = ["graph_from_source", "check_read_options"]
 
 #: integer ids are read up to this many digits (Python refuses longer int() conversions)
 MAX_ID_DIGITS = 4000
@@ -173,8 +175,6 @@ def graph_from_source(src: Source, *, format: str = "auto", source: Any = None, 
         report.notes.append(f"{report.vertices_in_input} distinct vertex ids appear in the edges "
                             f"(declared: {parsed.declared_vertices}; vertices without edges are not stored)")
     if vertex_table is not None:
-        from ._convert import relabel_from_table
-
         graph = relabel_from_table(graph, vertex_table)
     return graph
 
@@ -214,176 +214,3 @@ def check_read_options(owner: str, *, format: Any = "auto", signed: Any = True, 
     for key, val in (("member", member), ("name", name)):
         if val is not None and not isinstance(val, str):
             raise param_error(key, owner, "a str or None", val)
-
-
-def read_edgelist(path_or_buffer: Any, *, format: str = "auto", source: Any = None, target: Any = None,
-                  sign: Any = None, weight: Any = None, signed: bool | None = True, directed: bool = False,
-                  conflicts: str = "first", zero_sign: str = "positive", component: str = "largest",
-                  numbering: str = "sorted", ids: str = "auto", member: str | None = None,
-                  vertex_table: Any = None, name: str | None = None, backend: str = "cpu") -> Graph:
-    """Read a signed (or weighted) edge list from a file into a graph.
-
-    Parameters
-    ----------
-    path_or_buffer : str, path-like, file object or bytes
-        The file.  gzip, bz2 and xz compression are recognised by their
-        magic bytes (not the file name); a tar archive (compressed or not)
-        needs ``member``.
-    format : str, default "auto"
-        One of ``"graphb"`` (CSV with a header line, e.g.
-        ``From_Tribe,To_Tribe,Weight``), ``"csv"`` (headerless ``u,v,sign``,
-        e.g. NDS-VU; BOM and CRLF accepted), ``"snap"`` (whitespace separated,
-        ``#`` comments), ``"bitcoin"`` (SNAP ``source,target,rating,time``),
-        ``"konect"`` (``%`` header lines), ``"levorato"`` (``.g``: ``n m`` then
-        exactly ``m`` edge lines), ``"mrel"`` (XPRESS-like ``Mrel: [ (i,j)w ...]``)
-        or ``"parquet"``.  ``"auto"`` detects the format from the content.
-    source, target : str or int, optional
-        Endpoint columns: a header name (``graphb``, ``parquet``) or a 0-based
-        position (any format).  Default: the first two columns of a headerless
-        format; for a file with a header, recognised names (``source``/``target``,
-        ``src``/``dst``, ``from``/``to``, ...), else the only two columns left
-        once the other roles are assigned (otherwise an error asks for them).
-    sign : str or int, optional
-        Column whose *sign* is the edge sign (so ratings work: Bitcoin ratings
-        -10..10 give sign(rating)).  Default: the column the format fixes
-        (third column of SNAP signed text, SNAP Bitcoin, KONECT, Levorato
-        ``.g`` / ``Mrel`` and headerless 3-column CSV), or a header named
-        ``sign``/``vote``/``rating``/``polarity``/``value`` (``weight`` too, as
-        graphB+ names its sign column ``Weight``).  Any other column is
-        never taken as the sign without being named: a header
-        ``source,target,time,trust`` raises :class:`GraphInputError` listing the
-        columns and asking for ``sign=``.
-    weight : str or int, optional
-        Weight column.  With ``signed=True`` the default is no weight; with
-        ``signed=False`` it is the format's value column or a recognised
-        ``weight``/``sign`` header when the file has one (unweighted
-        otherwise).  The special value ``"abs"`` gives the absolute value of
-        the sign/value column (e.g. the magnitude of a Bitcoin rating).
-    signed : bool or None, default True
-        Return a :class:`SignedGraph` (undirected, sign per edge).  False
-        returns a :class:`Graph` with optional weights (for betweenness);
-        None gives a signed graph when a sign column is named, fixed by the
-        format or recognised, else an unsigned one.
-    directed : bool, default False
-        Only with ``signed=False``: keep (u, v) and (v, u) apart.
-    conflicts : {"first", "drop", "error"}, default "first"
-        Pairs seen with both signs: keep the first sign in file order
-        (graphB+ rule; reproduces the published statistics), remove the pair
-        (Levorato instances' rule), or raise.
-    zero_sign : {"positive", "drop", "error"}, default "positive"
-        Sign-0 rows (e.g. neutral votes): kept as positive edges and flagged
-        in ``graph.zero_sign`` (graphB+), removed, or an error.
-    component : {"largest", "all"}, default "largest"
-        Keep the largest connected component (as the papers do) or everything.
-    numbering : {"sorted", "graphbplus"}, default "sorted"
-        Internal ids in label order, or graphB+'s first-appearance order.
-    ids : {"auto", "text"}, default "auto"
-        How vertex ids are compared (see Notes): ``"auto"`` reads ids that
-        are all integer literals as integers (``007`` and ``7`` are vertex 7,
-        counted in ``graph.cleaning.id_spellings_merged``); ``"text"`` keeps
-        every id as the text written in the file (``007`` and ``7`` differ).
-    member : str, optional
-        File inside a tar archive (full path or base name).
-    vertex_table : path or DataFrame, optional
-        A vertex table such as graphB+'s ``*_users.csv`` (first column the id
-        used in the edge list, second column a name): the graph's labels
-        become those names (ids absent from the table keep their id).
-    name : str, optional
-        Graph name (default: the file name without suffixes).
-    backend : {"cpu", "gpu", "auto"}, default "cpu"
-        ``"gpu"`` (and ``"auto"`` on a machine with a usable GPU) parses the
-        file with ``cudf.read_csv`` / ``cudf.read_parquet`` after the same
-        format detection, and builds the graph on the device (CuPy).  Files
-        cuDF cannot read by the host rules (text ids, ``.g`` / Mrel files,
-        bad lines) and machines without cuDF use the host reader, with the
-        same graph and errors; ``graph.cleaning.notes`` says which ran.
-
-    Returns
-    -------
-    SignedGraph or Graph
-        ``graph.cleaning`` is the :class:`CleaningReport`: source file, comment
-        lines, every row accounted for, and notes on anything the file said
-        that is not an edge (declared sizes, ignored trailing lines).
-
-    Raises
-    ------
-    GraphFormatError
-        The file cannot be parsed: the message names the file and line
-        (ragged line, non-numeric, NaN, infinite, boolean or missing sign,
-        an id of more than 4,000 digits, truncated gzip, binary data, empty
-        or header-only file, duplicate header names, a vertex table passed
-        as edge list).  Long values are shown cut short.
-    GraphInputError
-        Missing, misnamed, ambiguous or unnamed columns (the message lists
-        those available and the keyword to pass), a tar archive without
-        ``member`` (lists the members), nothing left after cleaning.
-    InvalidParameterError
-        A keyword (``format``, ``conflicts``, ``zero_sign``, ``component``,
-        ``numbering``, ``ids``, ``signed``, ``directed``, ...) has a wrong value.
-
-    Notes
-    -----
-    **Column roles.** ``graph.cleaning.columns`` records which column played
-    which role and why ("named by the user", "fixed by the <format> format",
-    "recognised header name"); a header line is counted in
-    ``graph.cleaning.header_lines`` and noted.  A first line is a header
-    only when a field of it is text where the next line has a number (or
-    all its fields are text and one is a recognised column name): a data
-    row, quoted or not, is never taken as a header.
-
-    **Vertex ids** are exact: integers of any size (ids past int64 are kept
-    as uint64 or Python ints, never through floats) or strings; they are
-    factorised (``pandas.factorize``) to internal ids ``0..n-1`` in label
-    order and kept in ``graph.labels``.  The rule for text: when every id
-    in the two endpoint columns is an integer literal, ids are integers, so
-    ``007``, ``+7`` and ``7`` are one vertex; each such merge is counted in
-    ``graph.cleaning.id_spellings_merged`` with an example in the notes.
-    When any id is not an integer literal (``alice``, ``1.0``), every id is
-    text, compared as written.  ``ids="text"`` always compares ids as text.
-    Parquet columns are typed: ids are taken as stored.
-
-    Also decoded: gzip/bz2/xz (nested compression too, e.g. gzip inside
-    gzip) and UTF-16 text; each is noted in the report.  Files are read
-    whole into memory.  Comma-separated files are parsed with pyarrow's
-    multi-threaded CSV reader when pyarrow is installed (the ``io``
-    extra) and its table holds exactly the values pandas' C engine would
-    read; anything else (text ids, gaps, ragged or quoted-comma lines,
-    whitespace-separated formats) is parsed by pandas' C engine, which
-    names the bad line.  Both give the same graph and the same errors.
-    Integer columns that fit are held as int32, and a file's text is
-    released before the graph is built (an error found then re-reads the
-    file to name its line): a 10^7-edge CSV peaks under 100 bytes per edge
-    above the process's baseline.  Epinions (841k lines) loads in about a
-    second.
-
-    Lines after the declared ``m`` edges of a ``.g`` file are never read as
-    edges (the KONECT highland copy ends with a path query ``3 16``); they are
-    counted in ``graph.cleaning.notes``.
-
-    Examples
-    --------
-    >>> import rapids_balance as rb
-    >>> from importlib.resources import files
-    >>> g = rb.read_edgelist(files("rapids_balance") / "data" / "highland_tribes_graphB_edges.csv.gz")
-    >>> g.n, g.m, g.cleaning.duplicate_rows
-    (16, 58, 58)
-    """
-    from .._validation import check_backend, check_roles
-
-    check_read_options("read_edgelist", format=format, signed=signed, directed=directed, member=member,
-                       name=name, conflicts=conflicts, zero_sign=zero_sign, component=component,
-                       numbering=numbering, ids=ids)
-    check_roles(None, "read_edgelist", dict(source=source, target=target, sign=sign, weight=weight))
-    check_backend(backend, "read_edgelist")
-    src = open_source(path_or_buffer, member=member)
-    if backend != "cpu":  # cuDF's parsers and a graph on the device (io/_device.py)
-        from ._device import read_with_backend
-
-        return read_with_backend(src, backend, dict(
-            format=format, source=source, target=target, sign=sign, weight=weight, signed=signed,
-            directed=directed, conflicts=conflicts, zero_sign=zero_sign, component=component,
-            numbering=numbering, ids=ids, vertex_table=vertex_table, name=name))
-    return graph_from_source(src, format=format, source=source, target=target, sign=sign, weight=weight,
-                             signed=signed, directed=directed, conflicts=conflicts, zero_sign=zero_sign,
-                             component=component, numbering=numbering, ids=ids, vertex_table=vertex_table,
-                             name=name)

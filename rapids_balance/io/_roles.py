@@ -27,10 +27,13 @@ from typing import Any
 
 import numpy as np
 
+from .._containers import Graph
+from .._validation import _is_int, param_error
 from ..errors import GraphInputError, short_repr
 
 __all__ = ["SOURCE_NAMES", "TARGET_NAMES", "SIGN_NAMES", "WEIGHT_NAMES", "Roles", "resolve_roles",
-           "WHY_USER", "WHY_HEADER", "WHY_REMAINING", "why_format", "missing_column_error"]
+           "WHY_USER", "WHY_HEADER", "WHY_REMAINING", "why_format", "missing_column_error",
+           "check_roles"]
 
 # column names recognised when the caller names none (compared lower-cased, stripped)
 SOURCE_NAMES = ("source", "src", "from", "u", "from_node", "fromnodeid", "node1", "voter id", "from_tribe",
@@ -247,3 +250,33 @@ def _resolve_named(roles: Roles, columns: list, assign, taken: dict, where: str,
                 + " (CLI: " + " ".join(f"--{r} COL" for r in missing) + ")")
         for role, key in zip(missing, left):
             assign(role, key, WHY_REMAINING)
+
+
+def _role_ok(value: Any) -> bool:
+    if isinstance(value, str):
+        return value != ""
+    return _is_int(value) and value >= 0
+
+
+def check_roles(graph: Any, owner: str, roles: dict[str, Any]) -> dict[str, Any]:
+    """Column-role keywords (``source=``, ``target=``, ``sign=``, ``weight=``): names or positions.
+
+    Each role is ``None`` (chosen by the input's format or recognised
+    header), a column name (a non-empty ``str``) or a 0-based position (an
+    int >= 0).  Every role must be ``None`` when ``graph`` is already a
+    built graph: it would be ignored.  Returns the roles that were given
+    (not ``None``), positions as plain ints.
+    """
+    given = {}
+    for name, value in roles.items():
+        if value is None:
+            continue
+        if not _role_ok(value):
+            raise param_error(name, owner, "a column name (str), a 0-based column position (int >= 0) "
+                              "or None", value)
+        given[name] = value if isinstance(value, str) else int(value)
+    if isinstance(graph, Graph) and given:
+        name, value = next(iter(given.items()))
+        raise param_error(name, owner, "None when the graph is already built (a Graph or SignedGraph "
+                          "has no columns; column roles apply to tables and files)", value)
+    return given
