@@ -39,6 +39,8 @@ from ._cycle import cycle_balance_into, sides_from_balanced_into
 from ._harary import TIE, agreeable_side, larger_side
 from ._trees import (BLOCK, PREFETCH_SLOTS, bfs_block_into, bfs_tree_into, block_lanes, block_scratch,
                      prefetch_row, real_lanes)
+from ._trees import graph_id
+from ._trees import popcount as _popcount
 
 __all__ = ["trees_pass", "block_pass", "edge_pass", "vertex_pass", "VERTEX_BLOCK"]
 
@@ -96,31 +98,24 @@ def trees_pass(indptr, indices, slot_edge, edge_src, edge_dst, sign, roots, s2s,
 
 
 @numba.njit(cache=True)
-def _block_majority(edge_src, edge_dst, state, ones, n_lanes, agreeable, side, uf, count, maj):
+def _block_majority(edge_src, edge_dst, state, ones, n_lanes, agreeable, side, uf, count, maj, ids):
     """Majority of each tree of a block into ``maj`` (its first ``n_lanes`` entries).
 
     ``"larger"`` reads the count of side-1 vertices the BFS kept; ``"agreeable"``
     runs the union-find of :func:`agreeable_side` tree by tree on the side
-    column read out of the block's sign bits.
+    column read out of the block's sign bits, in the graph's numbering
+    (``ids``, when the state is of a relabelled copy: ties go to the
+    smallest id of the graph); ``edge_src``/``edge_dst`` are the graph's.
     """
     n = state.shape[0]
     for t in range(n_lanes):
         if agreeable:
             for v in range(n):
-                side[v] = (state[v, 1] >> np.uint64(t)) & np.uint64(1)
+                side[graph_id(ids, v)] = (state[v, 1] >> np.uint64(t)) & np.uint64(1)
             maj[t] = agreeable_side(edge_src, edge_dst, side, uf, count)
         else:
             zeros = n - ones[t]
             maj[t] = 0 if zeros > ones[t] else (1 if ones[t] > zeros else TIE)
-
-
-@numba.njit(cache=True, inline="always")
-def _popcount(x):
-    """Set bits of a uint64 (the SWAR sum, which LLVM turns into one popcnt where it can)."""
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int32((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @numba.njit(cache=True)
@@ -166,67 +161,66 @@ def _block_counters(indptr, indices, slot_edge, state, maj, n_lanes, negative, a
         clean[v] += _popcount(~dirty & real)
 
 
-@numba.njit(cache=True)
-def _fold_chunk(edge_slots, sign, tree_slots, n_trees, negative, in_tree, switched):
-    """A chunk's per-slot tree counts to per-edge ones, and ``switched`` from ``negative``.
-
-    Over a chunk's trees, an edge is switched in every tree where its
-    balanced sign differs from its input sign, so ``switched`` is
-    ``negative`` for a positive edge and ``n_trees - negative`` for a
-    negative one; the per-tree counts need not be kept.
-    """
-    for e in range(in_tree.size):
-        in_tree[e] = tree_slots[edge_slots[e, 0]] + tree_slots[edge_slots[e, 1]]
-        switched[e] = n_trees - negative[e] if sign[e] < 0 else negative[e]
-
-
 @numba.njit(parallel=True, cache=True)
 def block_pass(indptr, indices, slot_edge, slot_neg, edge_slots, edge_src, edge_dst, sign, roots,
                s2s, agreeable, n_chunks, maj_all, reached, in_tree, negative, switched, agree2,
-               status2, clean):
+               status2, clean, ids):
     """``method="path-sign"`` for a batch, by blocks of ``_trees.BLOCK`` trees (see module doc).
 
     Chunk c takes blocks c, c + n_chunks, ... with its own scratch and its
     own int32 counters (a chunk holds at most a batch of trees, far below
     2**30), which a second parallel loop adds, in chunk order, to the int64
-    counters.  ``maj_all`` gets each tree's majority.
+    counters.  ``maj_all`` gets each tree's majority.  Per chunk only the
+    counts that need the trees are kept: the tree edges per CSR slot (both
+    slots of an edge are summed at the end), ``negative`` and ``agree2``;
+    ``switched`` follows from ``negative`` over the batch (an edge is
+    switched in every tree where its balanced sign differs from its input
+    sign: ``negative`` for a positive edge, ``T - negative`` for a negative
+    one).  Scratch per chunk: 44 bytes per vertex and 20 per edge.  With
+    ``ids`` (see :func:`_trees.deep_layout`) the CSR arrays and roots are
+    a relabelled copy's, ``edge_src``/``edge_dst`` the graph's, and
+    ``status2``/``clean`` are indexed by the copy's vertices.
     """
     T = roots.size
     n = indptr.size - 1
     m = edge_src.size
     n_blocks = (T + BLOCK - 1) // BLOCK
     no_tree = np.empty((0, 0), np.int32)
-    e_part = np.zeros((n_chunks, 4, m), np.int32)  # in_tree, negative, switched, agree2
+    e_part = np.zeros((n_chunks, 3, m), np.int32)  # in_tree, negative, agree2
     v_part = np.zeros((n_chunks, 2, n), np.int32)  # status2, clean
     for c in prange(n_chunks):
         state, newbits, pending, got, ones = block_scratch(n)
         maj = np.empty(BLOCK, np.uint8)
-        tree_slots = np.zeros(indices.size, np.int32)
+        tree_slots = np.zeros(indices.size, np.int32)  # trees holding the edge, per slot
         side = np.empty(n if agreeable else 0, np.int8)
         uf = np.empty(n if agreeable else 0, np.int32)
         count = np.empty(n if agreeable else 0, np.int32)
         ep = e_part[c]
         vp = v_part[c]
-        done = 0
         for blk in range(c, n_blocks, n_chunks):
             r, s, nl = block_lanes(roots, s2s, blk, T)
             t0 = blk * BLOCK
             bfs_block_into(indptr, indices, slot_edge, slot_neg, r, s, nl, state, newbits, pending,
-                           got, ones, tree_slots, no_tree, no_tree, no_tree, t0)
+                           got, ones, tree_slots, no_tree, no_tree, no_tree, t0, ids)
             for t in range(nl):
                 reached[t0 + t] = got[t]
-            _block_majority(edge_src, edge_dst, state, ones, nl, agreeable, side, uf, count, maj)
+            _block_majority(edge_src, edge_dst, state, ones, nl, agreeable, side, uf, count, maj, ids)
             for t in range(nl):
                 maj_all[t0 + t] = maj[t]
-            _block_counters(indptr, indices, slot_edge, state, maj, nl, ep[1], ep[3], vp[0], vp[1])
-            done += nl
-        _fold_chunk(edge_slots, sign, tree_slots, done, ep[1], ep[0], ep[2])
+            _block_counters(indptr, indices, slot_edge, state, maj, nl, ep[1], ep[2], vp[0], vp[1])
+        in_tree_c = ep[0]
+        for e in range(m):  # both slots of an edge
+            in_tree_c[e] = tree_slots[edge_slots[e, 0]] + tree_slots[edge_slots[e, 1]]
     for e in prange(m):
+        it = 0
+        ng = 0
         for c in range(n_chunks):
-            in_tree[e] += e_part[c, 0, e]
-            negative[e] += e_part[c, 1, e]
-            switched[e] += e_part[c, 2, e]
-            agree2[e] += e_part[c, 3, e]
+            it += e_part[c, 0, e]
+            ng += e_part[c, 1, e]
+            agree2[e] += e_part[c, 2, e]
+        in_tree[e] += it
+        negative[e] += ng
+        switched[e] += T - ng if sign[e] < 0 else ng
     for v in prange(n):
         for c in range(n_chunks):
             status2[v] += v_part[c, 0, v]

@@ -28,18 +28,6 @@ WARP = 32
 # functions, because simulated kernels see wrapped arrays numba cannot unbox
 # ---------------------------------------------------------------------------
 
-@numba.njit(cache=True)
-def _candidate(u, v, level, s2):
-    """uint64 ordering key of parent candidate u: (biased parent_key, u + 1)."""
-    k = np.uint64(parent_key(u, v, level, s2) + 2147483648)
-    return (k << np.uint64(32)) | np.uint64(u + 1)
-
-
-@numba.njit(cache=True)
-def _candidate_vertex(key):
-    return np.int64(key & np.uint64(0xFFFFFFFF)) - 1
-
-
 @cuda.jit(device=True)
 def _lower_bound(indices, lo, hi, x):
     """First slot in ``[lo, hi)`` of a sorted row whose neighbour is >= x."""
@@ -52,55 +40,171 @@ def _lower_bound(indices, lo, hi, x):
     return lo
 
 
-@cuda.jit(device=True)
-def _find_slot(indptr, indices, u, v):
-    """CSR slot of neighbour v in u's (sorted) row; -1 if absent."""
-    j = _lower_bound(indices, indptr[u], indptr[u + 1], v)
-    if j < indptr[u + 1] and indices[j] == v:
-        return j
-    return -1
-
-
 # ---------------------------------------------------------------------------
 # BFS trees
 # ---------------------------------------------------------------------------
 
-@gpu_kernel
-def _k_expand(indptr, indices, front_t, front_v, level, s2s, depth, best):
-    """Warp per frontier (tree, vertex): offer u as parent to unvisited neighbours."""
-    tid = cuda.grid(1)
-    w = tid // WARP
-    lane = tid % WARP
-    if w < front_t.size:
-        t = front_t[w]
-        u = front_v[w]
-        s2 = s2s[t]
-        for j in range(indptr[u] + lane, indptr[u + 1], WARP):
-            v = indices[j]
-            if depth[t, v] == -1:
-                cuda.atomic.max(best, (t, v), _candidate(u, v, level, s2))
+#: trees per group: one bit each in a uint64 word, as the CPU's blocks
+GROUP = 64
+
+
+@numba.njit(cache=True)
+def _bit_index(bit):
+    """Position of the single set bit of a uint64."""
+    t = 0
+    while bit > np.uint64(1):
+        bit >>= np.uint64(1)
+        t += 1
+    return t
 
 
 @gpu_kernel
-def _k_settle(indptr, indices, slot_edge, sign, level, depth, best, parent, parent_edge, ps, count):
-    """Thread per (tree, vertex): a vertex offered a parent joins level + 1.
+def _k_bfs_groups(indptr, indices, slot_edge, sign, roots, s2s, n_trees, width, reached, mark, cand,
+                  cand_bits, new, new_bits, counts, parent, parent_edge, depth, ps):
+    """BFS of 64 trees per thread block, level by level inside the kernel (no host round trip).
 
-    Its path sign follows from its parent's, final one level up (ECL-SGB's
-    level-by-level labeling, fused into the BFS).
+    Block g builds trees ``64 g .. 64 g + 63``.  ``reached[g, v]`` has bit t
+    once v is reached in tree t (the block's padding bits set everywhere).
+    A level's candidates are the neighbours of the vertices the last level
+    reached (``new``) that are open in one of their trees, listed once
+    (``mark``): work follows the frontier.  Each candidate v is served by a
+    virtual warp of ``width`` lanes (sized by the mean degree on the host):
+    one OR over v's row gives the trees in which some neighbour offers
+    itself, and lane l takes every ``width``-th of them, scanning the row
+    for graphB+'s argmax (largest key, ties to the later slot, the larger
+    u): the lanes read the same slots together, so a row is read once for
+    the block's trees.  Parents, edges, depths and path signs are written
+    per (tree, vertex) by the one lane that owns it; ``reached`` changes
+    only between levels (``cand_bits``), so every lane of a level sees the
+    same parents.  ``__syncthreads`` separates the phases; the loop ends
+    when a level reaches nothing, read by every thread after a barrier.
     """
-    i = cuda.grid(1)
+    g = cuda.blockIdx.x
+    tid = cuda.threadIdx.x
+    nth = cuda.blockDim.x
+    n = indptr.size - 1
+    t0 = g * GROUP
+    nl = min(GROUP, n_trees - t0)
+    real = np.uint64(0xFFFFFFFFFFFFFFFF) if nl >= GROUP else (np.uint64(1) << np.uint64(nl)) - np.uint64(1)
+    for v in range(tid, n, nth):
+        reached[g, v] = ~real
+        mark[g, v] = 0
+    cuda.syncthreads()
+    if tid == 0:
+        k = 0
+        for t in range(nl):
+            r = roots[t0 + t]
+            reached[g, r] |= np.uint64(1) << np.uint64(t)
+            parent[t0 + t, r] = -1
+            parent_edge[t0 + t, r] = -1
+            depth[t0 + t, r] = 0
+            ps[t0 + t, r] = 1
+            if mark[g, r] != 1:
+                mark[g, r] = 1
+                new[g, k] = r
+                k += 1
+        for i in range(k):
+            new_bits[g, i] = reached[g, new[g, i]] & real
+        counts[g, 1] = k
+    level = 0  # depth of the vertices in ``new``
+    while True:
+        if tid == 0:
+            counts[g, 0] = 0
+        cuda.syncthreads()
+        stamp = level + 2
+        for i in range(tid, counts[g, 1], nth):  # the next level's candidates
+            u = new[g, i]
+            bits = new_bits[g, i]
+            for j in range(indptr[u], indptr[u + 1]):
+                w = indices[j]
+                if (bits & ~reached[g, w]) != 0:
+                    if cuda.atomic.max(mark, (g, w), stamp) < stamp:
+                        k = cuda.atomic.add(counts, (g, 0), 1)
+                        cand[g, k] = w
+                        cand_bits[g, k] = 0
+        cuda.syncthreads()
+        nc = counts[g, 0]
+        if nc == 0:
+            break
+        for idx in range(tid, nc * width, nth):  # the pull: virtual warp per candidate
+            i = idx // width
+            lane = idx - i * width
+            v = cand[g, i]
+            offered = np.uint64(0)
+            for j in range(indptr[v], indptr[v + 1]):
+                offered |= reached[g, indices[j]]
+            bits = offered & ~reached[g, v]
+            mine = np.uint64(0)
+            rank = 0
+            while bits != 0:
+                bit = bits & (~bits + np.uint64(1))
+                bits ^= bit
+                if rank % width == lane:
+                    t = _bit_index(bit)
+                    s2 = s2s[t0 + t]
+                    best = np.int64(-4294967296)
+                    best_j = -1
+                    for j in range(indptr[v], indptr[v + 1]):
+                        u = indices[j]
+                        if (reached[g, u] & bit) != 0:
+                            key = parent_key(u, v, level, s2)
+                            if key >= best:
+                                best = key
+                                best_j = j
+                    u = indices[best_j]
+                    e = slot_edge[best_j]
+                    parent[t0 + t, v] = u
+                    parent_edge[t0 + t, v] = e
+                    depth[t0 + t, v] = level + 1
+                    ps[t0 + t, v] = ps[t0 + t, u] * sign[e]
+                    mine |= bit
+                rank += 1
+            if mine != 0:
+                cuda.atomic.or_(cand_bits, (g, i), mine)
+        cuda.syncthreads()
+        if tid == 0:
+            counts[g, 1] = 0
+        cuda.syncthreads()
+        for i in range(tid, nc, nth):  # the level ends: its vertices become parents
+            b = cand_bits[g, i]
+            if b != 0:
+                v = cand[g, i]
+                reached[g, v] |= b
+                k = cuda.atomic.add(counts, (g, 1), 1)
+                new[g, k] = v
+                new_bits[g, k] = b
+        level += 1
+        cuda.syncthreads()
+
+
+def _lanes_per_vertex(graph) -> int:
+    """Virtual warp width: the mean degree rounded up to a power of two, 1 to WARP."""
+    mean = 2 * graph.m / max(graph.n, 1)
+    w = 1
+    while w < mean and w < WARP:
+        w *= 2
+    return w
+
+
+def _levels_from_depth(depth):
+    """Per depth, the (tree, vertex) pairs at that depth in (tree, vertex) order (two int32 arrays).
+
+    One stable sort of the flat depths and one host read of the level sizes.
+    """
+    from .. import _xp
+
+    flat = depth.ravel()
+    pos = _xp.stable_argsort(flat)
     n = depth.shape[1]
-    if i < depth.shape[0] * n:
-        t = i // n
-        v = i - t * n
-        if depth[t, v] == -1 and best[t, v] != 0:
-            u = _candidate_vertex(best[t, v])
-            e = slot_edge[_find_slot(indptr, indices, v, u)]
-            depth[t, v] = level + 1
-            parent[t, v] = u
-            parent_edge[t, v] = e
-            ps[t, v] = ps[t, u] * sign[e]
-            count[0] = 1  # only tested against zero: a plain store, not a contended atomic
+    levels = []
+    a = 0
+    for size in _xp.to_host(_xp.bincount(flat, n)).tolist():  # depths are below n, and contiguous
+        if size == 0:
+            break
+        idx = pos[a:a + size]
+        levels.append(((idx // n).astype(np.int32), (idx % n).astype(np.int32)))
+        a += size
+    return levels
 
 
 def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = False,
@@ -112,38 +216,33 @@ def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = 
     ``with_ps=True`` and the frontiers when ``with_levels=True``: a list
     whose entry l holds the (tree, vertex) pairs at depth l as two int32
     arrays (what graphB+'s level-by-level labeling walks).
+
+    One launch of :func:`_k_bfs_groups` builds the whole batch, 64 trees
+    per thread block, and one host read (any vertex unreached) follows it.
     """
+    from ..backend import simulator_enabled
+
     xp = array_module("gpu")
     d = graph.device_arrays()
     T, n = int(roots.size), graph.n
-    rows = xp.arange(T)
-    roots_d = to_device(roots, "gpu")
-    s2_d = to_device(s2, "gpu")
+    G = -(-T // GROUP)
+    roots_d = to_device(np.asarray(roots, np.int32), "gpu")
+    s2_d = to_device(np.asarray(s2, np.int64), "gpu")
     depth = xp.full((T, n), -1, dtype=np.int32)
     parent = xp.full((T, n), -1, dtype=np.int32)
     parent_edge = xp.full((T, n), -1, dtype=np.int32)
     ps = xp.ones((T, n), dtype=np.int8)
-    best = xp.zeros((T, n), dtype=np.uint64)
-    depth[rows, roots_d] = 0
-    front_t, front_v = rows.astype(np.int32), roots_d.astype(np.int32)
-    count = xp.zeros(1, dtype=np.int64)
     sign = d["sign"] if "sign" in d else xp.ones(max(graph.m, 1), dtype=np.int8)  # unsigned: all +1
-    level = 0
-    levels = []
-    while front_t.size:
-        levels.append((front_t, front_v))
-        blocks, threads = launch_config(front_t.size * WARP, 128)
-        _k_expand[blocks, threads](d["indptr"], d["indices"], front_t, front_v, level, s2_d, depth, best)
-        count[0] = 0
-        blocks, threads = launch_config(T * n)
-        _k_settle[blocks, threads](d["indptr"], d["indices"], d["slot_edge"], sign, level, depth,
-                                   best, parent, parent_edge, ps, count)
-        level += 1
-        if int(count[0]) == 0:
-            break
-        # next frontier in (tree, vertex id) order
-        ft, fv = xp.nonzero(depth == level)
-        front_t, front_v = ft.astype(np.int32), fv.astype(np.int32)
+    scratch = dict(reached=xp.empty((G, n), np.uint64), mark=xp.empty((G, n), np.int32),
+                   cand=xp.empty((G, n), np.int32), cand_bits=xp.empty((G, n), np.uint64),
+                   new=xp.empty((G, n), np.int32), new_bits=xp.empty((G, n), np.uint64),
+                   counts=xp.zeros((G, 2), np.int32))
+    threads = 8 if simulator_enabled() else 256
+    _k_bfs_groups[G, threads](d["indptr"], d["indices"], d["slot_edge"], sign, roots_d, s2_d, T,
+                              _lanes_per_vertex(graph), scratch["reached"], scratch["mark"],
+                              scratch["cand"], scratch["cand_bits"], scratch["new"],
+                              scratch["new_bits"], scratch["counts"], parent, parent_edge, depth, ps)
+    del scratch
     if bool((depth < 0).any()):
         from ._tree_rules import _check_connected
 
@@ -152,6 +251,7 @@ def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = 
     if with_order:
         key = depth.astype(np.int64) * n + xp.arange(n, dtype=np.int64)[None, :]
         order = xp.argsort(key, axis=1).astype(np.int32)
+    levels = _levels_from_depth(depth) if with_levels else None
     out = (parent, parent_edge, order) + ((ps,) if with_ps else ()) + ((levels,) if with_levels else ())
     return out
 

@@ -17,6 +17,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+import numba
 import numpy as np
 
 __all__ = ["BalanceResult", "ATTRIBUTE_DEFINITIONS", "compute_attributes", "graphbplus_text", "counter_namespace",
@@ -67,6 +68,17 @@ def _graph_arrays(graph, on_host: bool) -> dict[str, Any]:
     return out
 
 
+@numba.njit(parallel=True, cache=True)
+def _incident_sum_host(indptr, slot_edge, per_edge):
+    out = np.zeros(indptr.size - 1, np.int64)
+    for v in numba.prange(indptr.size - 1):
+        acc = 0
+        for j in range(indptr[v], indptr[v + 1]):
+            acc += per_edge[slot_edge[j]]
+        out[v] = acc
+    return out
+
+
 def _incident_sum(xp, a: dict[str, Any], per_edge: Any) -> Any:
     """Sum of an int64 edge quantity over each vertex's incident edges, exactly.
 
@@ -74,6 +86,8 @@ def _incident_sum(xp, a: dict[str, Any], per_edge: Any) -> Any:
     at the row starts): no floating-point order to depend on, so host and
     device give the same bits.
     """
+    if isinstance(per_edge, np.ndarray):  # no slot-sized temporaries on the host
+        return _incident_sum_host(a["indptr"], a["slot_edge"], per_edge)
     vals = xp.take(per_edge, xp.astype(a["slot_edge"], xp.int64))
     csum = xp.concat([xp.zeros(1, dtype=xp.int64), xp.cumulative_sum(vals)])
     indptr = xp.astype(a["indptr"], xp.int64)
@@ -125,7 +139,7 @@ def compute_attributes(graph, counters: dict[str, np.ndarray], attributes: str =
         src_lab, dst_lab = device_labels_column(graph, src), device_labels_column(graph, dst)
     vertices = make_table({"vertex": vertex, "status": status, "influence": influence,
                            "authority": authority}, like=graph)
-    edges = make_table({
+    edges = make_table(copy=False, like=graph, columns={  # fresh columns: the table keeps them
         "src": src_lab,
         "dst": dst_lab,
         "sign": sign,
@@ -133,7 +147,7 @@ def compute_attributes(graph, counters: dict[str, np.ndarray], attributes: str =
         "negative": xp.astype(counters["negative"], f64) / float(T),
         "switched": xp.astype(counters["switched"], f64) / float(T),
         "agreement": agreement,
-    }, like=graph)
+    })
     return vertices, edges
 
 

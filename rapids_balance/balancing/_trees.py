@@ -290,11 +290,18 @@ def _offer_half(bits, sign_bits, off, base, s2, neg, slot, bk, bs, bp):
 
 
 @numba.njit(cache=True, inline="always")
-def _row_offers(indptr, indices, slot_neg, state, v, b, s2, bk, bs, bp):
+def graph_id(ids, x):
+    """The graph's id of vertex ``x`` of a relabelled copy (:func:`deep_layout`); ``x`` itself
+    when ``ids`` is empty (no relabelling)."""
+    return ids[x] if ids.size > 0 else x
+
+
+@numba.njit(cache=True, inline="always")
+def _row_offers(indptr, indices, slot_neg, state, v, b, s2, bk, bs, bp, ids):
     """Best parent offer of every tree for ``v`` at one level (pull over v's row).
 
     ``bs[t]`` ends as the winning slot or -1, ``bp[t]`` as v's path sign bit
-    through it.
+    through it.  Keys use the graph's own ids (:func:`graph_id`).
     """
     for t in range(BLOCK):
         bk[t] = _KEY_FLOOR
@@ -309,7 +316,8 @@ def _row_offers(indptr, indices, slot_neg, state, v, b, s2, bk, bs, bp):
         if act == 0:
             continue
         ps_u = state[u, 1]
-        base = np.uint32(np.uint32(np.uint32(u) << np.uint32(2)) | b) ^ np.uint32(v)
+        base = (np.uint32(np.uint32(np.uint32(graph_id(ids, u)) << np.uint32(2)) | b)
+                ^ np.uint32(graph_id(ids, v)))
         neg = np.uint32(slot_neg[j])
         slot = np.int32(j)
         lo = np.uint32(act & _LOW32)
@@ -362,9 +370,114 @@ def _first_level(indptr, indices, slot_edge, slot_neg, roots, n_lanes, state, re
             reached[t] += 1
 
 
+@numba.njit(cache=True, inline="always")
+def popcount(x):
+    """Set bits of a uint64 (the SWAR sum, which LLVM turns into one popcnt where it can)."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int32((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+#: a level vertex offered a parent by at most this many of its block's trees is served tree
+#: by tree (one hash per offering slot and tree) instead of by the 64-lane SIMD pull: on deep
+#: graphs (paths, grids, roads) the trees' frontiers rarely meet, and the lane loops would
+#: cost 64 lanes for one tree
+SPARSE_LANES = 2
+
+
+@numba.njit(cache=True, inline="always")
+def _offering_trees(indptr, indices, state, v):
+    """Trees in which some neighbour of ``v`` offers itself as a parent and ``v`` is open."""
+    offered = np.uint64(0)
+    for j in range(indptr[v], indptr[v + 1]):
+        offered |= state[indices[j], 0]
+    return offered & ~state[v, 0]
+
+
+# The two ways of serving a level vertex are written out in bfs_block_into's loop rather
+# than called: a call per vertex passes some twenty arrays (and their reference counts),
+# measured 1.5x slower on a power-law graph.
+#
+# * sparse (few trees offer, see SPARSE_LANES): per offering tree t, the argmax of t's
+#   keys over the row's offering slots; largest key wins, ties to the later slot, that is
+#   the larger u (rows are sorted): graphB+'s rule, as _row_offers applies it to 64 lanes.
+# * dense: _row_offers over all 64 lanes, then per lane the same bookkeeping.
+
+
+@numba.njit(cache=True, inline="always")
+def _insertion_sort(a, k):
+    """Sort ``a[:k]`` in place (the short frontiers of deep graphs)."""
+    for i in range(1, k):
+        x = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > x:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x
+
+
+@numba.njit(cache=True)
+def _next_candidates(indptr, indices, state, new, new_bits, n_new, mark, stamp, cand, by_id):
+    """The neighbours of the vertices reached at the last level that are open in one of their trees.
+
+    ``new[i]`` was reached in the trees of ``new_bits[i]``; its neighbour
+    ``w`` goes into ``cand`` when it is open in one of them.  Only those can
+    be reached at the next level (in a tree, a vertex's parent is one level
+    up), so a level's work follows its frontier rather than the vertices
+    still open.  ``mark[w] == stamp`` dedups them.  With
+    ``by_id`` they come in increasing id, which each tree's ``order`` needs:
+    a long list out of one scan of ``mark`` (O(n)), a short one sorted
+    (O(k log k)).  Without, in any order: the parents, path signs and
+    counters of a level do not depend on the order its vertices are served
+    in.  Returns their count and whether the level is dense.
+
+    A dense level (the rows of the new vertices hold over an eighth of the
+    slots: the middle levels of a power-law graph) lists every vertex still
+    open in some tree instead, by id, without reading those rows: the pull
+    reads each candidate's row anyway, and finds nothing where no
+    neighbour offers, so the level's result is the same.
+    """
+    n = indptr.size - 1
+    work = 0
+    for i in range(n_new):
+        u = new[i]
+        work += indptr[u + 1] - indptr[u]
+    if work > (indices.size >> 5):
+        k = 0
+        for w in range(n):
+            if state[w, 0] != _ALL:
+                cand[k] = w
+                k += 1
+        return k, True
+    k = 0
+    for i in range(n_new):
+        u = new[i]
+        bits = new_bits[i]
+        for j in range(indptr[u], indptr[u + 1]):
+            w = indices[j]
+            if mark[w] != stamp and (bits & ~state[w, 0]) != 0:
+                mark[w] = stamp
+                cand[k] = w
+                k += 1
+    if not by_id:
+        return k, False
+    if k > (n >> 4):
+        k = 0
+        for w in range(n):
+            if mark[w] == stamp:
+                cand[k] = w
+                k += 1
+    elif k <= 16:
+        _insertion_sort(cand, k)
+    else:
+        cand[:k].sort()
+    return k, False
+
+
 @numba.njit(cache=True)
 def bfs_block_into(indptr, indices, slot_edge, slot_neg, roots, s2, n_lanes, state, newbits,
-                   pending, reached, ones, tree_slots, parent, parent_edge, order, t0):
+                   pending, reached, ones, tree_slots, parent, parent_edge, order, t0, ids):
     """Build up to BLOCK BFS trees with graphB+'s parent rule at once.
 
     ``roots`` (int32) and ``s2`` (uint32, :func:`seed_mix`) have BLOCK
@@ -379,8 +492,19 @@ def bfs_block_into(indptr, indices, slot_edge, slot_neg, roots, s2, n_lanes, sta
     ``parent_edge``, ``order``
     (shape (T, n)) get the tree in row ``t0 + t``, ``order`` by (depth, id):
     each level is settled in increasing vertex id.  ``state`` (uint64,
-    n x 2), ``newbits`` (uint64, n) and ``pending`` (int32, n) are scratch.
-    Returns the number of levels.
+    n x 2), ``newbits`` (uint64, n) and ``pending`` (int32, 3n: the level's
+    candidates, the vertices it reached, a dedup mark) are scratch.
+    ``ids`` (int32): empty, or the graph's id of each vertex when the CSR
+    arrays are a relabelled copy (:func:`deep_layout`), whose rows keep the
+    graph's neighbour order; ``parent``/``order`` need the graph's own
+    numbering (``ids`` empty).  Returns the number of levels.
+
+    Work follows the frontier: a level visits only the open neighbours of
+    the vertices the previous level reached (in any of the block's trees),
+    so a path or a grid costs about one row read per (vertex, tree) rather
+    than one per (vertex, level).  A vertex that few trees reach at this
+    level is served tree by tree, one that many reach by the 64-lane pull
+    (:func:`_row_offers`); both apply the same rule.
     """
     n = indptr.size - 1
     with_tree = parent.shape[0] > 0
@@ -388,10 +512,14 @@ def bfs_block_into(indptr, indices, slot_edge, slot_neg, roots, s2, n_lanes, sta
     bk = np.empty(BLOCK, np.int32)
     bs = np.empty(BLOCK, np.int32)
     bp = np.empty(BLOCK, np.uint8)
+    cand = pending[:n]
+    new = pending[n:2 * n]
+    mark = pending[2 * n:3 * n]
     padding = ~real_lanes(n_lanes)  # reached everywhere: never offers, never takes
     for v in range(n):
         state[v, 0] = padding
         state[v, 1] = 0
+        mark[v] = 0
     for t in range(BLOCK):
         reached[t] = 1 if t < n_lanes else 0
         ones[t] = 0
@@ -403,57 +531,194 @@ def bfs_block_into(indptr, indices, slot_edge, slot_neg, roots, s2, n_lanes, sta
             order[t0 + t, 0] = r
     _first_level(indptr, indices, slot_edge, slot_neg, roots, n_lanes, state, reached, ones,
                  tree_slots, parent, parent_edge, order, t0)
-    for v in range(n):
-        pending[v] = v
-    n_pending = n
+    n_new = 0  # level 1: the roots' neighbours
+    for t in range(n_lanes):
+        r = roots[t]
+        for j in range(indptr[r], indptr[r + 1]):
+            v = indices[j]
+            if mark[v] != 1:
+                mark[v] = 1
+                new[n_new] = v
+                newbits[n_new] = state[v, 0] & ~padding  # a superset of its level-1 trees: enough
+                n_new += 1
     d = 2
-    while n_pending > 0:
+    n_cand, dense = _next_candidates(indptr, indices, state, new, newbits, n_new, mark, d, cand,
+                                     with_tree)
+    while n_cand > 0:
         b = np.uint32(((d - 1) & 1) | 2)  # the parity bit of the parents' depth in the key
-        grew = False
-        for i in range(n_pending):  # increasing v, so each tree's level comes out by id
-            v = pending[i]
-            _row_offers(indptr, indices, slot_neg, state, v, b, s2, bk, bs, bp)
-            found, neg = _found_bits(bs, bp)
-            newbits[i] = found
-            if found == 0:
-                continue
-            grew = True
-            state[v, 1] |= neg  # only bits of trees where v is not reached yet: no reader sees them
-            for t in range(BLOCK):
-                f = bs[t] >= 0
-                reached[t] += f
-                ones[t] += bp[t] if f else 0
-            if with_count:  # per slot of v's row, the trees that chose it: a scatter of 64
-                # increments, most to one dummy slot, measured 10-15 % slower in all
-                for j in range(indptr[v], indptr[v + 1]):
-                    chosen = 0
-                    for t in range(BLOCK):
-                        chosen += bs[t] == j
-                    tree_slots[j] += chosen
-            if with_tree:
-                for t in range(n_lanes):
-                    j = bs[t]
-                    if j >= 0:
-                        parent[t0 + t, v] = indices[j]
-                        parent_edge[t0 + t, v] = slot_edge[j]
+        for i in range(n_cand):  # increasing v, so each tree's level comes out by id
+            v = cand[i]
+            offered = _ALL if dense else _offering_trees(indptr, indices, state, v)
+            found = np.uint64(0)
+            if offered == 0:
+                pass
+            elif popcount(offered) <= SPARSE_LANES:  # tree by tree
+                neg = np.uint64(0)
+                bits = offered
+                gv = np.uint32(graph_id(ids, v))
+                while bits != 0:
+                    bit = bits & (~bits + np.uint64(1))
+                    bits ^= bit
+                    t = popcount(bit - np.uint64(1))
+                    best_key = _KEY_FLOOR
+                    best_j = -1
+                    for j in range(indptr[v], indptr[v + 1]):
+                        u = indices[j]
+                        if state[u, 0] & bit:
+                            base = np.uint32(np.uint32(np.uint32(graph_id(ids, u)) << np.uint32(2)) | b) ^ gv
+                            key = _lane_key(base, s2[t])
+                            if key >= best_key:
+                                best_key = key
+                                best_j = j
+                    u = indices[best_j]
+                    sb = np.uint64(((state[u, 1] >> np.uint64(t)) & np.uint64(1))
+                                   ^ np.uint64(slot_neg[best_j]))
+                    neg |= sb << np.uint64(t)
+                    reached[t] += 1
+                    ones[t] += np.int32(sb)
+                    if with_count:
+                        tree_slots[best_j] += 1
+                    if with_tree:
+                        parent[t0 + t, v] = u
+                        parent_edge[t0 + t, v] = slot_edge[best_j]
                         order[t0 + t, reached[t] - 1] = v
-        kept = 0
-        for i in range(n_pending):  # the level ends: its vertices become parents
-            v = pending[i]
-            state[v, 0] |= newbits[i]
-            if state[v, 0] != _ALL:
-                pending[kept] = v
-                kept += 1
-        n_pending = kept
-        if not grew:  # the rest is not connected to the roots
-            break
+                found = offered
+                state[v, 1] |= neg  # bits of trees where v is not reached yet: no reader sees them
+            else:  # all 64 lanes at once
+                _row_offers(indptr, indices, slot_neg, state, v, b, s2, bk, bs, bp, ids)
+                found, neg = _found_bits(bs, bp)
+                if found != 0:
+                    state[v, 1] |= neg
+                    for t in range(BLOCK):
+                        f = bs[t] >= 0
+                        reached[t] += f
+                        ones[t] += bp[t] if f else 0
+                    if with_count:  # per slot of v's row, the trees that chose it: a scatter of
+                        # 64 increments, most to one dummy slot, measured 10-15 % slower in all
+                        for j in range(indptr[v], indptr[v + 1]):
+                            chosen = 0
+                            for t in range(BLOCK):
+                                chosen += bs[t] == j
+                            tree_slots[j] += chosen
+                    if with_tree:
+                        for t in range(n_lanes):
+                            j = bs[t]
+                            if j >= 0:
+                                parent[t0 + t, v] = indices[j]
+                                parent_edge[t0 + t, v] = slot_edge[j]
+                                order[t0 + t, reached[t] - 1] = v
+            newbits[i] = found
+        n_new = 0
+        for i in range(n_cand):  # the level ends: its vertices become parents
+            if newbits[i] != 0:
+                v = cand[i]
+                state[v, 0] |= newbits[i]
+                new[n_new] = v
+                newbits[n_new] = newbits[i]  # n_new <= i: compacted in place
+                n_new += 1
         d += 1
-    return d
+        n_cand, dense = _next_candidates(indptr, indices, state, new, newbits, n_new, mark, d, cand,
+                                         with_tree)
+    return d - 1
+
+
+#: BFS levels from vertex 0 above which :func:`deep_layout` relabels the graph
+DEEP_LEVELS = 64
+
+
+@numba.njit(cache=True)
+def _bfs_order(indptr, indices, start):
+    """Vertices in BFS order from ``start`` (all of them, components one after another) and the
+    number of levels of the first component."""
+    n = indptr.size - 1
+    order = np.empty(n, np.int32)
+    seen = np.zeros(n, np.uint8)
+    tail = 0
+    levels = 0
+    for s in range(n):
+        first = s == 0
+        v0 = start if first else s
+        if seen[v0]:
+            continue
+        seen[v0] = 1
+        order[tail] = v0
+        head = tail
+        tail += 1
+        level_end = tail
+        while head < tail:
+            u = order[head]
+            head += 1
+            for j in range(indptr[u], indptr[u + 1]):
+                w = indices[j]
+                if not seen[w]:
+                    seen[w] = 1
+                    order[tail] = w
+                    tail += 1
+            if head == level_end and head < tail:
+                if first:
+                    levels += 1
+                level_end = tail
+    return order, levels
+
+
+@numba.njit(cache=True)
+def _relabel(indptr, indices, slot_edge, slot_neg, m, ids):
+    """The CSR arrays with vertex ``p`` being the graph's vertex ``ids[p]``; rows keep their order."""
+    n = indptr.size - 1
+    inv = np.empty(n, np.int32)
+    for p in range(n):
+        inv[ids[p]] = p
+    indptr2 = np.empty(n + 1, indptr.dtype)
+    indices2 = np.empty(indices.size, np.int32)
+    slot_edge2 = np.empty(indices.size, np.int32)
+    slot_neg2 = np.empty(indices.size, np.uint8)
+    edge_slots2 = np.full((m, 2), -1, np.int32)
+    k = 0
+    indptr2[0] = 0
+    for p in range(n):
+        v = ids[p]
+        for j in range(indptr[v], indptr[v + 1]):
+            indices2[k] = inv[indices[j]]
+            e = slot_edge[j]
+            slot_edge2[k] = e
+            slot_neg2[k] = slot_neg[j]
+            edge_slots2[e, 0 if edge_slots2[e, 0] < 0 else 1] = k
+            k += 1
+        indptr2[p + 1] = k
+    return indptr2, indices2, slot_edge2, slot_neg2, edge_slots2, inv
+
+
+def deep_layout(graph, slot_neg):
+    """A copy of the CSR arrays numbered in BFS order, for graphs with many levels; else None.
+
+    The block BFS of a path or a mesh spends its time on random reads of
+    per-vertex state: neighbours have unrelated ids.  Numbered in BFS order
+    (from vertex 0), a vertex's neighbours sit a level's width away, so the
+    reads stay in cache.  Keys and ties still use the graph's ids (rows keep
+    the graph's neighbour order, and :func:`graph_id` maps back), so the
+    trees are the same.  Graphs with at most :data:`DEEP_LEVELS` levels
+    (power-law graphs have ten or twenty) keep their numbering.
+
+    Returns
+    -------
+    dict or None
+        ``indptr, indices, slot_edge, slot_neg, edge_slots`` of the copy,
+        ``ids`` (the graph's id of each new vertex) and ``inv`` (the new id
+        of each vertex).
+    """
+    order, levels = _bfs_order(graph.indptr, graph.indices, 0)
+    if levels <= DEEP_LEVELS:
+        return None
+    arrays = _relabel(graph.indptr, graph.indices, graph.slot_edge, slot_neg, graph.m, order)
+    names = ("indptr", "indices", "slot_edge", "slot_neg", "edge_slots", "inv")
+    out = dict(zip(names, arrays))
+    out["ids"] = order
+    return out
 
 
 def slot_negative(graph) -> np.ndarray:
     """uint8 per CSR slot: 1 where the slot's edge is negative (read in the block BFS's hot loop)."""
-    return (np.asarray(graph.sign)[graph.slot_edge] < 0).astype(np.uint8)
+    return np.less(np.asarray(graph.sign)[graph.slot_edge], 0).view(np.uint8)  # a view: no copy
 
 
 @numba.njit(cache=True)
@@ -472,7 +737,7 @@ def block_lanes(roots, s2s, blk, n_trees):
 @numba.njit(cache=True)
 def block_scratch(n):
     """A thread's scratch for :func:`bfs_block_into`: state, newbits, pending, reached, ones."""
-    return (np.empty((n, 2), np.uint64), np.empty(n, np.uint64), np.empty(n, np.int32),
+    return (np.empty((n, 2), np.uint64), np.empty(n, np.uint64), np.empty(3 * n, np.int32),
             np.empty(BLOCK, np.int32), np.empty(BLOCK, np.int32))
 
 
@@ -487,7 +752,8 @@ def _bfs_blocks_cpu(indptr, indices, slot_edge, slot_neg, roots, s2s, n_blocks, 
         for blk in range(c, n_blocks, n_chunks):
             r, s, nl = block_lanes(roots, s2s, blk, T)
             bfs_block_into(indptr, indices, slot_edge, slot_neg, r, s, nl, state, newbits, pending,
-                           got, ones, no_count, parent, parent_edge, order, blk * BLOCK)
+                           got, ones, no_count, parent, parent_edge, order, blk * BLOCK,
+                           np.empty(0, np.int32))
             for t in range(nl):
                 reached[blk * BLOCK + t] = got[t]
 
