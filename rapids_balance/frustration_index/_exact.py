@@ -288,6 +288,9 @@ def frustration_index_exact(graph: Any, *, time_limit: float = 60.0, solver: str
     h.setOptionValue("mip_abs_gap", 1.0 - 1e-6)  # integer objective: a gap below 1 is optimal
     if threads:
         h.setOptionValue("threads", int(threads))
+        # HiGHS sizes one thread pool per process at its first solve and refuses (status
+        # 'Not Set', no solution) a later solve asking for another count: start a new pool
+        highspy.Highs.resetGlobalScheduler(True)
     t0 = time.perf_counter()
     lp = _model(graph)
     n_cuts, lp_bound = 0, 0.0
