@@ -206,7 +206,8 @@ def workloads(g, trees: int, k: int):
     """(name, unit name, run) of each workload; ``run()`` returns its units, or the name of the
     kernel launched once per unit."""
     import rapids_balance as rb
-    from rapids_balance.balancing._trees import bfs_trees, tree_roots
+    from rapids_balance.balancing._trees import bfs_trees
+    from rapids_balance.balancing._roots import tree_roots
     from rapids_balance.clustering._gpu import GPUState
     from rapids_balance.clustering._objective import slot_weights
     from rapids_balance.clustering._state import Level

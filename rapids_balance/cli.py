@@ -659,7 +659,7 @@ class Run:
 
     def __init__(self, args: argparse.Namespace, *, out_dir: str | None = None, known: Iterable[str] = (),
                  files: dict[str, str | None] | None = None, manifest_beside: str | None = None):
-        from . import _files
+        from . import _files, _manifest
 
         self.args = args
         self.out_dir = out_dir
@@ -697,7 +697,7 @@ class Run:
             _files.check_output_file(manifest_beside, option="--out", overwrite=overwrite, manifest=True)
         params = {k: v for k, v in vars(args).items() if k not in _NOT_PARAMETERS}
         command_line = getattr(args, "command_line", None) or ["rapids-balance", *sys.argv[1:]]
-        self.manifest = _files.RunManifest(getattr(args, "command", "?"), command_line, params)
+        self.manifest = _manifest.RunManifest(getattr(args, "command", "?"), command_line, params)
 
     def _check_distinct(self) -> None:
         """No two outputs share a path, and no output is the input file."""

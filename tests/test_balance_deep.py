@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from rapids_balance.balancing import balance
-from rapids_balance.balancing._trees import BLOCK, bfs_trees, tree_roots
+from rapids_balance.balancing._trees import BLOCK, bfs_trees
+from rapids_balance.balancing._roots import tree_roots
 from rapids_balance.generators import powerlaw_signed_graph
 from rapids_balance.graph import build_graph
 
@@ -98,14 +99,14 @@ def test_frontier_trees_equal_the_stored_ones(graphs, name, threads):
 def test_frontier_counters_equal_the_stored_ones(graphs, name, threads, relabel, monkeypatch):
     """With ``relabel`` every graph goes through the BFS-numbered copy of deep graphs (keys and
     the agreeable majority's ties in the graph's own ids)."""
-    from rapids_balance.balancing import _trees
+    from rapids_balance.balancing import _layout, _trees
 
     g = graphs[name]
     if relabel:
-        monkeypatch.setattr(_trees, "DEEP_LEVELS", 0)
-        assert _trees.deep_layout(g, _trees.slot_negative(g)) is not None
+        monkeypatch.setattr(_layout, "DEEP_LEVELS", 0)
+        assert _layout.deep_layout(g, _trees.slot_negative(g)) is not None
     elif name != "path":
-        assert _trees.deep_layout(g, _trees.slot_negative(g)) is None
+        assert _layout.deep_layout(g, _trees.slot_negative(g)) is None
     for majority in ("larger", "agreeable"):
         r = balance(g, n_trees=130, seed=7, majority=majority, progress=False, backend="cpu",
                     attributes="datalab")

@@ -15,7 +15,8 @@ from rapids_balance.backend import device_array, to_host
 from rapids_balance.balancing import BalanceResult, balance
 from rapids_balance.balancing._cycle import cycle_balance_into
 from rapids_balance.balancing._engine import BalanceParams, _balance_finalize, _balance_partial
-from rapids_balance.balancing._trees import bfs_trees, tree_roots
+from rapids_balance.balancing._trees import bfs_trees
+from rapids_balance.balancing._roots import tree_roots
 from rapids_balance.errors import GraphInputError, InvalidParameterError
 from rapids_balance.graph import build_graph
 

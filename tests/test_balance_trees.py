@@ -9,9 +9,9 @@ import pytest
 
 from rapids_balance.backend import to_host
 
-from rapids_balance.balancing._trees import (BLOCK, MIN_BLOCK_TREES, bfs_trees, block_split,
-                                           graphbplus_roots, parent_key, path_signs, seed_mix,
-                                           tree_roots)
+from rapids_balance.balancing._path_signs import path_signs
+from rapids_balance.balancing._roots import graphbplus_roots, tree_roots
+from rapids_balance.balancing._trees import BLOCK, MIN_BLOCK_TREES, bfs_trees, block_split, parent_key, seed_mix
 from rapids_balance.errors import GraphInputError
 from rapids_balance.graph import build_graph
 

@@ -135,7 +135,7 @@ def test_wide_file_message_is_short_and_keeps_the_advice(tmp_path, capsys):
 
 
 def test_run_json_checksum_is_of_the_bytes_read(tmp_path, capsys, monkeypatch):
-    from rapids_balance import _files
+    from rapids_balance import _manifest
 
     path = tmp_path / "g.csv"
     body = b"1,2,1\n2,3,-1\n3,1,1\n3,4,1\n"
@@ -148,7 +148,7 @@ def test_run_json_checksum_is_of_the_bytes_read(tmp_path, capsys, monkeypatch):
         return got
 
     monkeypatch.setattr(_sources, "_read_raw", read_then_change)
-    monkeypatch.setattr(_files, "file_sha256", lambda *_: pytest.fail("the input was read a second time"))
+    monkeypatch.setattr(_manifest, "file_sha256", lambda *_: pytest.fail("the input was read a second time"))
     out = tmp_path / "o"
     code, _, err = run_main(capsys, ["balance", path, "--trees", "2", "--out", out, "--quiet", "--backend", "cpu"])
     assert code == 0, err

@@ -564,7 +564,7 @@ def test_device_counters_give_device_tables_without_host_copies(rapids, attribut
 def test_gpu_run_prelude_reads_a_device_graph_where_it_lives(rapids):
     """Before the kernels: the graph check and the degree-ranked roots copy no graph-sized array."""
     from rapids_balance.balancing._engine import _check_graph
-    from rapids_balance.balancing._trees import tree_roots
+    from rapids_balance.balancing._roots import tree_roots
 
     host = rb.SignedGraph.from_edgelist(EDGES, sign="sign")
     dev = rb.SignedGraph.from_edgelist(standins.DataFrame.host_from_pandas(EDGES), sign="sign")

@@ -77,7 +77,7 @@ def test_gpu_move_kernels_match_cpu(gpu_backend):
 
 @pytest.mark.simulator
 def test_gpu_cloud_matches_cpu(gpu_backend):
-    from rapids_balance.balancing._trees import path_signs
+    from rapids_balance.balancing._path_signs import path_signs
     from rapids_balance.frustration_index._samplers import sample_trees
 
     g = random_signed(20, 0.2, 0.4, 17)

@@ -97,7 +97,9 @@ def _scenario_balancing():
     import numpy as np
 
     from rapids_balance.balancing import balance
-    from rapids_balance.balancing._trees import bfs_trees, path_signs, tree_roots
+    from rapids_balance.balancing._trees import bfs_trees
+    from rapids_balance.balancing._roots import tree_roots
+    from rapids_balance.balancing._path_signs import path_signs
 
     g = _signed()
     for method in ("path-sign", "cycle"):
@@ -111,7 +113,7 @@ def _scenario_balancing():
 def _scenario_frustration():
     import numpy as np
 
-    from rapids_balance.balancing._trees import path_signs
+    from rapids_balance.balancing._path_signs import path_signs
     from rapids_balance.frustration_index import RefineParams, frustration
     from rapids_balance.frustration_index._refine import parallel_descent, vertex_gains
     from rapids_balance.frustration_index._samplers import sample_trees

@@ -8,7 +8,7 @@ attribute tables.  ``_trees`` has the spanning-tree contract shared with
 
 from ._engine import balance
 from ._result import BalanceResult
-from ._trees import graphbplus_roots
+from ._roots import graphbplus_roots
 
 __all__ = ["balance", "BalanceResult", "graphbplus_roots"]
 

@@ -14,7 +14,7 @@ from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_ar
 from ._engine import METHODS
 from ._harary import MAJORITIES
 from ._result import ATTRIBUTE_DEFINITIONS
-from ._trees import SAMPLERS
+from ._roots import SAMPLERS
 
 __all__ = ["register"]
 
@@ -84,7 +84,7 @@ def _check_options(args) -> None:
 def _run(args) -> int:
     from ..datasets import load_example
     from ._engine import balance
-    from ._trees import graphbplus_roots
+    from ._roots import graphbplus_roots
 
     _check_options(args)
     run = Run(args, out_dir=args.out, known=KNOWN_FILES, files={"--graphbplus": args.graphbplus,

@@ -177,7 +177,7 @@ def block_pass(indptr, indices, slot_edge, slot_neg, edge_slots, edge_src, edge_
     switched in every tree where its balanced sign differs from its input
     sign: ``negative`` for a positive edge, ``T - negative`` for a negative
     one).  Scratch per chunk: 44 bytes per vertex and 20 per edge.  With
-    ``ids`` (see :func:`_trees.deep_layout`) the CSR arrays and roots are
+    ``ids`` (see :func:`._layout.deep_layout`) the CSR arrays and roots are
     a relabelled copy's, ``edge_src``/``edge_dst`` the graph's, and
     ``status2``/``clean`` are indexed by the copy's vertices.
     """

@@ -25,7 +25,8 @@ from ..errors import GraphInputError
 from ._harary import MAJORITIES, TIE
 from ._result import (ATTRIBUTE_DEFINITIONS, BalanceResult, compute_attributes, counter_namespace,
                       zero_counters)
-from ._trees import SAMPLERS, check_root_labels, check_roots_arg, cpu_chunks, seed_mix, tree_roots
+from ._trees import cpu_chunks, seed_mix
+from ._roots import SAMPLERS, check_root_labels, check_roots_arg, tree_roots
 
 __all__ = ["balance", "BalanceParams", "_balance_partial", "_balance_finalize", "batch_size_for",
            "tree_batches", "available_memory", "memory_needed", "check_memory"]
@@ -262,7 +263,8 @@ def _blocks_cpu(graph, roots: np.ndarray, s2: np.ndarray, params: BalanceParams,
                 counters: dict[str, np.ndarray]) -> None:
     """Counters of a batch by blocks of trees: tree, path signs, edges and vertices fused."""
     from ._cpu import block_pass
-    from ._trees import BLOCK, deep_layout, slot_negative
+    from ._trees import BLOCK, slot_negative
+    from ._layout import deep_layout
 
     T = roots.size
     maj = np.empty(T, np.uint8)

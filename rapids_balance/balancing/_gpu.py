@@ -313,7 +313,7 @@ def _pointer_jump(parent, val, add):
 
 
 def path_signs_gpu(order, parent, parent_edge, sign):
-    """GPU version of :func:`rapids_balance.balancing._trees.path_signs`."""
+    """GPU version of :func:`rapids_balance.balancing._path_signs.path_signs`."""
     xp = array_module("gpu")
     parent = device_array(parent, np.int32)
     parent_edge = device_array(parent_edge, np.int32)

@@ -29,8 +29,6 @@ atomics.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
-
 import numba
 import numpy as np
 from llvmlite import ir
@@ -38,17 +36,12 @@ from numba import prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .._random import hash32, randint
+from .._random import hash32
 from ._tree_rules import _check_connected, parent_key
 
 __all__ = [
-    "ROOT_STREAM",
     "seed_mix",
     "parent_key",
-    "tree_roots",
-    "check_roots_arg",
-    "check_root_labels",
-    "graphbplus_roots",
     "bfs_trees",
     "bfs_tree_into",
     "BLOCK",
@@ -57,14 +50,8 @@ __all__ = [
     "block_split",
     "block_scratch",
     "slot_negative",
-    "path_signs",
-    "path_signs_into",
 ]
 
-#: RNG stream of ``sampler="bfs-random-root"`` root draws (see _random.py).
-ROOT_STREAM = 0x726F6F74
-
-SAMPLERS = ("bfs", "bfs-random-root")
 
 
 # ---------------------------------------------------------------------------
@@ -622,100 +609,6 @@ def bfs_block_into(indptr, indices, slot_edge, slot_neg, roots, s2, n_lanes, sta
     return d - 1
 
 
-#: BFS levels from vertex 0 above which :func:`deep_layout` relabels the graph
-DEEP_LEVELS = 64
-
-
-@numba.njit(cache=True)
-def _bfs_order(indptr, indices, start):
-    """Vertices in BFS order from ``start`` (all of them, components one after another) and the
-    number of levels of the first component."""
-    n = indptr.size - 1
-    order = np.empty(n, np.int32)
-    seen = np.zeros(n, np.uint8)
-    tail = 0
-    levels = 0
-    for s in range(n):
-        first = s == 0
-        v0 = start if first else s
-        if seen[v0]:
-            continue
-        seen[v0] = 1
-        order[tail] = v0
-        head = tail
-        tail += 1
-        level_end = tail
-        while head < tail:
-            u = order[head]
-            head += 1
-            for j in range(indptr[u], indptr[u + 1]):
-                w = indices[j]
-                if not seen[w]:
-                    seen[w] = 1
-                    order[tail] = w
-                    tail += 1
-            if head == level_end and head < tail:
-                if first:
-                    levels += 1
-                level_end = tail
-    return order, levels
-
-
-@numba.njit(cache=True)
-def _relabel(indptr, indices, slot_edge, slot_neg, m, ids):
-    """The CSR arrays with vertex ``p`` being the graph's vertex ``ids[p]``; rows keep their order."""
-    n = indptr.size - 1
-    inv = np.empty(n, np.int32)
-    for p in range(n):
-        inv[ids[p]] = p
-    indptr2 = np.empty(n + 1, indptr.dtype)
-    indices2 = np.empty(indices.size, np.int32)
-    slot_edge2 = np.empty(indices.size, np.int32)
-    slot_neg2 = np.empty(indices.size, np.uint8)
-    edge_slots2 = np.full((m, 2), -1, np.int32)
-    k = 0
-    indptr2[0] = 0
-    for p in range(n):
-        v = ids[p]
-        for j in range(indptr[v], indptr[v + 1]):
-            indices2[k] = inv[indices[j]]
-            e = slot_edge[j]
-            slot_edge2[k] = e
-            slot_neg2[k] = slot_neg[j]
-            edge_slots2[e, 0 if edge_slots2[e, 0] < 0 else 1] = k
-            k += 1
-        indptr2[p + 1] = k
-    return indptr2, indices2, slot_edge2, slot_neg2, edge_slots2, inv
-
-
-def deep_layout(graph, slot_neg):
-    """A copy of the CSR arrays numbered in BFS order, for graphs with many levels; else None.
-
-    The block BFS of a path or a mesh spends its time on random reads of
-    per-vertex state: neighbours have unrelated ids.  Numbered in BFS order
-    (from vertex 0), a vertex's neighbours sit a level's width away, so the
-    reads stay in cache.  Keys and ties still use the graph's ids (rows keep
-    the graph's neighbour order, and :func:`graph_id` maps back), so the
-    trees are the same.  Graphs with at most :data:`DEEP_LEVELS` levels
-    (power-law graphs have ten or twenty) keep their numbering.
-
-    Returns
-    -------
-    dict or None
-        ``indptr, indices, slot_edge, slot_neg, edge_slots`` of the copy,
-        ``ids`` (the graph's id of each new vertex) and ``inv`` (the new id
-        of each vertex).
-    """
-    order, levels = _bfs_order(graph.indptr, graph.indices, 0)
-    if levels <= DEEP_LEVELS:
-        return None
-    arrays = _relabel(graph.indptr, graph.indices, graph.slot_edge, slot_neg, graph.m, order)
-    names = ("indptr", "indices", "slot_edge", "slot_neg", "edge_slots", "inv")
-    out = dict(zip(names, arrays))
-    out["ids"] = order
-    return out
-
-
 def slot_negative(graph) -> np.ndarray:
     """uint8 per CSR slot: 1 where the slot's edge is negative (read in the block BFS's hot loop)."""
     return np.less(np.asarray(graph.sign)[graph.slot_edge], 0).view(np.uint8)  # a view: no copy
@@ -762,182 +655,6 @@ def block_split(n_trees: int) -> int:
     """How many leading trees of a batch go through full-enough blocks (the rest: tree by tree)."""
     full, rest = divmod(int(n_trees), BLOCK)
     return n_trees if rest >= MIN_BLOCK_TREES else full * BLOCK
-
-
-# ---------------------------------------------------------------------------
-# roots
-# ---------------------------------------------------------------------------
-
-@numba.njit(cache=True)
-def _random_roots(seed, tree_ids, n):
-    out = np.empty(tree_ids.size, np.int64)
-    for k in range(tree_ids.size):
-        out[k] = randint(seed, ROOT_STREAM, tree_ids[k], n)
-    return out
-
-
-def check_roots_arg(roots: Any, owner: str) -> tuple | None:
-    """``roots=`` before the graph is read: None or a non-empty sequence of labels (as a tuple)."""
-    if roots is None:
-        return None
-    if isinstance(roots, (str, bytes)) or not hasattr(roots, "__len__") or len(roots) == 0:
-        from .._validation import param_error
-
-        raise param_error("roots", owner, "a non-empty sequence of vertex labels or None", roots)
-    if hasattr(roots, "tolist"):  # an array: plain Python labels
-        return tuple(roots.tolist())
-    return tuple(x.item() if isinstance(x, np.generic) else x for x in roots)
-
-
-def check_root_labels(graph, roots: Sequence[Any], owner: str) -> np.ndarray:
-    """Internal ids of the ``roots=`` labels; an unknown label is an InvalidParameterError.
-
-    Called once the graph is built and before any tree is.
-    """
-    try:
-        return graph.vertex_ids(list(roots))
-    except KeyError as exc:
-        from .._validation import param_error
-
-        raise param_error("roots", owner, f"labels of vertices of the graph ({exc.args[0]})",
-                          roots) from None
-
-
-def tree_roots(graph, tree_ids, *, sampler: str = "bfs", roots: Sequence[Any] | None = None,
-               seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Root vertex and seed of each requested tree.
-
-    Parameters
-    ----------
-    graph : Graph
-        The graph the trees span.
-    tree_ids : array-like of int
-        Global tree numbers ``i`` (tree ``i`` has the seed ``seed + i``).
-    sampler : {"bfs", "bfs-random-root"}
-        ``"bfs"``: with ``roots=None`` the vertices ordered by descending
-        degree (ties to the smaller internal id), tree ``i`` using entry
-        ``i mod n``.  ``"bfs-random-root"``: a root drawn uniformly from the
-        seed (counter-based, so the same on every backend).
-    roots : sequence of vertex labels, optional
-        Original labels; tree ``i`` uses ``roots[i mod len(roots)]``.
-    seed : int
-        Base seed.
-
-    Returns
-    -------
-    (roots, seeds) : (numpy.ndarray, numpy.ndarray)
-        int32 internal root ids, and the per-tree seeds ``seed + i`` as Python
-        integers (object array: any size; :func:`seed_mix` reduces them).
-    """
-    tree_ids = np.asarray(tree_ids, dtype=np.int64).reshape(-1)
-    n = graph.n
-    if sampler not in SAMPLERS:
-        raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
-    if roots is not None:
-        ids = graph.vertex_ids(list(roots))
-        if ids.size == 0:
-            raise ValueError("roots is empty; pass None or at least one vertex label")
-        out = ids[tree_ids % ids.size]
-    elif sampler == "bfs-random-root":
-        out = _random_roots(np.uint64(int(seed) & 0xFFFFFFFFFFFFFFFF), tree_ids, np.int64(n))
-    else:
-        out = _by_degree(graph, tree_ids % n)
-    seeds = np.asarray([int(seed) + int(i) for i in tree_ids.tolist()], dtype=object)
-    return out.astype(np.int32), seeds
-
-
-def _by_degree(graph, ranks: np.ndarray) -> np.ndarray:
-    """The vertices of the given ranks by descending degree (ties to the smaller id).
-
-    A graph kept on the device ranks there: only the chosen roots reach the host.
-    """
-    if getattr(graph, "on_device", False):
-        from .. import _xp
-
-        indptr = graph.device_arrays()["indptr"]
-        xp = _xp.namespace(indptr)
-        ranked = _xp.stable_argsort(-(indptr[1:] - indptr[:-1]))  # stable: ties to the smaller id
-        return _xp.to_host(xp.take(ranked, xp.asarray(ranks)))
-    deg = graph.degrees()
-    return np.lexsort((np.arange(graph.n), -deg))[ranks]
-
-
-def graphbplus_roots(graph, n_trees: int) -> list:
-    """The roots graphB+ v0.2 uses, as original labels (conformance helper).
-
-    ``graphBplus_02.cpp`` orders the vertices by descending degree with
-    libstdc++'s ``std::partial_sort`` (a heap select, not stable), so equal
-    degrees come out in heap order rather than by id.  This replays that
-    algorithm exactly; pass the result as ``roots=`` together with
-    ``seed=17`` on a graph built with ``numbering="graphbplus"``.
-
-    Parameters
-    ----------
-    graph : Graph
-        A graph numbered as graphB+ numbers it.
-    n_trees : int
-        The reference code's iteration count, in ``[1, 2**63 - 1]``; only
-        the first ``min(n_trees, n)`` roots are made.
-
-    Returns
-    -------
-    list
-        ``min(n_trees, n)`` original labels; tree ``i`` uses entry ``i mod n``.
-    """
-    from .._validation import check_count
-
-    n_trees = check_count(n_trees, "n_trees", "graphbplus_roots")
-    deg = graph.degrees().tolist()
-    n = graph.n
-    a = list(range(n))
-
-    def comp(x, y):
-        return deg[x] > deg[y]
-
-    def push_heap(first, hole, top, value):
-        par = (hole - 1) // 2
-        while hole > top and comp(a[first + par], value):
-            a[first + hole] = a[first + par]
-            hole = par
-            par = (hole - 1) // 2
-        a[first + hole] = value
-
-    def adjust_heap(first, hole, length, value):
-        top = hole
-        child = hole
-        while child < (length - 1) // 2:
-            child = 2 * (child + 1)
-            if comp(a[first + child], a[first + child - 1]):
-                child -= 1
-            a[first + hole] = a[first + child]
-            hole = child
-        if (length & 1) == 0 and child == (length - 2) // 2:
-            child = 2 * (child + 1)
-            a[first + hole] = a[first + child - 1]
-            hole = child - 1
-        push_heap(first, hole, top, value)
-
-    def pop_heap(first, last, result):
-        value = a[result]
-        a[result] = a[first]
-        adjust_heap(first, 0, last - first, value)
-
-    middle = min(int(n_trees), n)
-    if middle >= 2:  # make_heap
-        par = (middle - 2) // 2
-        while True:
-            adjust_heap(0, par, middle, a[par])
-            if par == 0:
-                break
-            par -= 1
-    for i in range(middle, n):  # heap select
-        if comp(a[i], a[0]):
-            pop_heap(0, middle, i)
-    last = middle
-    while last > 1:  # sort_heap
-        last -= 1
-        pop_heap(0, last, last)
-    return graph.labels[np.asarray(a[:middle], dtype=np.int64)].tolist()
 
 
 # ---------------------------------------------------------------------------
@@ -1021,70 +738,3 @@ def bfs_trees(graph, roots, seeds, *, backend: str = "cpu"):
                        cpu_chunks(T - nb))
     _check_connected(reached, n)
     return parent, parent_edge, order
-
-
-# ---------------------------------------------------------------------------
-# path signs
-# ---------------------------------------------------------------------------
-
-@numba.njit(cache=True)
-def path_signs_into(order, parent, parent_edge, sign, ps):
-    """Path signs of one tree (rows of length n) into ``ps`` (int8)."""
-    root = order[0]
-    ps[root] = 1
-    for i in range(1, order.size):
-        v = order[i]
-        ps[v] = ps[parent[v]] * sign[parent_edge[v]]
-
-
-@numba.njit(parallel=True, cache=True)
-def _path_signs_cpu(order, parent, parent_edge, sign, ps):
-    for t in prange(order.shape[0]):
-        path_signs_into(order[t], parent[t], parent_edge[t], sign, ps[t])
-
-
-def path_signs(order, parent, parent_edge, sign, *, backend: str | None = None):
-    """Path sign of every vertex from its tree's root (ECL-SGB labeling).
-
-    Parameters
-    ----------
-    order, parent, parent_edge : arrays of shape (T, n), int32
-        A tree batch (see the module docstring); any tree, not only BFS.
-    sign : array of shape (m,), int8
-        Edge signs (+1/-1).
-    backend : {"cpu", "gpu"}, optional
-        Default: ``"gpu"`` for CuPy inputs, ``"cpu"`` otherwise.
-
-    Returns
-    -------
-    array of shape (T, n), int8
-        ``ps[t, root] = +1`` and ``ps[t, v] = ps[t, parent] * sign[parent_edge]``.
-
-    Notes
-    -----
-    The CPU path walks ``order`` (parents first) once per tree.  The GPU path
-    uses pointer jumping, ``ceil(log2(depth))`` rounds of
-    ``ps[v] *= ps[anc[v]]; anc[v] = anc[anc[v]]``, so it needs no level
-    structure and works for any tree.
-
-    References
-    ----------
-    .. [1] VanAusdal, Rusnak, Burtscher, "Signed Graph Balancing in Linear
-       Time" (ECL-SGB), Alg. 2.
-    """
-    if backend is None:
-        backend = "gpu" if type(order).__module__.startswith("cupy") else "cpu"
-    if backend == "gpu":
-        from . import _gpu
-
-        return _gpu.path_signs_gpu(order, parent, parent_edge, sign)
-    order = np.ascontiguousarray(order, dtype=np.int32)
-    if order.ndim == 1:
-        order = order[None, :]
-        parent = np.asarray(parent)[None, :]
-        parent_edge = np.asarray(parent_edge)[None, :]
-    ps = np.empty(order.shape, np.int8)
-    _path_signs_cpu(order, np.ascontiguousarray(parent, dtype=np.int32),
-                    np.ascontiguousarray(parent_edge, dtype=np.int32),
-                    np.ascontiguousarray(sign, dtype=np.int8), ps)
-    return ps

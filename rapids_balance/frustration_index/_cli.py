@@ -131,7 +131,7 @@ def _compute(graph, args, frustration) -> tuple[Any, dict]:
 
     roots = None
     if args.roots == "graphbplus":
-        from ..balancing._trees import graphbplus_roots
+        from ..balancing._roots import graphbplus_roots
 
         from ._frustration import default_trees
 

@@ -27,7 +27,7 @@ from .._deadline import NO_DEADLINE, deadline_of, passed
 from ..distributed._run import RangeBatches
 from ..errors import GraphInputError
 from ..graph import graph_from_any
-from ..balancing._trees import check_root_labels, check_roots_arg
+from ..balancing._roots import check_root_labels, check_roots_arg
 from ._cloud import Cloud, CloudPart, build_part, merge_part, states_for_cap, thin_history
 from ._refine import RefineParams, bfs_ball, parallel_descent, refine as refine_states
 from ._result import FrustrationResult, state_frame, switched_frame
@@ -89,12 +89,13 @@ def _cloud_partial(graph, tree_ids, params: FrustrationParams) -> CloudPart:
     holds it.
     """
     tree_ids = np.asarray(tree_ids, dtype=np.int64).reshape(-1)
-    from ..balancing._trees import path_signs
+    from ..balancing._path_signs import path_signs
 
     if params.backend == "gpu" and params.sampler in ("bfs", "bfs-random-root"):
         # sample_trees' roots and seeds, but the path signs straight from the BFS kernels:
         # they stay on the device, with no order (a sort) and no second pass to make them
-        from ..balancing._trees import bfs_path_signs_gpu, tree_roots
+        from ..balancing._trees import bfs_path_signs_gpu
+        from ..balancing._roots import tree_roots
         from ._samplers import SAMPLER_CODES
 
         root_ids, seeds = tree_roots(graph, tree_ids, sampler=params.sampler, roots=params.roots,

@@ -37,7 +37,8 @@ import numpy as np
 from numba import prange
 
 from .._random import randint
-from ..balancing._trees import bfs_trees, cpu_chunks, tree_roots
+from ..balancing._trees import bfs_trees, cpu_chunks
+from ..balancing._roots import tree_roots
 from ._shared import KRUSKAL_STREAM, mst_key  # noqa: F401 (KRUSKAL_STREAM: one of the streams below)
 
 __all__ = ["SAMPLERS", "sample_trees", "SAMPLER_CODES"]

@@ -74,7 +74,7 @@ def tree_states(ps, graph, *, backend: str = "cpu"):
     Parameters
     ----------
     ps : array (T, n) int8
-        Path signs (``balancing._trees.path_signs``); CuPy on the GPU.
+        Path signs (``balancing._path_signs.path_signs``); CuPy on the GPU.
     graph : SignedGraph
     backend : {"cpu", "gpu"}
 
