@@ -220,7 +220,7 @@ def _vs_single(args) -> None:
                     params={"trees": args.trees, "long_trees": args.long_trees, "cores": cores,
                             "numba_threads_single": numba.config.NUMBA_NUM_THREADS, "graph": repr(g),
                             "repeat": args.repeat, "load_avg_start": os.getloadavg(),
-                            "note": "shared machine: compare the ratios, measured in the same round"})
+                            "note": "compare the ratios, measured in the same round; the load average says how busy the machine was"})
 
     def call(graph, trees, client=None):
         return balance(graph, n_trees=trees, seed=1, backend="cpu", progress=False, client=client)
