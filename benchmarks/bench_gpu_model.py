@@ -271,7 +271,7 @@ def measure(args) -> dict:
               "device_tbs": args.device_tbs}
     per_argument, flag_reads = _flag_reads(backend)
     g0 = rb.load_example(args.example) if args.example else rb.read_edgelist(args.graph)
-    report = {"graph": args.example or Path(args.graph).name, "library": str(Path(rb.__file__).parent),
+    report = {"graph": args.example or Path(args.graph).name, "library": f"rapids_balance {getattr(rb, '__version__', '')}".strip(),  # no machine paths
               "simulated": simulator_enabled(), "device": gpu_status().device, "constants": consts,
               "trees": args.trees, "k": args.k, "sync_per_cupy_argument": per_argument,
               "flag_reads_per_launch": flag_reads, "rows": []}
