@@ -16,6 +16,7 @@ import platform
 import signal
 import subprocess
 import sys
+import time
 
 import pandas as pd
 import pytest
@@ -334,9 +335,12 @@ def test_sigterm_in_a_real_process(tmp_path):
     writer = os.open(fifo, os.O_WRONLY)
     try:
         proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=120)
+        # the read may sit in a reader's own thread, where Python runs no handler until it
+        # returns: end the input so that it does, and the pending SIGTERM is handled then
+        time.sleep(0.5)
     finally:
         os.close(writer)
+    out, err = proc.communicate(timeout=120)
     assert proc.returncode == 143 and err == "rapids-balance balance: terminated\n" and out == ""
     assert sorted(os.listdir(tmp_path)) == ["edges.csv"]
 
