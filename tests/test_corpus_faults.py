@@ -101,10 +101,8 @@ def test_overwrite_replaces_the_folder_as_a_whole_and_keeps_the_users_files(firs
     assert _leftovers(first_run.parent) == []
 
 
-@pytest.mark.parametrize("step", range(8))
-def test_a_kill_while_updating_a_folder_with_the_users_files(first_run, capsys, monkeypatch, step):
-    # a folder holding a file of the user's is never moved: updated in place, run.json last
-    (first_run / "notes.txt").write_text("mine\n")
+def _dies_at_call(step):
+    """Wrap functions so that the ``step``-th call among all of them (0-based) is a kill."""
     calls = {"n": 0}
 
     def dies_at(fn):
@@ -114,6 +112,14 @@ def test_a_kill_while_updating_a_folder_with_the_users_files(first_run, capsys, 
                 raise _Killed()
             return fn(*args, **kwargs)
         return wrapper
+    return dies_at
+
+
+@pytest.mark.parametrize("step", range(8))
+def test_a_kill_while_updating_a_folder_with_the_users_files(first_run, capsys, monkeypatch, step):
+    # a folder holding a file of the user's is never moved: updated in place, run.json last
+    (first_run / "notes.txt").write_text("mine\n")
+    dies_at = _dies_at_call(step)
 
     for name in ("rename", "replace", "unlink"):
         monkeypatch.setattr(_files.os, name, dies_at(getattr(os, name)))
@@ -151,15 +157,7 @@ class _Killed(BaseException):
 @pytest.mark.parametrize("step", range(6))
 def test_a_kill_at_any_step_of_the_swap_leaves_one_complete_run(first_run, capsys, monkeypatch, step):
     old = _snapshot(first_run)
-    calls = {"n": 0}
-
-    def dies_at(fn):
-        def wrapper(*args, **kwargs):
-            calls["n"] += 1
-            if calls["n"] == step + 1:
-                raise _Killed()
-            return fn(*args, **kwargs)
-        return wrapper
+    dies_at = _dies_at_call(step)
 
     for name in ("rename", "replace", "chmod"):
         monkeypatch.setattr(_files.os, name, dies_at(getattr(os, name)))
