@@ -162,7 +162,7 @@ def _block_counters(indptr, indices, slot_edge, state, maj, n_lanes, negative, a
 
 
 @numba.njit(parallel=True, cache=True)
-def block_pass(indptr, indices, slot_edge, slot_neg, edge_slots, edge_src, edge_dst, sign, roots,
+def block_pass(indptr, indices, slot_edge, slot_neg, edge_src, edge_dst, sign, roots,
                s2s, agreeable, n_chunks, maj_all, reached, in_tree, negative, switched, agree2,
                status2, clean, ids):
     """``method="path-sign"`` for a batch, by blocks of ``_trees.BLOCK`` trees (see module doc).
@@ -209,8 +209,8 @@ def block_pass(indptr, indices, slot_edge, slot_neg, edge_slots, edge_src, edge_
                 maj_all[t0 + t] = maj[t]
             _block_counters(indptr, indices, slot_edge, state, maj, nl, ep[1], ep[2], vp[0], vp[1])
         in_tree_c = ep[0]
-        for e in range(m):  # both slots of an edge
-            in_tree_c[e] = tree_slots[edge_slots[e, 0]] + tree_slots[edge_slots[e, 1]]
+        for j in range(indices.size):  # both slots of an edge
+            in_tree_c[slot_edge[j]] += tree_slots[j]
     for e in prange(m):
         it = 0
         ng = 0

@@ -129,7 +129,7 @@ def memory_needed(graph, params: BalanceParams, n_chunks: int = 1, batch: int = 
       block of 64 trees): ``44 n + 20 m`` (block state 16 n, frontier lists
       20 n, vertex counters 8 n; tree edges per slot 8 m, edge counters
       12 m), plus ``9 n`` with ``majority="agreeable"``; once, the copy of
-      a deep graph numbered in BFS order: ``26 m + 40 n``;
+      a deep graph numbered in BFS order: ``18 m + 40 n``;
     * ``method="cycle"`` (tree by tree), per chunk: ``40 n + 5 m`` of
       scratch and ``4 m`` of tree-edge counts; per tree of the batch ``n``
       bytes of sides and ``m`` of balanced signs;
@@ -152,7 +152,7 @@ def memory_needed(graph, params: BalanceParams, n_chunks: int = 1, batch: int = 
         batch_bytes = batch * (n + m)
     else:
         chunk = 44 * n + 20 * m + (9 * n if params.majority == "agreeable" else 0)
-        batch_bytes = 26 * m + 40 * n
+        batch_bytes = 18 * m + 40 * n
     trees = 2 * m + n_chunks * chunk + batch_bytes
     tables = 81 * m + 64 * n
     return counters + max(trees, tables)
@@ -273,10 +273,10 @@ def _blocks_cpu(graph, roots: np.ndarray, s2: np.ndarray, params: BalanceParams,
     slot_neg = slot_negative(graph)
     lay = deep_layout(graph, slot_neg)  # a deep graph: numbered in BFS order, same trees
     if lay is None:
-        csr = (graph.indptr, graph.indices, graph.slot_edge, slot_neg, graph.edge_slots)
+        csr = (graph.indptr, graph.indices, graph.slot_edge, slot_neg)
         status2, clean, ids = counters["status2"], counters["clean"], np.empty(0, np.int32)
     else:
-        csr = (lay["indptr"], lay["indices"], lay["slot_edge"], lay["slot_neg"], lay["edge_slots"])
+        csr = (lay["indptr"], lay["indices"], lay["slot_edge"], lay["slot_neg"])
         roots = lay["inv"][roots]
         status2, clean, ids = np.zeros(graph.n, np.int64), np.zeros(graph.n, np.int64), lay["ids"]
     block_pass(*csr, graph.edge_src, graph.edge_dst, graph.sign, roots, s2,

@@ -56,7 +56,7 @@ def _bfs_order(indptr, indices, start):
 
 
 @numba.njit(cache=True)
-def _relabel(indptr, indices, slot_edge, slot_neg, m, ids):
+def _relabel(indptr, indices, slot_edge, slot_neg, ids):
     """The CSR arrays with vertex ``p`` being the graph's vertex ``ids[p]``; rows keep their order."""
     n = indptr.size - 1
     inv = np.empty(n, np.int32)
@@ -66,20 +66,17 @@ def _relabel(indptr, indices, slot_edge, slot_neg, m, ids):
     indices2 = np.empty(indices.size, np.int32)
     slot_edge2 = np.empty(indices.size, np.int32)
     slot_neg2 = np.empty(indices.size, np.uint8)
-    edge_slots2 = np.full((m, 2), -1, np.int32)
     k = 0
     indptr2[0] = 0
     for p in range(n):
         v = ids[p]
         for j in range(indptr[v], indptr[v + 1]):
             indices2[k] = inv[indices[j]]
-            e = slot_edge[j]
-            slot_edge2[k] = e
+            slot_edge2[k] = slot_edge[j]
             slot_neg2[k] = slot_neg[j]
-            edge_slots2[e, 0 if edge_slots2[e, 0] < 0 else 1] = k
             k += 1
         indptr2[p + 1] = k
-    return indptr2, indices2, slot_edge2, slot_neg2, edge_slots2, inv
+    return indptr2, indices2, slot_edge2, slot_neg2, inv
 
 
 def deep_layout(graph, slot_neg):
@@ -96,15 +93,15 @@ def deep_layout(graph, slot_neg):
     Returns
     -------
     dict or None
-        ``indptr, indices, slot_edge, slot_neg, edge_slots`` of the copy,
+        ``indptr, indices, slot_edge, slot_neg`` of the copy,
         ``ids`` (the graph's id of each new vertex) and ``inv`` (the new id
         of each vertex).
     """
     order, levels = _bfs_order(graph.indptr, graph.indices, 0)
     if levels <= DEEP_LEVELS:
         return None
-    arrays = _relabel(graph.indptr, graph.indices, graph.slot_edge, slot_neg, graph.m, order)
-    names = ("indptr", "indices", "slot_edge", "slot_neg", "edge_slots", "inv")
+    arrays = _relabel(graph.indptr, graph.indices, graph.slot_edge, slot_neg, order)
+    names = ("indptr", "indices", "slot_edge", "slot_neg", "inv")
     out = dict(zip(names, arrays))
     out["ids"] = order
     return out
