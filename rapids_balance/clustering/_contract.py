@@ -29,34 +29,11 @@ def _gather(v, stamp, skip, indptr, indices, a, lab, acc, seen, touched, nt):
 
 
 @numba.njit(cache=True, nogil=True)
-def _room_range(c0, c1, indptr, indices, lab, nc, mstart, members, room):
-    """``room[c]``: the distinct neighbour clusters of each coarse row ``c0..c1-1`` (the row's
-    length before zero sums are dropped)."""
-    seen = np.full(nc, -1, dtype=np.int64)
-    for c in range(c0, c1):
-        k_count = 0
-        for q in range(mstart[c], mstart[c + 1]):
-            v = members[q]
-            for p in range(indptr[v], indptr[v + 1]):
-                k = lab[indices[p]]
-                if k != c and k >= 0 and seen[k] != c:
-                    seen[k] = c
-                    k_count += 1
-        room[c] = k_count
-
-
-@numba.njit(parallel=True, cache=True, nogil=True)
-def _room_parts(cut, indptr, indices, lab, nc, mstart, members, room):
-    for t in prange(cut.size - 1):
-        _room_range(cut[t], cut[t + 1], indptr, indices, lab, nc, mstart, members, room)
-
-
-@numba.njit(cache=True, nogil=True)
 def _contract_range(c0, c1, indptr, indices, a, lab, nc, mstart, members, bound, tmp_idx, tmp_a,
                     count):
     """The coarse rows ``c0..c1-1`` of :func:`contract`, each written from
-    ``bound[c]`` (room for its distinct neighbour clusters) with its length in
-    ``count[c]``."""
+    ``bound[c]`` (the sum of its members' degrees: room enough) with its
+    length in ``count[c]``."""
     acc = np.zeros(nc, dtype=np.float64)
     seen = np.full(nc, -1, dtype=np.int64)
     touched = np.empty(nc, dtype=np.int64)
@@ -93,34 +70,23 @@ def contract(indptr, indices, a, lab, nc, parts):
     sorted rows: every choice among clusters breaks ties by id).  Coarse rows
     are built independently (with ``parts`` > 1 in that many ranges of equal
     slot counts, in parallel, each row in its own place), so the result does
-    not depend on ``parts`` or the threads.  A first pass counts each coarse
-    row's distinct neighbour clusters, so the scratch holds the coarse
-    level's slots, not the fine level's (12 bytes per fine slot at the
-    finest level's contraction, the search's memory peak).
+    not depend on ``parts`` or the threads.
     """
     mstart, members = members_by_cluster(lab, nc)
-    work = np.zeros(nc + 1, dtype=np.int64)  # fine slots per coarse row, summed: the parts' cut
+    bound = np.zeros(nc + 1, dtype=np.int64)
     for c in range(nc):
         deg = 0
         for q in range(mstart[c], mstart[c + 1]):
             v = members[q]
             deg += indptr[v + 1] - indptr[v]
-        work[c + 1] = work[c] + deg
+        bound[c + 1] = bound[c] + deg
+    tmp_idx = np.empty(indices.size, dtype=np.int32)
+    tmp_a = np.empty(indices.size, dtype=np.float64)
+    count = np.zeros(nc, dtype=np.int64)
     parts = max(1, min(parts, nc))
-    cut = np.searchsorted(work, np.arange(parts + 1) * (work[nc] / parts))
+    cut = np.searchsorted(bound, np.arange(parts + 1) * (bound[nc] / parts))
     cut[0] = 0
     cut[parts] = nc
-    room = np.zeros(nc, dtype=np.int64)
-    if parts == 1:
-        _room_range(0, nc, indptr, indices, lab, nc, mstart, members, room)
-    else:
-        _room_parts(cut, indptr, indices, lab, nc, mstart, members, room)
-    bound = np.zeros(nc + 1, dtype=np.int64)
-    for c in range(nc):
-        bound[c + 1] = bound[c] + room[c]
-    tmp_idx = np.empty(bound[nc], dtype=np.int32)
-    tmp_a = np.empty(bound[nc], dtype=np.float64)
-    count = np.zeros(nc, dtype=np.int64)
     if parts == 1:
         _contract_range(0, nc, indptr, indices, a, lab, nc, mstart, members, bound, tmp_idx,
                         tmp_a, count)
