@@ -145,6 +145,58 @@ def test_walk_slq_within_its_error_bar(beta):
     assert again == est  # same seed, same estimate
 
 
+@pytest.mark.parametrize("beta", [0.1, 1.0])
+def test_walk_slq_full_effort_and_adaptive_stop_within_error_bar(beta):
+    g = random_signed(400, 0.02, 8)
+    exact = rb.walk_balance(g, beta, method="exact", backend="cpu").log_score
+    full = rb.walk_balance(g, beta, method="slq", seed=1, rtol=0.0, probes=32, deflation=4)
+    assert full.params["probes_used"] == 32
+    loose = rb.walk_balance(g, beta, method="slq", seed=1, rtol=100.0, probes=32, deflation=4)
+    assert loose.params["probes_used"] == 16  # the first batch is enough for a loose rtol
+    assert loose.log_score_error >= full.log_score_error
+    for est in (full, loose):
+        assert abs(est.log_score - exact) <= 4 * est.log_score_error + 1e-8
+
+
+def test_lanczos_kernels_equal_numpy_and_ignore_thread_count():
+    import numba
+    import scipy.sparse as sp
+
+    from rapids_balance.measures import _lanczos_kernels as lk
+
+    rng = np.random.default_rng(4)
+    a = sp.random(3 * lk.CHUNK + 5, 3 * lk.CHUNK + 5, density=0.002, random_state=5, format="csr")
+    x = rng.standard_normal((a.shape[0], 5))
+    y = rng.standard_normal(x.shape)
+    out = np.empty_like(x)
+    lk.spmm(a.indptr, a.indices, a.data, x, out)
+    np.testing.assert_allclose(out, a @ x, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(lk.column_dots(x, y), np.sum(x * y, axis=0), rtol=1e-12)
+    w = y.copy()
+    al, bp, qp = rng.standard_normal(5), rng.standard_normal(5), rng.standard_normal(x.shape)
+    dots = lk.subtract_dot(w, x, qp, al, bp)
+    np.testing.assert_allclose(w, y - al * x - bp * qp, rtol=1e-12)
+    np.testing.assert_allclose(dots, np.sum(x * w, axis=0), rtol=1e-12)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = lk.column_dots(x, y)
+    finally:
+        numba.set_num_threads(before)
+    assert np.array_equal(one, lk.column_dots(x, y))  # fixed chunks: bit for bit
+
+
+def test_walk_slq_batches_use_a_prefix_of_the_probes():
+    from rapids_balance.measures._walk import probe_batches
+
+    assert probe_batches(64) == [16, 16, 32] and probe_batches(10) == [10] and probe_batches(40) == [16, 16, 8]
+    g = random_signed(200, 0.04, 3)
+    # atol=inf stops after the first batch: the same as asking for 16 probes
+    first = log_trace_exp(g.edge_src, g.edge_dst, g.sign, g.n, [0.5], probes=64, deflation=4, atol=np.inf)
+    only16 = log_trace_exp(g.edge_src, g.edge_dst, g.sign, g.n, [0.5], probes=16, deflation=4)
+    np.testing.assert_allclose(first[0], only16[0], rtol=1e-12)
+
+
 def test_walk_array_level_and_balanced_graph():
     g = random_signed(20, 0.3, 2)
     side = np.random.default_rng(0).integers(0, 2, g.n)
@@ -207,7 +259,7 @@ def test_bad_input_is_refused_before_work():
     with pytest.raises(GraphInputError, match="at least 3"):
         rb.pn_index(build_graph([0], [1], sign=[-1]))
     g = rb.load_example("highland")
-    for kwargs in ({"beta": 0}, {"beta": "1"}, {"method": "dense"}, {"seed": -1}, {"probes": 1},
+    for kwargs in ({"beta": 0}, {"beta": "1"}, {"method": "dense"}, {"seed": -1}, {"probes": 1}, {"rtol": -1},
                    {"weighted": 1}):
         with pytest.raises(InvalidParameterError):
             rb.walk_balance(g, **kwargs)
