@@ -186,6 +186,20 @@ def test_lanczos_kernels_equal_numpy_and_ignore_thread_count():
     assert np.array_equal(one, lk.column_dots(x, y))  # fixed chunks: bit for bit
 
 
+def test_lanczos_kernels_equal_the_array_program_of_the_gpu():
+    from rapids_balance.measures._walk import _leading_pairs, _lanczos_steps, _sparse
+
+    g = random_signed(150, 0.05, 6)
+    a = _sparse(g.edge_src, g.edge_dst, g.sign.astype(float), g.n, "cpu")
+    _, vecs = _leading_pairs(a, g.n, 3, 0, "cpu")
+    z = np.random.default_rng(2).choice([-1.0, 1.0], size=(g.n, 6))
+    z -= vecs @ (vecs.T @ z)
+    steps = zip(_lanczos_steps(a, z, vecs, np), _lanczos_steps(a, z, vecs, np, kernels=False))
+    for fast, arrays in itertools.islice(steps, 20):
+        np.testing.assert_allclose(fast[0], arrays[0], rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(fast[1], arrays[1], rtol=1e-9, atol=1e-9)
+
+
 def test_walk_slq_batches_use_a_prefix_of_the_probes():
     from rapids_balance.measures._walk import probe_batches
 

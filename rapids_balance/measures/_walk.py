@@ -161,10 +161,11 @@ def _lanczos_blocks(a, z, vecs, steps: int, xp):
     return np.array([al for al, _ in pairs]), np.array([b for _, b in pairs])
 
 
-def _lanczos_steps(a, z, vecs, xp):
+def _lanczos_steps(a, z, vecs, xp, kernels: bool = True):
     """Lanczos from each column of ``z`` at once, kept off ``vecs``: yields ``(alpha_j, beta_j)``
-    (two arrays, one entry per column) step after step, as long as asked."""
-    if xp is np:
+    (two arrays, one entry per column) step after step, as long as asked.  NumPy arrays go to
+    the numba kernels unless ``kernels`` is False (then the array program a GPU runs)."""
+    if xp is np and kernels:
         yield from _lanczos_steps_cpu(a, z, vecs)
         return
     p = z.shape[1]
