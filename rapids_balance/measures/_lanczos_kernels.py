@@ -64,33 +64,31 @@ def column_dots(x, y):
 
 
 @numba.njit(parallel=True, cache=True)
+def _subtract(w, q, q_prev, alpha, beta_prev, norm):
+    """``w -= alpha * q (+ beta_prev * q_prev unless norm)`` in place; returns the column sums
+    of ``w * w`` (norm) or ``q * w`` after it."""
+    n, p = w.shape
+    nch = (n + CHUNK - 1) // CHUNK
+    part = np.zeros((nch, p))
+    for ch in prange(nch):
+        for i in range(ch * CHUNK, min(n, (ch + 1) * CHUNK)):
+            for c in range(p):
+                v = w[i, c] - alpha[c] * q[i, c]
+                if not norm:
+                    v -= beta_prev[c] * q_prev[i, c]
+                w[i, c] = v
+                part[ch, c] += v * (v if norm else q[i, c])
+    return _sum_chunks(part)
+
+
 def subtract_dot(w, q, q_prev, alpha, beta_prev):
     """``w -= alpha * q + beta_prev * q_prev`` in place; returns ``sum(q * w, axis=0)`` after it."""
-    n, p = w.shape
-    nch = (n + CHUNK - 1) // CHUNK
-    part = np.zeros((nch, p))
-    for ch in prange(nch):
-        for i in range(ch * CHUNK, min(n, (ch + 1) * CHUNK)):
-            for c in range(p):
-                v = w[i, c] - alpha[c] * q[i, c] - beta_prev[c] * q_prev[i, c]
-                w[i, c] = v
-                part[ch, c] += q[i, c] * v
-    return _sum_chunks(part)
+    return _subtract(w, q, q_prev, alpha, beta_prev, False)
 
 
-@numba.njit(parallel=True, cache=True)
 def subtract_norm(w, q, s):
     """``w -= s * q`` in place; returns the squared column norms of ``w`` after it."""
-    n, p = w.shape
-    nch = (n + CHUNK - 1) // CHUNK
-    part = np.zeros((nch, p))
-    for ch in prange(nch):
-        for i in range(ch * CHUNK, min(n, (ch + 1) * CHUNK)):
-            for c in range(p):
-                v = w[i, c] - s[c] * q[i, c]
-                w[i, c] = v
-                part[ch, c] += v * v
-    return _sum_chunks(part)
+    return _subtract(w, q, q, s, s, True)
 
 
 @numba.njit(parallel=True, cache=True)
