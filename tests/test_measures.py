@@ -150,7 +150,7 @@ def test_walk_slq_full_effort_and_adaptive_stop_within_error_bar(beta):
     g = random_signed(400, 0.02, 8)
     exact = rb.walk_balance(g, beta, method="exact", backend="cpu").log_score
     full = rb.walk_balance(g, beta, method="slq", seed=1, rtol=0.0, probes=32, deflation=4)
-    assert full.params["probes_used"] == 32
+    assert full.params["probes_used"] == 32 and full.params["steps_used"] == 40
     loose = rb.walk_balance(g, beta, method="slq", seed=1, rtol=100.0, probes=32, deflation=4)
     assert loose.params["probes_used"] == 16  # the first batch is enough for a loose rtol
     assert loose.log_score_error >= full.log_score_error

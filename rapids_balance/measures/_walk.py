@@ -616,7 +616,7 @@ def _adaptive_pair(g, signed, mag, beta: float, params: dict, backend: str):
                 be.append(b_j)
             if steps is None and j % STEP_CHUNK == 0:
                 est = _log_score(pair, runs, coefs, beta)
-                if last is not None and abs(est - last) <= rtol / 10 * abs(est):
+                if rtol > 0 and last is not None and abs(est - last) <= rtol / 10 * abs(est):
                     break
                 last = est
         steps = steps or j
