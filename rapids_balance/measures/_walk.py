@@ -154,13 +154,6 @@ def _leading_pairs(a, n: int, k: int, seed: int, backend: str):
     return to_host(vals[order]), vecs[:, order]
 
 
-def _lanczos_blocks(a, z, vecs, steps: int, xp):
-    """Lanczos from each column of ``z`` at once, kept off ``vecs``; (alpha, beta) of each column."""
-    it = _lanczos_steps(a, z, vecs, xp)
-    pairs = [next(it) for _ in range(steps)]
-    return np.array([al for al, _ in pairs]), np.array([b for _, b in pairs])
-
-
 def _lanczos_steps(a, z, vecs, xp, kernels: bool = True):
     """Lanczos from each column of ``z`` at once, kept off ``vecs``: yields ``(alpha_j, beta_j)``
     (two arrays, one entry per column) step after step, as long as asked.  NumPy arrays go to
