@@ -165,7 +165,9 @@ def test_lanczos_kernels_equal_numpy_and_ignore_thread_count():
     from rapids_balance.measures import _lanczos_kernels as lk
 
     rng = np.random.default_rng(4)
-    a = sp.random(3 * lk.CHUNK + 5, 3 * lk.CHUNK + 5, density=0.002, random_state=5, format="csr")
+    n = 3 * lk.CHUNK + 5  # the column sums cross chunk boundaries
+    rows, cols = rng.integers(0, n, size=(2, 20 * n))
+    a = sp.csr_matrix((rng.standard_normal(rows.size), (rows, cols)), shape=(n, n))
     x = rng.standard_normal((a.shape[0], 5))
     y = rng.standard_normal(x.shape)
     out = np.empty_like(x)
@@ -198,6 +200,23 @@ def test_lanczos_kernels_equal_the_array_program_of_the_gpu():
     for fast, arrays in itertools.islice(steps, 20):
         np.testing.assert_allclose(fast[0], arrays[0], rtol=1e-9, atol=1e-9)
         np.testing.assert_allclose(fast[1], arrays[1], rtol=1e-9, atol=1e-9)
+
+
+def test_walk_slq_does_not_depend_on_the_thread_count():
+    import numba
+
+    rng = np.random.default_rng(12)
+    n = 9000  # more rows than two chunks of the column sums
+    ends = np.sort(rng.integers(0, n, size=(40000, 2)), axis=1)
+    ends = np.unique(ends[ends[:, 0] != ends[:, 1]], axis=0)
+    g = build_graph(ends[:, 0], ends[:, 1], sign=rng.choice([-1, 1], len(ends)), component="all")
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = rb.walk_balance(g, 0.5, method="slq", seed=2, probes=8, deflation=2)
+    finally:
+        numba.set_num_threads(before)
+    assert rb.walk_balance(g, 0.5, method="slq", seed=2, probes=8, deflation=2) == one
 
 
 def test_walk_slq_batches_use_a_prefix_of_the_probes():
