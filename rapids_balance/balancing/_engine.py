@@ -262,27 +262,30 @@ def _batch_cpu(graph, roots: np.ndarray, s2: np.ndarray, params: BalanceParams,
 def _blocks_cpu(graph, roots: np.ndarray, s2: np.ndarray, params: BalanceParams,
                 counters: dict[str, np.ndarray]) -> None:
     """Counters of a batch by blocks of trees: tree, path signs, edges and vertices fused."""
-    from ._cpu import block_pass
+    from ._cpu import block_pass, deep_pass
     from ._trees import BLOCK, slot_negative
     from ._layout import deep_layout
 
     T = roots.size
     maj = np.empty(T, np.uint8)
     reached = np.empty(T, np.int64)
-    chunks = chunks_that_fit(graph, params, cpu_chunks(-(-T // BLOCK)))
     slot_neg = slot_negative(graph)
     lay = deep_layout(graph, slot_neg)  # a deep graph: numbered in BFS order, same trees
-    if lay is None:
+    if lay is None:  # parallel over blocks of 64 trees
+        chunks = chunks_that_fit(graph, params, cpu_chunks(-(-T // BLOCK)))
         csr = (graph.indptr, graph.indices, graph.slot_edge, slot_neg, graph.edge_slots)
         status2, clean, ids = counters["status2"], counters["clean"], np.empty(0, np.int32)
-    else:
+        run = block_pass
+    else:  # parallel over the trees of a block, each tree by its own queue
+        chunks = chunks_that_fit(graph, params, cpu_chunks(min(T, BLOCK)))
         csr = (lay["indptr"], lay["indices"], lay["slot_edge"], lay["slot_neg"], lay["edge_slots"])
         roots = lay["inv"][roots]
         status2, clean, ids = np.zeros(graph.n, np.int64), np.zeros(graph.n, np.int64), lay["ids"]
-    block_pass(*csr, graph.edge_src, graph.edge_dst, graph.sign, roots, s2,
-               params.majority == "agreeable", chunks, maj, reached,
-               counters["in_tree"], counters["negative"], counters["switched"], counters["agree2"],
-               status2, clean, ids)
+        run = deep_pass
+    run(*csr, graph.edge_src, graph.edge_dst, graph.sign, roots, s2,
+        params.majority == "agreeable", chunks, maj, reached,
+        counters["in_tree"], counters["negative"], counters["switched"], counters["agree2"],
+        status2, clean, ids)
     if lay is not None:
         counters["status2"][ids] += status2
         counters["clean"][ids] += clean

@@ -1,11 +1,20 @@
-"""Deep graphs laid out for the block BFS: a copy of the CSR numbered in BFS order.
+"""Deep graphs: a copy of the CSR numbered in BFS order, and its trees built one by one.
 
 A path, a grid or a road network has thousands of BFS levels, and each
 level's few vertices sit anywhere in memory under the input's numbering.
 Renumbering the graph in BFS order from one vertex puts a level's vertices,
-and their rows, next to each other, so the block BFS (:mod:`._trees`) reads
-them from cache.  Keys, ties and the agreeable majority keep using the
-graph's own ids (``ids`` maps back), so the trees are the same.
+and their rows, next to each other, so a BFS reads them from cache.  Keys,
+ties and the agreeable majority keep using the graph's own ids (``ids``
+maps back), so the trees are the same.
+
+On such a graph the 64 trees of a block rarely share a frontier vertex
+(each tree's levels run from its own root), so the block BFS of
+:mod:`._trees` serves nearly every (vertex, tree) pair on its own and pays
+its level bookkeeping thousands to a million times.
+:func:`deep_tree_into` builds one tree with a plain queue instead
+(O(n + m), no level barrier shared with other trees) and writes what the
+block counters read: the tree's path-sign bit in its lane of a block's
+sign words and its edges per CSR slot.
 """
 
 from __future__ import annotations
@@ -13,7 +22,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["DEEP_LEVELS", "deep_layout"]
+from ._trees import _lane_key
+
+__all__ = ["DEEP_LEVELS", "deep_layout", "deep_tree_into"]
 
 
 #: BFS levels from vertex 0 above which :func:`deep_layout` relabels the graph
@@ -108,3 +119,96 @@ def deep_layout(graph, slot_neg):
     out = dict(zip(names, arrays))
     out["ids"] = order
     return out
+
+
+# best[v] of a vertex not reached yet and of a settled one (as in _trees' per-tree kernel): every
+# packed offer lies strictly between them, so one comparison updates best[v]
+_UNSEEN = np.int64(-9223372036854775808)
+_SETTLED = np.int64(9223372036854775807)
+
+
+@numba.njit(cache=True)
+def deep_tree_into(indptr, indices, slot_neg, ids, root, s2, lane, neg_bits, tree_slots, best,
+                   best_slot, queue):
+    """One BFS tree of a copy numbered by :func:`deep_layout`, with graphB+'s parent rule.
+
+    Parameters
+    ----------
+    indptr, indices, slot_neg : numpy.ndarray
+        The copy's CSR arrays (``slot_neg``: uint8, 1 on a negative edge's slots).
+    ids : numpy.ndarray
+        int32, the graph's id of each vertex of the copy: keys and ties use them.
+    root : int
+        The root, in the copy's numbering.
+    s2 : int
+        The tree's :func:`._trees.seed_mix` value (uint32).
+    lane : int
+        Bit of this tree in ``neg_bits``.
+    neg_bits : numpy.ndarray
+        uint64 per vertex, bit ``lane`` zero on entry; set where the path
+        sign from the root is negative (the Harary side 1).
+    tree_slots : numpy.ndarray
+        int32 per CSR slot; one slot of each tree edge is incremented (the
+        one in the parent's row), so sum both slots of an edge.
+    best, best_slot, queue : numpy.ndarray
+        Scratch of length n: int64, int64, int32.
+
+    Returns
+    -------
+    (int, int)
+        Vertices reached (n when the graph is connected) and how many of
+        them have a negative path sign.
+
+    Notes
+    -----
+    While level L + 1 is being built, ``best[v]`` holds v's best offer so
+    far as ``key << 32 | (u + 1)`` with the graph's id ``u`` of the parent
+    candidate: the largest key wins, ties to the larger ``u``, which is the
+    rule the block BFS applies; ``+ 1`` keeps every offer above the unseen
+    sentinel.  ``best_slot[v]`` holds the offer's slot and v's path-sign
+    bit through it.  A level's vertices are settled when it ends, so only
+    vertices of level L offer to level L + 1, as in the rule.
+    """
+    n = indptr.size - 1
+    bit = np.uint64(1) << np.uint64(lane)
+    for v in range(n):
+        best[v] = _UNSEEN
+    best[root] = _SETTLED
+    queue[0] = root
+    tail = 1
+    start = 0
+    level = 0
+    ones = 0
+    while start < tail:
+        stop = tail
+        b = np.uint32((level & 1) | 2)
+        for i in range(start, stop):
+            u = queue[i]
+            gu = ids[u]
+            base = np.uint32(np.uint32(np.uint32(gu) << np.uint32(2)) | b)
+            neg_u = np.int64((neg_bits[u] >> np.uint64(lane)) & np.uint64(1))
+            low = np.int64(gu) + 1
+            for j in range(indptr[u], indptr[u + 1]):
+                v = indices[j]
+                bv = best[v]
+                if bv == _SETTLED:
+                    continue
+                if bv == _UNSEEN:
+                    queue[tail] = v
+                    tail += 1
+                key = _lane_key(base ^ np.uint32(ids[v]), s2)
+                offer = (np.int64(key) << 32) | low
+                if offer > bv:
+                    best[v] = offer
+                    best_slot[v] = (np.int64(j) << 1) | (neg_u ^ np.int64(slot_neg[j]))
+        for i in range(stop, tail):  # the level ends: its vertices become parents
+            v = queue[i]
+            bs = best_slot[v]
+            tree_slots[bs >> 1] += 1
+            neg = bs & 1
+            neg_bits[v] |= np.uint64(neg) << np.uint64(lane)
+            ones += neg
+            best[v] = _SETTLED
+        start = stop
+        level += 1
+    return tail, ones
