@@ -238,9 +238,10 @@ def block_pass(indptr, indices, slot_edge, slot_neg, edge_slots, edge_src, edge_
 @numba.njit(parallel=True, cache=True)
 def deep_pass(indptr, indices, slot_edge, slot_neg, edge_slots, edge_src, edge_dst, sign, roots,
               s2s, agreeable, n_chunks, maj_all, reached, in_tree, negative, switched, agree2,
-              status2, clean, ids):
-    """:func:`block_pass` for a graph numbered by :func:`._layout.deep_layout`: same arguments,
-    same counters, the trees of each block built one by one in parallel.
+              status2, clean, ids, nbr_ids):
+    """:func:`block_pass` for a graph numbered by :func:`._layout.deep_layout`: same arguments
+    and ``nbr_ids`` (the graph's id of each slot's neighbour), same counters, the trees of each
+    block built one by one in parallel.
 
     Blocks go one after another; within a block, chunk c builds trees
     c, c + n_chunks, ... with :func:`._layout.deep_tree_into` (a queue BFS,
@@ -267,8 +268,7 @@ def deep_pass(indptr, indices, slot_edge, slot_neg, edge_slots, edge_src, edge_d
         t0 = blk * BLOCK
         nl = min(BLOCK, T - t0)
         for c in prange(n_chunks):
-            best = np.empty(n, np.int64)
-            best_slot = np.empty(n, np.int64)
+            rec = np.empty((n, 2), np.int64)
             queue = np.empty(n, np.int32)
             side = np.empty(n if agreeable else 0, np.int8)
             uf = np.empty(n if agreeable else 0, np.int32)
@@ -277,9 +277,8 @@ def deep_pass(indptr, indices, slot_edge, slot_neg, edge_slots, edge_src, edge_d
             for v in range(n):
                 w[v] = 0
             for t in range(c, nl, n_chunks):
-                got, k = deep_tree_into(indptr, indices, slot_neg, ids, roots[t0 + t],
-                                        np.uint32(s2s[t0 + t]), t, w, slots[c], best, best_slot,
-                                        queue)
+                got, k = deep_tree_into(indptr, indices, nbr_ids, slot_neg, ids, roots[t0 + t],
+                                        np.uint32(s2s[t0 + t]), t, w, slots[c], rec, queue)
                 reached[t0 + t] = got
                 ones[t] = k
                 maj[t] = lane_majority(edge_src, edge_dst, w, t, k, agreeable, side, uf, count, ids)

@@ -275,17 +275,17 @@ def _blocks_cpu(graph, roots: np.ndarray, s2: np.ndarray, params: BalanceParams,
         chunks = chunks_that_fit(graph, params, cpu_chunks(-(-T // BLOCK)))
         csr = (graph.indptr, graph.indices, graph.slot_edge, slot_neg, graph.edge_slots)
         status2, clean, ids = counters["status2"], counters["clean"], np.empty(0, np.int32)
-        run = block_pass
+        run, extra = block_pass, ()
     else:  # parallel over the trees of a block, each tree by its own queue
         chunks = chunks_that_fit(graph, params, cpu_chunks(min(T, BLOCK)))
         csr = (lay["indptr"], lay["indices"], lay["slot_edge"], lay["slot_neg"], lay["edge_slots"])
         roots = lay["inv"][roots]
         status2, clean, ids = np.zeros(graph.n, np.int64), np.zeros(graph.n, np.int64), lay["ids"]
-        run = deep_pass
+        run, extra = deep_pass, (lay["nbr_ids"],)
     run(*csr, graph.edge_src, graph.edge_dst, graph.sign, roots, s2,
         params.majority == "agreeable", chunks, maj, reached,
         counters["in_tree"], counters["negative"], counters["switched"], counters["agree2"],
-        status2, clean, ids)
+        status2, clean, ids, *extra)
     if lay is not None:
         counters["status2"][ids] += status2
         counters["clean"][ids] += clean

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba import prange
 
 from ._trees import _lane_key
 
@@ -66,31 +67,42 @@ def _bfs_order(indptr, indices, start):
     return order, levels
 
 
-@numba.njit(cache=True)
+@numba.njit(parallel=True, cache=True)
 def _relabel(indptr, indices, slot_edge, slot_neg, m, ids):
-    """The CSR arrays with vertex ``p`` being the graph's vertex ``ids[p]``; rows keep their order."""
+    """The CSR arrays with vertex ``p`` being the graph's vertex ``ids[p]``; rows keep their order.
+
+    Parallel over the new rows: each writes its own slots, and an edge's
+    two slots go to the column of their row's end (0 at the smaller id, as
+    in the graph), so no two rows write the same entry.
+    """
     n = indptr.size - 1
     inv = np.empty(n, np.int32)
-    for p in range(n):
-        inv[ids[p]] = p
     indptr2 = np.empty(n + 1, indptr.dtype)
+    indptr2[0] = 0
+    for p in prange(n):
+        v = ids[p]
+        inv[v] = p
+        indptr2[p + 1] = indptr[v + 1] - indptr[v]
+    for p in range(n):
+        indptr2[p + 1] += indptr2[p]
     indices2 = np.empty(indices.size, np.int32)
+    nbr_ids = np.empty(indices.size, np.int32)
     slot_edge2 = np.empty(indices.size, np.int32)
     slot_neg2 = np.empty(indices.size, np.uint8)
-    edge_slots2 = np.full((m, 2), -1, np.int32)
-    k = 0
-    indptr2[0] = 0
-    for p in range(n):
+    edge_slots2 = np.empty((m, 2), np.int32)
+    for p in prange(n):
         v = ids[p]
+        k = indptr2[p]
         for j in range(indptr[v], indptr[v + 1]):
-            indices2[k] = inv[indices[j]]
+            w = indices[j]
+            indices2[k] = inv[w]
+            nbr_ids[k] = w
             e = slot_edge[j]
             slot_edge2[k] = e
             slot_neg2[k] = slot_neg[j]
-            edge_slots2[e, 0 if edge_slots2[e, 0] < 0 else 1] = k
+            edge_slots2[e, 0 if v < w else 1] = k
             k += 1
-        indptr2[p + 1] = k
-    return indptr2, indices2, slot_edge2, slot_neg2, edge_slots2, inv
+    return indptr2, indices2, slot_edge2, slot_neg2, edge_slots2, inv, nbr_ids
 
 
 def deep_layout(graph, slot_neg):
@@ -108,14 +120,15 @@ def deep_layout(graph, slot_neg):
     -------
     dict or None
         ``indptr, indices, slot_edge, slot_neg, edge_slots`` of the copy,
-        ``ids`` (the graph's id of each new vertex) and ``inv`` (the new id
-        of each vertex).
+        ``ids`` (the graph's id of each new vertex), ``inv`` (the new id
+        of each vertex) and ``nbr_ids`` (the graph's id of each slot's
+        neighbour: ``ids[indices]``, read in row order).
     """
     order, levels = _bfs_order(graph.indptr, graph.indices, 0)
     if levels <= DEEP_LEVELS:
         return None
     arrays = _relabel(graph.indptr, graph.indices, graph.slot_edge, slot_neg, graph.m, order)
-    names = ("indptr", "indices", "slot_edge", "slot_neg", "edge_slots", "inv")
+    names = ("indptr", "indices", "slot_edge", "slot_neg", "edge_slots", "inv", "nbr_ids")
     out = dict(zip(names, arrays))
     out["ids"] = order
     return out
@@ -128,14 +141,15 @@ _SETTLED = np.int64(9223372036854775807)
 
 
 @numba.njit(cache=True)
-def deep_tree_into(indptr, indices, slot_neg, ids, root, s2, lane, neg_bits, tree_slots, best,
-                   best_slot, queue):
+def deep_tree_into(indptr, indices, nbr_ids, slot_neg, ids, root, s2, lane, neg_bits, tree_slots,
+                   rec, queue):
     """One BFS tree of a copy numbered by :func:`deep_layout`, with graphB+'s parent rule.
 
     Parameters
     ----------
-    indptr, indices, slot_neg : numpy.ndarray
-        The copy's CSR arrays (``slot_neg``: uint8, 1 on a negative edge's slots).
+    indptr, indices, nbr_ids, slot_neg : numpy.ndarray
+        The copy's CSR arrays; ``nbr_ids[j]`` is the graph's id of
+        ``indices[j]`` and ``slot_neg`` (uint8) is 1 on a negative edge's slots.
     ids : numpy.ndarray
         int32, the graph's id of each vertex of the copy: keys and ties use them.
     root : int
@@ -150,8 +164,8 @@ def deep_tree_into(indptr, indices, slot_neg, ids, root, s2, lane, neg_bits, tre
     tree_slots : numpy.ndarray
         int32 per CSR slot; one slot of each tree edge is incremented (the
         one in the parent's row), so sum both slots of an edge.
-    best, best_slot, queue : numpy.ndarray
-        Scratch of length n: int64, int64, int32.
+    rec, queue : numpy.ndarray
+        Scratch: int64 of shape (n, 2), int32 of length n.
 
     Returns
     -------
@@ -161,24 +175,26 @@ def deep_tree_into(indptr, indices, slot_neg, ids, root, s2, lane, neg_bits, tre
 
     Notes
     -----
-    While level L + 1 is being built, ``best[v]`` holds v's best offer so
+    While level L + 1 is being built, ``rec[v, 0]`` holds v's best offer so
     far as ``key << 32 | (u + 1)`` with the graph's id ``u`` of the parent
     candidate: the largest key wins, ties to the larger ``u``, which is the
     rule the block BFS applies; ``+ 1`` keeps every offer above the unseen
-    sentinel.  ``best_slot[v]`` holds the offer's slot and v's path-sign
-    bit through it.  A level's vertices are settled when it ends, so only
-    vertices of level L offer to level L + 1, as in the rule.
+    sentinel.  ``rec[v, 1]`` holds the offer's slot and v's path-sign bit
+    through it, next to the offer, so a neighbour costs one cache line.  A
+    level's vertices are settled when it ends, so only vertices of level L
+    offer to level L + 1, as in the rule.  The sign bits and edge counts
+    are written by one sequential sweep at the end rather than scattered in
+    BFS order.
     """
     n = indptr.size - 1
-    bit = np.uint64(1) << np.uint64(lane)
     for v in range(n):
-        best[v] = _UNSEEN
-    best[root] = _SETTLED
+        rec[v, 0] = _UNSEEN
+    rec[root, 0] = _SETTLED
+    rec[root, 1] = -2  # no slot, positive path sign
     queue[0] = root
     tail = 1
     start = 0
     level = 0
-    ones = 0
     while start < tail:
         stop = tail
         b = np.uint32((level & 1) | 2)
@@ -186,29 +202,32 @@ def deep_tree_into(indptr, indices, slot_neg, ids, root, s2, lane, neg_bits, tre
             u = queue[i]
             gu = ids[u]
             base = np.uint32(np.uint32(np.uint32(gu) << np.uint32(2)) | b)
-            neg_u = np.int64((neg_bits[u] >> np.uint64(lane)) & np.uint64(1))
+            neg_u = rec[u, 1] & 1
             low = np.int64(gu) + 1
             for j in range(indptr[u], indptr[u + 1]):
                 v = indices[j]
-                bv = best[v]
+                bv = rec[v, 0]
                 if bv == _SETTLED:
                     continue
                 if bv == _UNSEEN:
                     queue[tail] = v
                     tail += 1
-                key = _lane_key(base ^ np.uint32(ids[v]), s2)
+                key = _lane_key(base ^ np.uint32(nbr_ids[j]), s2)
                 offer = (np.int64(key) << 32) | low
                 if offer > bv:
-                    best[v] = offer
-                    best_slot[v] = (np.int64(j) << 1) | (neg_u ^ np.int64(slot_neg[j]))
+                    rec[v, 0] = offer
+                    rec[v, 1] = (np.int64(j) << 1) | (neg_u ^ np.int64(slot_neg[j]))
         for i in range(stop, tail):  # the level ends: its vertices become parents
-            v = queue[i]
-            bs = best_slot[v]
-            tree_slots[bs >> 1] += 1
+            rec[queue[i], 0] = _SETTLED
+        start = stop
+        level += 1
+    ones = 0
+    for v in range(n):
+        if rec[v, 0] == _SETTLED:
+            bs = rec[v, 1]
             neg = bs & 1
             neg_bits[v] |= np.uint64(neg) << np.uint64(lane)
             ones += neg
-            best[v] = _SETTLED
-        start = stop
-        level += 1
+            if bs >= 0:
+                tree_slots[bs >> 1] += 1
     return tail, ones
