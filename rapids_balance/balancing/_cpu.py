@@ -238,9 +238,9 @@ def block_pass(indptr, indices, slot_edge, slot_neg, edge_slots, edge_src, edge_
 @numba.njit(parallel=True, cache=True)
 def deep_pass(indptr, indices, slot_edge, slot_neg, edge_slots, edge_src, edge_dst, sign, roots,
               s2s, agreeable, n_chunks, maj_all, reached, in_tree, negative, switched, agree2,
-              status2, clean, ids, nbr_ids):
+              status2, clean, ids, slot_rec):
     """:func:`block_pass` for a graph numbered by :func:`._layout.deep_layout`: same arguments
-    and ``nbr_ids`` (the graph's id of each slot's neighbour), same counters, the trees of each
+    and ``slot_rec`` (the copy's packed slots), same counters, the trees of each
     block built one by one in parallel.
 
     Blocks go one after another; within a block, chunk c builds trees
@@ -277,7 +277,7 @@ def deep_pass(indptr, indices, slot_edge, slot_neg, edge_slots, edge_src, edge_d
             for v in range(n):
                 w[v] = 0
             for t in range(c, nl, n_chunks):
-                got, k = deep_tree_into(indptr, indices, nbr_ids, slot_neg, ids, roots[t0 + t],
+                got, k = deep_tree_into(indptr, slot_rec, ids, roots[t0 + t],
                                         np.uint32(s2s[t0 + t]), t, w, slots[c], rec, queue)
                 reached[t0 + t] = got
                 ones[t] = k

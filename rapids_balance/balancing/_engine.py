@@ -281,7 +281,7 @@ def _blocks_cpu(graph, roots: np.ndarray, s2: np.ndarray, params: BalanceParams,
         csr = (lay["indptr"], lay["indices"], lay["slot_edge"], lay["slot_neg"], lay["edge_slots"])
         roots = lay["inv"][roots]
         status2, clean, ids = np.zeros(graph.n, np.int64), np.zeros(graph.n, np.int64), lay["ids"]
-        run, extra = deep_pass, (lay["nbr_ids"],)
+        run, extra = deep_pass, (lay["slot_rec"],)
     run(*csr, graph.edge_src, graph.edge_dst, graph.sign, roots, s2,
         params.majority == "agreeable", chunks, maj, reached,
         counters["in_tree"], counters["negative"], counters["switched"], counters["agree2"],

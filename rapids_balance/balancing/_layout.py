@@ -86,7 +86,7 @@ def _relabel(indptr, indices, slot_edge, slot_neg, m, ids):
     for p in range(n):
         indptr2[p + 1] += indptr2[p]
     indices2 = np.empty(indices.size, np.int32)
-    nbr_ids = np.empty(indices.size, np.int32)
+    slot_rec = np.empty(indices.size, np.uint64)
     slot_edge2 = np.empty(indices.size, np.int32)
     slot_neg2 = np.empty(indices.size, np.uint8)
     edge_slots2 = np.empty((m, 2), np.int32)
@@ -96,13 +96,14 @@ def _relabel(indptr, indices, slot_edge, slot_neg, m, ids):
         for j in range(indptr[v], indptr[v + 1]):
             w = indices[j]
             indices2[k] = inv[w]
-            nbr_ids[k] = w
+            slot_rec[k] = ((np.uint64(inv[w]) << np.uint64(33)) | (np.uint64(slot_neg[j]) << np.uint64(32))
+                           | np.uint64(w))
             e = slot_edge[j]
             slot_edge2[k] = e
             slot_neg2[k] = slot_neg[j]
             edge_slots2[e, 0 if v < w else 1] = k
             k += 1
-    return indptr2, indices2, slot_edge2, slot_neg2, edge_slots2, inv, nbr_ids
+    return indptr2, indices2, slot_edge2, slot_neg2, edge_slots2, inv, slot_rec
 
 
 def deep_layout(graph, slot_neg):
@@ -121,14 +122,15 @@ def deep_layout(graph, slot_neg):
     dict or None
         ``indptr, indices, slot_edge, slot_neg, edge_slots`` of the copy,
         ``ids`` (the graph's id of each new vertex), ``inv`` (the new id
-        of each vertex) and ``nbr_ids`` (the graph's id of each slot's
-        neighbour: ``ids[indices]``, read in row order).
+        of each vertex) and ``slot_rec`` (uint64 per slot: the neighbour's
+        new id << 33 | the edge's negative bit << 32 | the neighbour's id
+        in the graph, what :func:`deep_tree_into` reads of a slot).
     """
     order, levels = _bfs_order(graph.indptr, graph.indices, 0)
     if levels <= DEEP_LEVELS:
         return None
     arrays = _relabel(graph.indptr, graph.indices, graph.slot_edge, slot_neg, graph.m, order)
-    names = ("indptr", "indices", "slot_edge", "slot_neg", "edge_slots", "inv", "nbr_ids")
+    names = ("indptr", "indices", "slot_edge", "slot_neg", "edge_slots", "inv", "slot_rec")
     out = dict(zip(names, arrays))
     out["ids"] = order
     return out
@@ -141,15 +143,14 @@ _SETTLED = np.int64(9223372036854775807)
 
 
 @numba.njit(cache=True)
-def deep_tree_into(indptr, indices, nbr_ids, slot_neg, ids, root, s2, lane, neg_bits, tree_slots,
-                   rec, queue):
+def deep_tree_into(indptr, slot_rec, ids, root, s2, lane, neg_bits, tree_slots, rec, queue):
     """One BFS tree of a copy numbered by :func:`deep_layout`, with graphB+'s parent rule.
 
     Parameters
     ----------
-    indptr, indices, nbr_ids, slot_neg : numpy.ndarray
-        The copy's CSR arrays; ``nbr_ids[j]`` is the graph's id of
-        ``indices[j]`` and ``slot_neg`` (uint8) is 1 on a negative edge's slots.
+    indptr, slot_rec : numpy.ndarray
+        The copy's row pointers and, per slot, its neighbour packed with
+        what the tree needs of it (see :func:`deep_layout`).
     ids : numpy.ndarray
         int32, the graph's id of each vertex of the copy: keys and ties use them.
     root : int
@@ -180,7 +181,8 @@ def deep_tree_into(indptr, indices, nbr_ids, slot_neg, ids, root, s2, lane, neg_
     candidate: the largest key wins, ties to the larger ``u``, which is the
     rule the block BFS applies; ``+ 1`` keeps every offer above the unseen
     sentinel.  ``rec[v, 1]`` holds the offer's slot and v's path-sign bit
-    through it, next to the offer, so a neighbour costs one cache line.  A
+    through it, next to the offer, so a neighbour costs one cache line, as
+    a row does: one packed word per slot rather than three arrays.  A
     level's vertices are settled when it ends, so only vertices of level L
     offer to level L + 1, as in the rule.  The sign bits and edge counts
     are written by one sequential sweep at the end rather than scattered in
@@ -205,18 +207,19 @@ def deep_tree_into(indptr, indices, nbr_ids, slot_neg, ids, root, s2, lane, neg_
             neg_u = rec[u, 1] & 1
             low = np.int64(gu) + 1
             for j in range(indptr[u], indptr[u + 1]):
-                v = indices[j]
+                sr = slot_rec[j]
+                v = np.int64(sr >> np.uint64(33))
                 bv = rec[v, 0]
                 if bv == _SETTLED:
                     continue
                 if bv == _UNSEEN:
                     queue[tail] = v
                     tail += 1
-                key = _lane_key(base ^ np.uint32(nbr_ids[j]), s2)
+                key = _lane_key(base ^ np.uint32(sr & np.uint64(0xFFFFFFFF)), s2)
                 offer = (np.int64(key) << 32) | low
                 if offer > bv:
                     rec[v, 0] = offer
-                    rec[v, 1] = (np.int64(j) << 1) | (neg_u ^ np.int64(slot_neg[j]))
+                    rec[v, 1] = (np.int64(j) << 1) | (neg_u ^ np.int64((sr >> np.uint64(32)) & np.uint64(1)))
         for i in range(stop, tail):  # the level ends: its vertices become parents
             rec[queue[i], 0] = _SETTLED
         start = stop
