@@ -128,8 +128,10 @@ def memory_needed(graph, params: BalanceParams, n_chunks: int = 1, batch: int = 
     * ``method="path-sign"``, per chunk (one per thread, at most one per
       block of 64 trees): ``44 n + 20 m`` (block state 16 n, frontier lists
       20 n, vertex counters 8 n; tree edges per slot 8 m, edge counters
-      12 m), plus ``9 n`` with ``majority="agreeable"``; once, the copy of
-      a deep graph numbered in BFS order: ``26 m + 40 n``;
+      12 m), plus ``9 n`` with ``majority="agreeable"`` (a deep graph's
+      per-tree pass needs less: ``28 n + 8 m``); once, the copy of a deep
+      graph numbered in BFS order and that pass's block state and
+      counters: ``42 m + 40 n``;
     * ``method="cycle"`` (tree by tree), per chunk: ``40 n + 5 m`` of
       scratch and ``4 m`` of tree-edge counts; per tree of the batch ``n``
       bytes of sides and ``m`` of balanced signs;
@@ -152,7 +154,7 @@ def memory_needed(graph, params: BalanceParams, n_chunks: int = 1, batch: int = 
         batch_bytes = batch * (n + m)
     else:
         chunk = 44 * n + 20 * m + (9 * n if params.majority == "agreeable" else 0)
-        batch_bytes = 26 * m + 40 * n
+        batch_bytes = 42 * m + 40 * n
     trees = 2 * m + n_chunks * chunk + batch_bytes
     tables = 81 * m + 64 * n
     return counters + max(trees, tables)
