@@ -335,14 +335,14 @@ def sample_trees(graph, tree_ids, *, sampler: str = "bfs", seed: int = 0,
         roots for ``"bfs-random-root"``).
     backend : {"cpu", "gpu"}
         BFS trees run on the GPU kernels of the balancing engine and
-        random-weight MSTs on Borůvka kernels (rooted on the host); DFS,
+        random-weight MSTs on Borůvka kernels (rooted on the device); DFS,
         RDFS and Wilson's walks always run on CPU threads.
 
     Returns
     -------
     parent, parent_edge, order : array (T, n) int32
-        The tree batch: host arrays, except BFS trees built on a real GPU
-        (CuPy arrays, left on the device).
+        The tree batch: host arrays, except BFS and Kruskal trees built on
+        a real GPU (CuPy arrays, left on the device).
     codes : numpy.ndarray (T,) int8
         Sampler code (:data:`SAMPLER_CODES`) of each tree; hybrid trees report
         ``bfs`` or ``rdfs``.
@@ -387,14 +387,14 @@ def sample_trees(graph, tree_ids, *, sampler: str = "bfs", seed: int = 0,
             _check_reached(sub_reached, n, sampler)
         return parent, parent_edge, order, codes
     if sampler == "kruskal" and backend == "gpu":
-        from ._gpu import boruvka_tree_edges
+        from ._gpu import boruvka_trees
 
-        tree_edges = boruvka_tree_edges(graph, seeds64, mst_shift(graph.m))
-        for t in range(T):
-            reached[t] = _root_tree_edges(n, graph.edge_src, graph.edge_dst, tree_edges[t],
-                                          np.int64(root_ids[t]), parent[t], parent_edge[t],
-                                          order[t])
-    elif sampler == "kruskal":
+        # built and rooted on the device; they stay there for the path signs
+        parent, parent_edge, order, reached = boruvka_trees(graph, seeds64, mst_shift(graph.m),
+                                                            root_ids)
+        _check_reached(reached, n, sampler)
+        return parent, parent_edge, order, codes
+    if sampler == "kruskal":
         _kruskal_batch(graph.edge_src, graph.edge_dst, n, root_ids.astype(np.int64), seeds64,
                        parent, parent_edge, order, reached, chunks)
     else:  # uniform
