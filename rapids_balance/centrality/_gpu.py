@@ -267,7 +267,6 @@ def _bc_kernel(sources, n, indptr, indices, wslot, rindptr, rindices, rwslot, mi
                         # _settle_heap_minimum) d[v] == d[w] + w can hold both
                         # ways, and only the edge into the later one is a DAG edge
                         if d[v] == dw + wslot[j] and st[v] > st[w]:
-                            is_t = (not subset) or (tmask[v] != 0 and v != s)
                             acc += _dag_edge_share(v, s, sw, d, sg, de, st, rindptr, rindices,
                                                    rwslot, tmask, subset, want_edges)
                 red[tid] = acc
