@@ -26,7 +26,9 @@ How each count is taken (the same under numba's CUDA simulator and on a GPU):
   a floor on traffic, a ceiling on footprint);
 * host <-> device bytes: arrays passed to ``to_host`` (device -> host) and to
   ``to_device`` / ``device_array`` from the host (host -> device) in the GPU
-  modules;
+  modules (a ``to_host`` made inside ``to_device``, which the simulator's
+  numpy path does, is neither a read nor a synchronisation, and is not
+  counted);
 * host synchronisations: each ``to_host`` of a GPU module, each
   ``cuda.synchronize``, and the reads of device values made outside
   ``to_host``.  Since ``backend.host_read`` every read the algorithms branch
@@ -44,8 +46,10 @@ How each count is taken (the same under numba's CUDA simulator and on a GPU):
 Betweenness occupancy at 10**8 edges: the sources one launch takes (one
 thread block each) as the library's batch sizing gives them for the
 reference H100 (80 GiB, 132 SMs; under the simulator the library assumes
-it), and the resident blocks per SM that follow (at most 8 blocks of 256
-threads per SM).
+it), and the resident blocks per SM that follow from the launch's blocks
+over 132 SMs, 2048 threads and 65536 registers an SM (threads per block and
+registers per thread as the library states them, else 256 and the 112 that
+``tools/check_gpu_compile.py`` reported for the older kernel at sm_90).
 
 ``--baseline PATH`` counts another checkout (the version before: ``git
 archive main | tar -x -C DIR``) in a subprocess with the same arguments and
@@ -92,7 +96,10 @@ BFS_READS_PER_LEVEL = 2
 # the betweenness occupancy rows: (vertices, edges) at 10**8 edges; SMs of the reference H100
 OCCUPANCY_GRAPHS = ((10**6, 10**8), (2 * 10**6, 10**8), (3 * 10**6, 10**8))
 SM_COUNT = 132
-BLOCKS_PER_SM_MAX = 8  # 2048 threads per SM / 256 threads per block
+# versions whose betweenness module does not say: 256 threads a block, and the registers per
+# thread of their `_bc_kernel` at sm_90 as tools/check_gpu_compile.py reports them (112 on
+# 2026-11-25, allocated in steps of 8); an SM holds 65536 registers and 2048 threads
+OLD_BC_THREADS, OLD_BC_REGISTERS = 256, 112
 
 
 def _nbytes(a) -> int:
@@ -170,10 +177,13 @@ def counting(c: Counts):
 
     patch(NumbaKernel, "__getitem__", getitem)
 
+    uploading = [0]  # under the simulator to_device hands host arrays to to_host: not a read
+
     def counted_to_host(fn):
         def to_host(a):
-            c.to_host += 1
-            c.d2h_bytes += _nbytes(a)
+            if not uploading[0]:
+                c.to_host += 1
+                c.d2h_bytes += _nbytes(a)
             return fn(a)
         return to_host
 
@@ -181,7 +191,11 @@ def counting(c: Counts):
         def to_device(a, *args, **kw):
             if isinstance(a, np.ndarray) or not hasattr(a, "__cuda_array_interface__"):
                 c.h2d_bytes += _nbytes(np.asarray(a)) if not _is_array(a) else _nbytes(a)
-            return fn(a, *args, **kw)
+            uploading[0] += 1
+            try:
+                return fn(a, *args, **kw)
+            finally:
+                uploading[0] -= 1
         return to_device
 
     for mod in mods + [backend]:
@@ -290,7 +304,7 @@ def _flag_reads(backend) -> tuple[bool, dict]:
 
 def occupancy() -> list[dict]:
     """Betweenness sources per launch and resident blocks per SM at 10**8 edges (see the header)."""
-    from rapids_balance.centrality import betweenness as bmod
+    from rapids_balance.centrality import _gpu as gmod, betweenness as bmod
 
     rows = []
     for n, m in OCCUPANCY_GRAPHS:
@@ -298,8 +312,15 @@ def occupancy() -> list[dict]:
             batches = bmod._batches(np.arange(4096 * 4, dtype=np.int64), n, 2 * m, m_acc, "gpu",
                                     bmod._CHUNK["gpu"])
             blocks = int(batches[0].size) // bmod._CHUNK["gpu"]
+            if hasattr(gmod, "resident_blocks_per_sm"):
+                threads, regs = gmod.BLOCK_THREADS, gmod.KERNEL_REGISTERS
+                resident = gmod.resident_blocks_per_sm(blocks, SM_COUNT)
+            else:
+                threads, regs = OLD_BC_THREADS, OLD_BC_REGISTERS
+                resident = min(2048 // threads, 65536 // (threads * regs), blocks / SM_COUNT)
             rows.append({"vertices": n, "edges": m, "scores": what, "blocks_per_launch": blocks,
-                         "resident_blocks_per_sm": round(min(BLOCKS_PER_SM_MAX, blocks / SM_COUNT), 2)})
+                         "threads_per_block": threads, "registers_per_thread": regs,
+                         "resident_blocks_per_sm": round(resident, 2)})
     return rows
 
 

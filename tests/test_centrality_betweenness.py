@@ -472,13 +472,15 @@ def test_gpu_batch_size_does_not_change_bits(gpu_backend, monkeypatch, directed)
 
 def test_occupancy_model_fills_an_h100_at_1e8_edges():
     # 10**6 vertices, 10**8 undirected edges (2 * 10**8 CSR slots), edge scores, 80 GiB, 132 SMs
-    from rapids_balance.centrality._gpu import (REFERENCE_DEVICE, resident_blocks_per_sm,
+    from rapids_balance.centrality._gpu import (BLOCK_THREADS, REFERENCE_DEVICE, resident_blocks_per_sm,
                                                 source_bytes, sources_in_flight)
 
     n, m = 10**6, 10**8
     batch = sources_in_flight(n, 2 * m, m, *REFERENCE_DEVICE)
     assert batch >= 4 * 132
-    assert resident_blocks_per_sm(batch, 132, 256) >= 4
+    assert resident_blocks_per_sm(batch, 132, BLOCK_THREADS) >= 4
+    # registers bound residency: 256 threads of 80 registers leave room for 3 blocks
+    assert resident_blocks_per_sm(batch, 132, 256) == 3
     assert batch * source_bytes(n) <= REFERENCE_DEVICE[0]
     # the old sizing, an accumulator row of n + m doubles per block in 16 GiB: 20 blocks
     assert 16 * 2**30 // (8 * (n + m) + 44 * n) < 132

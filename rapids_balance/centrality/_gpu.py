@@ -358,9 +358,16 @@ def virtual_warp_width(n: int, n_slots: int) -> int:
 REFERENCE_DEVICE = (80 * 2**30, 132)
 #: fraction of device memory left to the caller, CuPy's pool and the CUDA context
 MEMORY_RESERVE = 0.25
-#: thread blocks an SM keeps resident at most (CUDA, compute capability 9.0)
+#: thread blocks an SM keeps resident at most (CUDA, compute capability 9.0), and its registers
 MAX_BLOCKS_PER_SM = 32
 MAX_THREADS_PER_SM = 2048
+REGISTERS_PER_SM = 65536
+#: registers per thread of :func:`_bc_kernel` at sm_90 (``tools/check_gpu_compile.py``: 78,
+#: allocated in steps of 8)
+KERNEL_REGISTERS = 80
+#: threads per block on a GPU: 128 x 80 registers leave room for 6 resident blocks per SM
+#: (at 256 threads the registers allow 3)
+BLOCK_THREADS = 128
 #: sources of one launch at most: beyond this the fold's loop over a batch only grows
 MAX_SOURCES = 4096
 
@@ -409,9 +416,9 @@ def sources_in_flight(n: int, nnz: int, m_acc: int, device_bytes: int, sm_count:
     its scores are folded into one accumulator after the launch
     (:class:`BetweennessFold`), so no O(n + m) accumulator row per block
     limits how many sources are in flight (before, 16 GiB of rows allowed
-    9-20 blocks at 10**8 edges).  Blocks of 256 threads leave room for
-    ``MAX_THREADS_PER_SM // 256 = 8`` resident per SM, so a launch of at
-    least ``4 * sm_count`` sources keeps at least 4 resident per SM
+    9-20 blocks at 10**8 edges).  Blocks of :data:`BLOCK_THREADS` threads
+    leave room for 6 resident per SM (registers bound it), so a launch of
+    at least ``4 * sm_count`` sources keeps at least 4 resident per SM
     (:func:`resident_blocks_per_sm`).  Results do not depend on the batch
     size: the fold adds sources in source order across batches.
 
@@ -425,15 +432,18 @@ def sources_in_flight(n: int, nnz: int, m_acc: int, device_bytes: int, sm_count:
     return int(max(1, min(MAX_SOURCES, fit)))
 
 
-def resident_blocks_per_sm(sources: int, sm_count: int, threads: int) -> float:
+def resident_blocks_per_sm(sources: int, sm_count: int, threads: int = BLOCK_THREADS,
+                           registers: int = KERNEL_REGISTERS) -> float:
     """Thread blocks resident per SM for a launch of ``sources`` blocks of ``threads``.
 
-    The launch's blocks spread over the SMs, up to what an SM holds
-    (:data:`MAX_BLOCKS_PER_SM`, :data:`MAX_THREADS_PER_SM`; the kernel's
-    shared memory, 2 KiB a block, and its registers are far from limiting
-    at 256 threads).
+    The launch's blocks spread over the SMs, up to what an SM holds: at most
+    :data:`MAX_BLOCKS_PER_SM` blocks, :data:`MAX_THREADS_PER_SM` threads and
+    :data:`REGISTERS_PER_SM` registers (``registers`` per thread); the
+    kernel's 2 KiB of shared memory a block is far from limiting.
     """
-    per_sm = min(MAX_BLOCKS_PER_SM, MAX_THREADS_PER_SM // max(threads, 1))
+    threads = max(threads, 1)
+    per_sm = min(MAX_BLOCKS_PER_SM, MAX_THREADS_PER_SM // threads,
+                 REGISTERS_PER_SM // (max(registers, 1) * threads))
     return min(float(per_sm), sources / max(sm_count, 1))
 
 

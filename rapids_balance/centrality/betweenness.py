@@ -125,8 +125,10 @@ def _gpu_fold(graph: BCGraph, params: dict, batch: int):
 def _gpu_threads(vw: int) -> int:
     from ..backend import simulator_enabled
 
+    from ._gpu import BLOCK_THREADS
+
     # the simulator runs every thread as a Python thread: keep blocks small there
-    return max(vw, 32) if simulator_enabled() else 256
+    return max(vw, 32) if simulator_enabled() else max(vw, BLOCK_THREADS)
 
 
 def _batches(sources: np.ndarray, n: int, nnz: int, m_acc: int, backend: str,
