@@ -58,7 +58,8 @@ def _bc_partial(graph: BCGraph, sources: np.ndarray, params: dict) -> tuple[np.n
         scores), ``chunk``, ``targets`` (optional int8 mask of the target
         vertices; absent: every vertex); CPU only: ``bitset`` (unit lengths:
         each chunk of at most 64 sources is one bit-parallel BFS); GPU only:
-        ``vwidth``, ``threads``.
+        ``vwidth``, ``threads`` (the GPU runs one source per thread block and
+        folds the sources in order, whatever ``chunk`` says).
 
     Returns
     -------
