@@ -114,6 +114,18 @@ def test_boruvka_gpu_builds_the_kruskal_trees(gpu_backend):
 
 
 @pytest.mark.simulator
+def test_boruvka_gpu_path_signs_are_those_of_the_kruskal_trees(gpu_backend):
+    from rapids_balance.balancing._path_signs import path_signs
+    from rapids_balance.frustration_index._samplers import kruskal_path_signs_gpu
+
+    g = random_signed(16, 0.25, 0.4, 31)
+    p, pe, o, codes = sample_trees(g, np.arange(3), sampler="kruskal", seed=2, backend="cpu")
+    ps, gpu_codes = kruskal_path_signs_gpu(g, np.arange(3), seed=2)
+    assert np.array_equal(to_host(ps), path_signs(o, p, pe, g.sign, backend="cpu"))
+    assert np.array_equal(gpu_codes, codes)
+
+
+@pytest.mark.simulator
 def test_boruvka_gpu_reads_one_flag_per_round(gpu_backend):
     # Borůvka at least halves the components of every tree per round, so a batch
     # takes at most log2(n) + 1 rounds (one flag read each) and one read of the

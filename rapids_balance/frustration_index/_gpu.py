@@ -154,14 +154,16 @@ def _k_bv_jump(ptr):
 
 
 @gpu_kernel
-def _k_root_trees(in_tree, edge_src, edge_dst, roots, start, nbr, eid, parent, parent_edge,
-                  order, reached):
+def _k_root_trees(in_tree, edge_src, edge_dst, sign, roots, start, nbr, eid, parent, parent_edge,
+                  order, ps, reached):
     """Thread per tree: orient its tree edges away from its root, on the device.
 
     The statements of the CPU's ``_root_tree_edges`` (tree edges by
     ascending id into per-vertex lists, then a breadth-first walk from the
-    root), so parent, parent_edge and order are the CPU's, bit for bit.
-    ``start`` (n + 1 per tree), ``nbr`` and ``eid`` (2n per tree) are scratch.
+    root), so parent, parent_edge and order are the CPU's, bit for bit; the
+    path signs come with the walk (``ps[v] = ps[parent] * sign[parent_edge]``,
+    the product ``path_signs`` takes by pointer jumping).  ``start`` (n + 1
+    per tree), ``nbr`` and ``eid`` (2n per tree) are scratch.
     """
     t = cuda.grid(1)
     if t < in_tree.shape[0]:
@@ -191,6 +193,7 @@ def _k_root_trees(in_tree, edge_src, edge_dst, roots, start, nbr, eid, parent, p
         root = roots[t]
         parent[t, root] = -1
         parent_edge[t, root] = -1
+        ps[t, root] = 1
         order[t, 0] = root
         tail = 1
         head = 0
@@ -203,6 +206,7 @@ def _k_root_trees(in_tree, edge_src, edge_dst, roots, start, nbr, eid, parent, p
                 if parent[t, v] == -2:
                     parent[t, v] = u
                     parent_edge[t, v] = eid[t, j]
+                    ps[t, v] = ps[t, u] * sign[eid[t, j]]
                     order[t, tail] = v
                     tail += 1
         reached[t] = tail
@@ -212,8 +216,9 @@ def boruvka_trees(graph, seeds, shift, roots):
     """Each tree's random-weight MST, rooted at ``roots``, built and rooted on the device.
 
     Returns ``(parent, parent_edge, order)`` (device arrays of shape (T, n),
-    int32, as ``_samplers._root_tree_edges`` makes them) and the number of
-    vertices each tree reached (host).  Host reads: one flag per Borůvka
+    int32, as ``_samplers._root_tree_edges`` makes them), the path signs
+    (device, int8, as ``path_signs`` makes them) and the number of vertices
+    each tree reached (host).  Host reads: one flag per Borůvka
     round (any edge left between components) and the reached counts once.
     """
     g = graph.device_arrays()
@@ -249,10 +254,11 @@ def boruvka_trees(graph, seeds, shift, roots):
     start = xp.empty((T, n + 1), dtype=np.int32)
     nbr = xp.empty((T, max(2 * n, 1)), dtype=np.int32)
     eid = xp.empty((T, max(2 * n, 1)), dtype=np.int32)
+    ps = xp.empty((T, n), dtype=np.int8)
     b, t = launch_config(T, 64)
-    _k_root_trees[b, t](it, es, ed, device_array(np.asarray(roots, np.int64)), start, nbr, eid,
-                        parent, parent_edge, order, reached)
-    return parent, parent_edge, order, host_read(reached)
+    _k_root_trees[b, t](it, es, ed, g["sign"], device_array(np.asarray(roots, np.int64)), start, nbr,
+                        eid, parent, parent_edge, order, ps, reached)
+    return parent, parent_edge, order, ps, host_read(reached)
 
 
 # ---------------------------------------------------------------------------
