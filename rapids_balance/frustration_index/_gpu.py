@@ -30,11 +30,13 @@ from ._shared import HASH_STREAM, _move_priority, mst_key, n_words
 # cloud
 # ---------------------------------------------------------------------------
 
+# the three write one (T, W + 2) uint64 array: words in columns 0..W-1, the hash in
+# column W, the switch count in column W + 1 (one copy to the host a batch)
+
 @gpu_kernel
-def _k_words(ps, words):
+def _k_words(ps, words, W):
     i = cuda.grid(1)
     T, n = ps.shape
-    W = words.shape[1]
     if i < T * W:
         t = i // W
         w = i % W
@@ -49,43 +51,47 @@ def _k_words(ps, words):
 
 
 @gpu_kernel
-def _k_hash(words, hashes):
+def _k_hash(words, W):
     t = cuda.grid(1)
     if t < words.shape[0]:
         h = np.uint64(0x243F6A8885A308D3)
-        for k in range(words.shape[1]):
+        for k in range(W):
             h = hash64(h ^ words[t, k], HASH_STREAM, k)
-        hashes[t] = h
+        words[t, W] = h
 
 
 @gpu_kernel
-def _k_switches(ps, edge_src, edge_dst, sign, switches):
+def _k_switches(ps, edge_src, edge_dst, sign, words, col):
     i = cuda.grid(1)
     m = edge_src.size
     if i < ps.shape[0] * m:
         t = i // m
         e = i % m
         if sign[e] * ps[t, edge_src[e]] * ps[t, edge_dst[e]] < 0:
-            cuda.atomic.add(switches, t, 1)
+            cuda.atomic.add(words, (t, col), np.uint64(1))
 
 
 def tree_states_gpu(ps, graph):
-    """GPU twin of :func:`._states.tree_states` (host arrays out)."""
+    """GPU twin of :func:`._states.tree_states` (host arrays out).
+
+    Words, hashes and switch counts share one (T, W + 2) array, so they
+    come back in one copy (one synchronisation a batch, not three).
+    """
     g = graph.device_arrays()
     ps = device_array(ps, np.int8)
     T, n = ps.shape
     xp = array_module("gpu")
     W = n_words(n)
-    words = xp.zeros((T, W), dtype=np.uint64)
-    hashes = xp.zeros(T, dtype=np.uint64)
-    switches = xp.zeros(T, dtype=np.int64)
+    packed = xp.zeros((T, W + 2), dtype=np.uint64)
     b, t = launch_config(T * W)
-    _k_words[b, t](ps, words)
+    _k_words[b, t](ps, packed, W)
     b, t = launch_config(T)
-    _k_hash[b, t](words, hashes)
+    _k_hash[b, t](packed, W)
     b, t = launch_config(T * graph.m)
-    _k_switches[b, t](ps, g["edge_src"], g["edge_dst"], g["sign"], switches)
-    return to_host(words), to_host(hashes), to_host(switches)
+    _k_switches[b, t](ps, g["edge_src"], g["edge_dst"], g["sign"], packed, W + 1)
+    out = to_host(packed)
+    return (np.ascontiguousarray(out[:, :W]), np.ascontiguousarray(out[:, W]),
+            np.ascontiguousarray(out.view(np.int64)[:, W + 1]))
 
 
 # ---------------------------------------------------------------------------
