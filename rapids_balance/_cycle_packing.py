@@ -20,7 +20,16 @@ a seed left out takes a path that crosses one packed cycle, whose own seed
 is rerouted over free edges.  Last, a plateau search (:func:`_improve`)
 keeps swapping a left-out seed for the one of the cycle its path crosses
 when that cycle cannot be rerouted: the packing keeps its size but
-changes, and new exchanges open.
+changes, and new exchanges open.  A cycle swapped in stays locked (no
+later path may cross it) until the search goes ``UNLOCK`` steps without a
+gain; then every cycle is unlocked, and after a whole such round without a
+gain the path searches reach twice as far.  Locking keeps the search from
+undoing its own swaps (on Slashdot, 30,000 steps pack about 500 more
+cycles than with a tenure of 10 steps).  Restarts prefer seeds whose
+searches have not failed since the last unlock: failed searches are the
+costly ones.  The search is one seeded trajectory, so a longer search (more
+steps, or a later deadline) starts from the packing of a shorter one and
+only adds to it.
 """
 
 from __future__ import annotations
@@ -33,7 +42,9 @@ import numpy as np
 
 __all__ = ["pack_cycles", "csr_pair", "REACH", "TENURE", "STALL", "CHAIN"]
 
-TENURE = 10             # plateau search: steps a cycle swapped in stays
+TENURE = 2**40          # plateau search: steps a cycle swapped in stays (until an unlock)
+UNLOCK = 2_000          # plateau search: steps without a gain before every cycle is unlocked
+DRAWS = 4               # plateau search: random draws per restart (the least failed wins)
 CHAIN = 20              # plateau search: swaps in a row before a random restart
 STALL = 20_000          # plateau search: steps without a gain before it stops
 REACH = 5_000           # exchanges: vertices one path search may reach (hubs make them costly)
@@ -356,6 +367,21 @@ def _move(adj, radj, frustrated, pk, i, step, max_length, reach, tenure, plateau
 
 
 @numba.njit(cache=True, nogil=True)
+def _fresh(pk, fails):
+    """A left-out seed edge to restart the plateau search from: the one with the
+    fewest failed searches among ``DRAWS`` random draws (failed searches are the
+    costly ones, and a seed that failed tends to fail again until an unlock)."""
+    best = pk.out[np.random.randint(pk.n_out[0])]
+    for _ in range(DRAWS - 1):
+        if fails[best] == 0:
+            break
+        i = pk.out[np.random.randint(pk.n_out[0])]
+        if fails[i] < fails[best]:
+            best = i
+    return best
+
+
+@numba.njit(cache=True, nogil=True)
 def _improve(adj, radj, frustrated, pk, max_length, reach, passes, steps, tenure, seed,
              deadline, stall=STALL):
     """Grow a packing by exchanges, then search its plateaus.
@@ -364,10 +390,12 @@ def _improve(adj, radj, frustrated, pk, max_length, reach, passes, steps, tenure
     one-for-two exchanges (:func:`_move` without plateau swaps), until one
     gains nothing or ``passes`` ran.  Then ``steps`` steps of a plateau
     search: each takes a left-out edge (the one just swapped out, up to
-    ``CHAIN`` in a row, else one at random) and tries :func:`_move` with
+    ``CHAIN`` in a row, else the least failed of ``DRAWS`` random ones) and tries :func:`_move` with
     plateau swaps, which move the packing to equally large ones where new
     exchanges open; a cycle swapped in is not swapped out again for
-    ``tenure`` steps.  The size never decreases.  Stops early after
+    ``tenure`` steps, or until ``UNLOCK`` steps without a gain unlock every
+    cycle (after a whole such round without a gain, ``reach`` doubles).
+    The size never decreases.  Stops early after
     ``stall`` steps without a gain, or once ``perf_counter`` passes
     ``deadline``.
     Sequential: the result depends only on the inputs.
@@ -393,21 +421,30 @@ def _improve(adj, radj, frustrated, pk, max_length, reach, passes, steps, tenure
         if gained == 0:
             break
     np.random.seed(seed)
-    cur, chain, last_gain = -1, 0, 0
+    fails = np.zeros(nf, np.int64)  # failed searches per seed edge since the last unlock
+    cur, chain, last_gain, last_unlock = -1, 0, 0, 0
     for step in range(1, steps + 1):
         if (pk.n_out[0] == 0 or step - last_gain > stall
                 or ((step & 255) == 0 and _now() > deadline)):
             return
+        if step - max(last_gain, last_unlock) > UNLOCK:  # the locked packing is stuck
+            pk.tabu[:] = 0
+            fails[:] = 0
+            if last_unlock > last_gain:  # a whole round without a gain: search wider
+                reach = min(2 * reach, 2 * nv)
+            last_unlock = step
         if cur >= 0 and chain < CHAIN:  # the cycle just swapped out goes next
             i = cur
             chain += 1
         else:  # a fresh start: long chains end up swapping the same few cycles around
-            i = pk.out[np.random.randint(pk.n_out[0])]
+            i = _fresh(pk, fails)
             chain = 0
         cur = _move(adj, radj, frustrated, pk, i, step, max_length, reach, tenure, True, ws,
                     wt)
         if cur == -1:
             last_gain = step
+        elif cur == -2:
+            fails[i] += 1
 
 
 _Packing = namedtuple("_Packing", ["fe", "fu", "fv", "pool", "top", "cstart", "clen", "packed",
