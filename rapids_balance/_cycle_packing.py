@@ -390,12 +390,12 @@ def _improve(adj, radj, frustrated, pk, max_length, reach, passes, steps, tenure
     one-for-two exchanges (:func:`_move` without plateau swaps), until one
     gains nothing or ``passes`` ran.  Then ``steps`` steps of a plateau
     search: each takes a left-out edge (the one just swapped out, up to
-    ``CHAIN`` in a row, else the least failed of ``DRAWS`` random ones) and tries :func:`_move` with
-    plateau swaps, which move the packing to equally large ones where new
-    exchanges open; a cycle swapped in is not swapped out again for
-    ``tenure`` steps, or until ``UNLOCK`` steps without a gain unlock every
-    cycle (after a whole such round without a gain, ``reach`` doubles).
-    The size never decreases.  Stops early after
+    ``CHAIN`` in a row, else the least failed of ``DRAWS`` random ones) and
+    tries :func:`_move` with plateau swaps, which move the packing to
+    equally large ones where new exchanges open; a cycle swapped in is not
+    swapped out again for ``tenure`` steps, or until ``UNLOCK`` steps
+    without a gain unlock every cycle (after a whole such round without a
+    gain, ``reach`` doubles).  The size never decreases.  Stops early after
     ``stall`` steps without a gain, or once ``perf_counter`` passes
     ``deadline``.
     Sequential: the result depends only on the inputs.

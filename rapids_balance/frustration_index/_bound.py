@@ -83,8 +83,10 @@ def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 
     time_limit : float, optional
         Seconds for the packing (the default state's search not included):
         a number >= 0; the clock starts once the kernels are compiled or
-        loaded (``info["seconds_compile"]``).  When it expires, the best packing so far is returned
-        (a valid bound, maybe lower than without the limit, and then not
+        loaded (``info["seconds_compile"]``).  The timed search follows the
+        untimed default's steps and goes on past them, so a limit that
+        covers the default search never gives a weaker bound.  When it
+        expires, the best packing so far is returned (a valid bound, not
         reproducible).  Default: no limit.
     source, target, sign, weight : str or int, optional
         Column roles when ``graph`` is a table or a file (names or 0-based
