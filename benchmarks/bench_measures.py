@@ -16,6 +16,11 @@ Rows (every figure beside a peer measured in the same run):
   score within 1 % of the reference, in <= 30 s.
 
 The machine may be shared: ratios within one run are the figures to read.
+Every row also gives the CPU seconds of the process (``cpu_s``: all its
+threads together, best of the repeats), which a busy machine inflates far
+less than the wall time.  ``--baseline DIR`` (a checkout of an earlier
+version of the package) times that version's walk score in a subprocess,
+interleaved with this one, as the row's ``before_s``.
 OpenBLAS is held to one thread (set before NumPy loads): on an
 oversubscribed machine its spinning threads slowed the dense products of
 the Lanczos runs ten-fold.
@@ -44,13 +49,15 @@ INPUTS = [("Slashdot", "soc-sign-Slashdot090221.txt.gz"), ("Epinions", "soc-sign
 REFERENCE_RUNS = 8  # --reference-runs
 
 
-def _best(fn, repeats: int) -> float:
-    best = math.inf
+def _best(fn, repeats: int) -> tuple[float, float]:
+    """Best wall seconds and best CPU seconds (all threads) of ``repeats`` calls."""
+    best, cpu = math.inf, math.inf
     for _ in range(repeats):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         fn()
         best = min(best, time.perf_counter() - t)
-    return best
+        cpu = min(cpu, time.process_time() - c)
+    return best, cpu
 
 
 def _peers(g):
@@ -85,21 +92,26 @@ def bench_triangles(rep: Report, repeats: int, names) -> None:
                 "triangle_census (types only)": lambda: triangle_census(g.edge_src, g.edge_dst, g.sign, g.n)}
         peers = _peers(g)
         times = {k: math.inf for k in [*ours, *peers]}
+        cpu = dict(times)
         for _ in range(repeats):  # interleaved, so load swings hit every contender
             for k, fn in [*ours.items(), *peers.items()]:
-                times[k] = min(times[k], _best(fn, 1))
+                wall, c = _best(fn, 1)
+                times[k], cpu[k] = min(times[k], wall), min(cpu[k], c)
         t = signed_triangles(g, backend="cpu")
         peer_name = min(peers, key=times.get) if peers else None
         for k in ours:
-            row = dict(input=name, figure=k, value=round(times[k], 4), unit="s", n=g.n, m=g.m,
+            row = dict(input=name, figure=k, value=round(times[k], 4), unit="s", cpu_s=round(cpu[k], 4),
+                       n=g.n, m=g.m,
                        triangles=t.n_triangles, counts=t.counts["count"].tolist(),
                        balance_ratio=round(t.balance_ratio, 6), target_s=1.0)
             if peer_name:  # ratio = peer / ours: >= 1/1.5 meets the target
                 row.update(peer=peer_name, peer_value=round(times[peer_name], 4),
+                           peer_cpu_s=round(cpu[peer_name], 4),
                            ours_over_peer=round(times[k] / times[peer_name], 3), target_ours_over_peer=1.5)
             rep.add(**row)
         for k in peers:
-            rep.add(input=name, figure=f"peer: {k}", value=round(times[k], 4), unit="s", n=g.n, m=g.m)
+            rep.add(input=name, figure=f"peer: {k}", value=round(times[k], 4), unit="s", cpu_s=round(cpu[k], 4),
+                    n=g.n, m=g.m)
 
 
 def _reference(g, values, betas, seed0: int, runs: int):
@@ -112,24 +124,62 @@ def _reference(g, values, betas, seed0: int, runs: int):
     return np.log(mean) + top, scaled.std(axis=0, ddof=1) / math.sqrt(runs) / mean
 
 
-def bench_walk(rep: Report, runs: int) -> None:
-    g = rb.read_edgelist(SHARED_DATA / "soc-sign-epinions.txt.gz")
+BASELINE_WALK = """
+import os, sys, json, time
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+sys.path.insert(0, sys.argv[1])
+import rapids_balance as rb
+from rapids_balance.measures import walk_balance
+assert rb.__file__.startswith(sys.argv[1]), rb.__file__
+g = rb.read_edgelist(sys.argv[2])
+t, c = time.perf_counter(), time.process_time()
+w = walk_balance(g, float(sys.argv[3]), method="slq", seed=0, backend="cpu")
+print(json.dumps(dict(seconds=time.perf_counter() - t, cpu_s=time.process_time() - c,
+                      log_score=w.log_score, log_score_error=w.log_score_error)))
+"""
+
+
+def _baseline_walk(baseline: str, path, beta: float) -> dict:
+    """The walk score of an earlier version of the package (a checkout at ``baseline``), timed
+    in a subprocess."""
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", BASELINE_WALK, baseline, str(path), repr(beta)],
+                         capture_output=True, text=True, check=True, cwd=baseline)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def bench_walk(rep: Report, runs: int, baseline: str | None = None) -> None:
+    path = SHARED_DATA / "soc-sign-epinions.txt.gz"
+    g = rb.read_edgelist(path)
     betas = [1.0, 0.1]
+    walk_balance(rb.load_example("highland"), 1.0, method="slq", deflation=2)  # compile the kernels
     t0 = time.perf_counter()
     ref_s, err_s = _reference(g, g.sign.astype(float), betas, 1000, runs)
     ref_u, err_u = _reference(g, np.ones(g.m), betas, 2000, runs)
     ref_seconds = time.perf_counter() - t0
     for b, beta in enumerate(betas):
-        t = time.perf_counter()
+        before = _baseline_walk(baseline, path, beta) if baseline else None
+        t, c = time.perf_counter(), time.process_time()
         w = walk_balance(g, beta, method="slq", seed=0, backend="cpu")
-        seconds = time.perf_counter() - t
+        seconds, cpu_s = time.perf_counter() - t, time.process_time() - c
         ref = ref_s[b] - ref_u[b]
-        rep.add(input="Epinions", figure=f"walk log score, beta {beta:g} (slq defaults)", value=round(seconds, 2),
-                unit="s", log_score=w.log_score, log_score_error=w.log_score_error, reference_log_score=ref,
-                reference_error=math.hypot(err_s[b], err_u[b]),
-                relative_difference=abs(w.log_score - ref) / abs(ref), target_relative=0.01, target_s=30.0,
-                reference=f"{runs} runs x 64 probes, 80 steps, 32 deflated, "
-                          f"{ref_seconds:.0f} s for both betas")
+        row = dict(input="Epinions", figure=f"walk log score, beta {beta:g} (slq defaults)", value=round(seconds, 2),
+                   unit="s", cpu_s=round(cpu_s, 2), probes_used=w.params["probes_used"],
+                   steps_used=w.params["steps_used"], rtol=w.params["rtol"],
+                   log_score=w.log_score, log_score_error=w.log_score_error, reference_log_score=ref,
+                   reference_error=math.hypot(err_s[b], err_u[b]),
+                   relative_difference=abs(w.log_score - ref) / abs(ref), target_relative=0.01, target_s=30.0,
+                   reference=f"{runs} runs x 64 probes, 80 steps, 32 deflated, "
+                             f"{ref_seconds:.0f} s for both betas")
+        if before:
+            row.update(before_s=round(before["seconds"], 2), before_cpu_s=round(before["cpu_s"], 2),
+                       before_log_score=before["log_score"],
+                       before="the baseline checkout's walk_balance with its defaults (64 probes, 40 steps, "
+                              "16 deflated), in a subprocess just before")
+        rep.add(**row)
 
 
 def main() -> None:
@@ -140,13 +190,15 @@ def main() -> None:
     ap.add_argument("--reference-runs", type=int, default=REFERENCE_RUNS,
                     help=f"runs of 64 probes in the walk reference (default {REFERENCE_RUNS})")
     ap.add_argument("--only", choices=("triangles", "walk"), default=None, help="one part only")
+    ap.add_argument("--baseline", default=None,
+                    help="a checkout of an earlier version: its walk score is timed beside this one's")
     args = ap.parse_args()
     rep = Report("measures", description="signed triangle census and walk score; the machine may be "
                  "shared: read the ratios to the peers measured in the same run")
     if args.only != "walk":
         bench_triangles(rep, args.repeats, ["Slashdot"] if args.quick else [n for n, _ in INPUTS])
     if not args.quick and args.only != "triangles":
-        bench_walk(rep, args.reference_runs)
+        bench_walk(rep, args.reference_runs, args.baseline)
     rep.finish(args.out)
 
 

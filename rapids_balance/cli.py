@@ -615,6 +615,15 @@ def check_backend(args: argparse.Namespace) -> None:
         resolve_backend("gpu")
 
 
+def check_run_options(args: argparse.Namespace) -> None:
+    """What every command checks after its own options, before the graph is loaded: the
+    table format's extra, ``--plot`` and ``--backend``."""
+    if getattr(args, "table_format", None) == "parquet":
+        require_module("pyarrow", "--table-format parquet")
+    check_plot(args)
+    check_backend(args)
+
+
 def component_summary(graph, default_note: str = "") -> str:
     """One line: what the component rule left out (told by every command's summary)."""
     c = graph.cleaning

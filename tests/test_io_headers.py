@@ -126,3 +126,23 @@ def test_public_data_set_is_read_as_it_is(shared_data, name, first_line):
         assert fh.readline().rstrip("\r\n") == first_line  # the exact line this case is about
     g = rb.read_edgelist(shared_data / name)
     assert g.m > 0 and set(g.cleaning.columns) >= {"source", "target", "sign"}
+
+
+@pytest.mark.parametrize("header", ["src,dst,weight", "From Node ID,To Node ID,Edge Weight", "a,b,weight"])
+def test_weight_header_holding_lengths_is_not_read_as_signs(tmp_path, header):
+    # graphB+'s layout makes a third-column weight header the sign; lengths there would become an
+    # all-positive signed graph with its weights dropped, so the read stops and names the line
+    path = tmp_path / "lengths.csv"
+    path.write_text(f"{header}\n0,1,1\n1,2,2.5\n2,0,0.7\n")
+    with pytest.raises(GraphInputError, match=r"line 3: .*holds 2\.5 .*sign=<column>.*signed=False"):
+        rb.read_edgelist(path)
+    assert rb.read_edgelist(path, signed=False).weight.tolist() == [1.0, 0.7, 2.5]
+    col = header.split(",")[2]
+    assert sorted(rb.read_edgelist(path, sign=col).sign.tolist()) == [1, 1, 1]
+
+
+def test_weight_header_with_signs_and_neutral_zeros_is_still_the_sign(tmp_path):
+    path = tmp_path / "votes.csv"
+    path.write_text("From Node ID,To Node ID,Edge Weight\n0,1,1\n1,2,-1\n2,3,0\n")
+    g = rb.read_edgelist(path)
+    assert g.m == 3 and sorted(g.sign.tolist()) == [-1, 1, 1]

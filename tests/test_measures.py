@@ -145,6 +145,91 @@ def test_walk_slq_within_its_error_bar(beta):
     assert again == est  # same seed, same estimate
 
 
+@pytest.mark.parametrize("beta", [0.1, 1.0])
+def test_walk_slq_full_effort_and_adaptive_stop_within_error_bar(beta):
+    g = random_signed(400, 0.02, 8)
+    exact = rb.walk_balance(g, beta, method="exact", backend="cpu").log_score
+    full = rb.walk_balance(g, beta, method="slq", seed=1, rtol=0.0, probes=32, deflation=4)
+    assert full.params["probes_used"] == 32 and full.params["steps_used"] == 40
+    loose = rb.walk_balance(g, beta, method="slq", seed=1, rtol=100.0, probes=32, deflation=4)
+    assert loose.params["probes_used"] == 16  # the first batch is enough for a loose rtol
+    assert loose.log_score_error >= full.log_score_error
+    for est in (full, loose):
+        assert abs(est.log_score - exact) <= 4 * est.log_score_error + 1e-8
+
+
+def test_lanczos_kernels_equal_numpy_and_ignore_thread_count():
+    import numba
+    import scipy.sparse as sp
+
+    from rapids_balance.measures import _lanczos_kernels as lk
+
+    rng = np.random.default_rng(4)
+    n = 3 * lk.CHUNK + 5  # the column sums cross chunk boundaries
+    rows, cols = rng.integers(0, n, size=(2, 20 * n))
+    a = sp.csr_matrix((rng.standard_normal(rows.size), (rows, cols)), shape=(n, n))
+    x = rng.standard_normal((a.shape[0], 5))
+    y = rng.standard_normal(x.shape)
+    out = np.empty_like(x)
+    lk.spmm(a.indptr, a.indices, a.data, x, out)
+    np.testing.assert_allclose(out, a @ x, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(lk.column_dots(x, y), np.sum(x * y, axis=0), rtol=1e-12)
+    w = y.copy()
+    al, bp, qp = rng.standard_normal(5), rng.standard_normal(5), rng.standard_normal(x.shape)
+    dots = lk.subtract_dot(w, x, qp, al, bp)
+    np.testing.assert_allclose(w, y - al * x - bp * qp, rtol=1e-12)
+    np.testing.assert_allclose(dots, np.sum(x * w, axis=0), rtol=1e-12)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = lk.column_dots(x, y)
+    finally:
+        numba.set_num_threads(before)
+    assert np.array_equal(one, lk.column_dots(x, y))  # fixed chunks: bit for bit
+
+
+def test_lanczos_kernels_equal_the_array_program_of_the_gpu():
+    from rapids_balance.measures._walk import _leading_pairs, _lanczos_steps, _sparse
+
+    g = random_signed(150, 0.05, 6)
+    a = _sparse(g.edge_src, g.edge_dst, g.sign.astype(float), g.n, "cpu")
+    _, vecs = _leading_pairs(a, g.n, 3, 0, "cpu")
+    z = np.random.default_rng(2).choice([-1.0, 1.0], size=(g.n, 6))
+    z -= vecs @ (vecs.T @ z)
+    steps = zip(_lanczos_steps(a, z, vecs, np), _lanczos_steps(a, z, vecs, np, kernels=False))
+    for fast, arrays in itertools.islice(steps, 20):
+        np.testing.assert_allclose(fast[0], arrays[0], rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(fast[1], arrays[1], rtol=1e-9, atol=1e-9)
+
+
+def test_walk_slq_does_not_depend_on_the_thread_count():
+    import numba
+
+    rng = np.random.default_rng(12)
+    n = 9000  # more rows than two chunks of the column sums
+    ends = np.sort(rng.integers(0, n, size=(40000, 2)), axis=1)
+    ends = np.unique(ends[ends[:, 0] != ends[:, 1]], axis=0)
+    g = build_graph(ends[:, 0], ends[:, 1], sign=rng.choice([-1, 1], len(ends)), component="all")
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = rb.walk_balance(g, 0.5, method="slq", seed=2, probes=8, deflation=2)
+    finally:
+        numba.set_num_threads(before)
+    assert rb.walk_balance(g, 0.5, method="slq", seed=2, probes=8, deflation=2) == one
+
+
+def test_walk_slq_batches_use_a_prefix_of_the_probes():
+    from rapids_balance.measures._walk import probe_batches
+
+    assert probe_batches(64) == [16, 16, 32] and probe_batches(10) == [10] and probe_batches(40) == [16, 16, 8]
+    g = random_signed(200, 0.04, 3)
+    # atol=inf stops after the first batch: the same as asking for 16 probes
+    first = log_trace_exp(g.edge_src, g.edge_dst, g.sign, g.n, [0.5], probes=64, deflation=4, atol=np.inf)
+    only16 = log_trace_exp(g.edge_src, g.edge_dst, g.sign, g.n, [0.5], probes=16, deflation=4)
+    np.testing.assert_allclose(first[0], only16[0], rtol=1e-12)
+
+
 def test_walk_array_level_and_balanced_graph():
     g = random_signed(20, 0.3, 2)
     side = np.random.default_rng(0).integers(0, 2, g.n)
@@ -207,7 +292,7 @@ def test_bad_input_is_refused_before_work():
     with pytest.raises(GraphInputError, match="at least 3"):
         rb.pn_index(build_graph([0], [1], sign=[-1]))
     g = rb.load_example("highland")
-    for kwargs in ({"beta": 0}, {"beta": "1"}, {"method": "dense"}, {"seed": -1}, {"probes": 1},
+    for kwargs in ({"beta": 0}, {"beta": "1"}, {"method": "dense"}, {"seed": -1}, {"probes": 1}, {"rtol": -1},
                    {"weighted": 1}):
         with pytest.raises(InvalidParameterError):
             rb.walk_balance(g, **kwargs)

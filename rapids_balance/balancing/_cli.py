@@ -8,9 +8,9 @@ from typing import Any
 
 from .._validation import check_seed
 from .._compile_clock import CompileClock
-from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, check_backend,
-                   check_count, check_plot, component_summary, draw_plot, int_arg, require_module,
-                   write_table, add_plot_argument, add_progress_arguments, progress_option)
+from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, add_plot_argument,
+                   add_progress_arguments, check_count, check_run_options, component_summary, draw_plot,
+                   int_arg, progress_option, write_table)
 from ._engine import METHODS
 from ._harary import MAJORITIES
 from ._result import ATTRIBUTE_DEFINITIONS
@@ -75,10 +75,7 @@ def _check_options(args) -> None:
     if args.sampler != "bfs" and args.roots != "degree":
         raise ValueError(f"--roots {args.roots} applies to --sampler bfs only "
                          f"(--sampler {args.sampler} draws its roots from the seed)")
-    if args.table_format == "parquet":
-        require_module("pyarrow", "--table-format parquet")
-    check_plot(args)
-    check_backend(args)
+    check_run_options(args)
 
 
 def _run(args) -> int:

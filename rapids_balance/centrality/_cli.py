@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_seed
-from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, check_backend,
-                   check_count, check_plot, column_arg, component_summary, draw_plot, if_given, int_arg,
-                   require_table_writer, write_table, add_plot_argument, add_progress_arguments, progress_option)
+from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, add_plot_argument,
+                   add_progress_arguments, check_count, check_run_options, column_arg, component_summary,
+                   draw_plot, if_given, int_arg, progress_option, require_table_writer, write_table)
 
 __all__ = ["register"]
 
@@ -129,8 +129,7 @@ def _check_options(args) -> None:
     if args.endpoints and args.edges:
         raise ValueError("--endpoints applies to vertex scores, not to --edges")
     require_table_writer(args.out, "--out")
-    check_plot(args)
-    check_backend(args)
+    check_run_options(args)
 
 
 def _run(args) -> int:

@@ -7,9 +7,9 @@ from typing import Any
 
 from .._validation import check_number, check_seed, check_time_limit
 from ._solve import MAX_INT32, MAX_ITERATIONS
-from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, check_backend,
-                   check_count, check_plot, component_summary, draw_plot, float_arg, if_given, int_arg,
-                   require_table_writer, write_table, add_plot_argument, add_progress_arguments, progress_option)
+from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, add_plot_argument,
+                   add_progress_arguments, check_count, check_run_options, component_summary, draw_plot,
+                   float_arg, if_given, int_arg, progress_option, require_table_writer, write_table)
 
 __all__ = ["register"]
 
@@ -77,8 +77,7 @@ def _check_options(args) -> None:
              allow_none=False)
     if args.out is not None:
         require_table_writer(args.out, "--out")
-    check_plot(args)
-    check_backend(args)
+    check_run_options(args)
 
 
 def _run(args) -> int:

@@ -8,9 +8,9 @@ from typing import Any
 
 from .._validation import check_seed, check_time_limit
 from ._frustration import _REFINE_MAX
-from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, check_backend,
-                   check_count, check_plot, component_summary, draw_plot, float_arg, if_given, int_arg,
-                   require_module, write_table, add_plot_argument, add_progress_arguments, progress_option)
+from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, add_plot_argument,
+                   add_progress_arguments, check_count, check_run_options, component_summary, draw_plot,
+                   float_arg, if_given, int_arg, progress_option, require_module, write_table)
 from ._samplers import SAMPLERS
 
 __all__ = ["register"]
@@ -79,8 +79,7 @@ def _check_options(args) -> None:
         raise ValueError("--trees 0 with --no-refine computes nothing; sample trees or refine")
     if args.exact is not None:
         require_module("highspy", "--exact")
-    check_plot(args)
-    check_backend(args)
+    check_run_options(args)
 
 
 def _run(args) -> int:

@@ -13,7 +13,7 @@ from .._build import ID_RULES, build_graph, check_build_options, exact_int_array
 from .._containers import CleaningReport, Graph, SignedGraph
 from ._labels import relabel_from_table
 from ._formats import Parsed, as_floats, canonical_format, noncanonical_ints, parse
-from ._roles import Roles, resolve_roles
+from ._roles import Roles, WHY_USER, recognised_role, resolve_roles
 from ._sources import Source, open_source
 
 __all__ = ["graph_from_source", "check_read_options", "first_value_row"]
@@ -68,6 +68,24 @@ def _value_column(parsed: Parsed, key: Any, role: str, name: str) -> np.ndarray:
                                    path=name, line=line(r) if line else None)
         return num
     return col.to_numpy()
+
+
+def _check_weight_header_signs(parsed: Parsed, key: Any, values: np.ndarray, name: str) -> None:
+    """A weight-named column taken as the sign (graphB+'s layout) must hold signs, not lengths.
+
+    graphB+ writes its signs as -1/+1 under a ``Weight`` header; a file whose
+    ``weight`` column holds lengths or strengths (2.5, 0.7) would otherwise
+    become an all-positive signed graph with its weights dropped.
+    """
+    bad = ~np.isin(values, (-1, 0, 1))
+    if not bad.any():
+        return
+    r = int(np.flatnonzero(bad)[0])
+    raise GraphFormatError(
+        f"column {_column_label(parsed, key)} was taken as the sign (graphB+'s layout: a weight header "
+        f"after the two endpoints is the sign) but holds {short_repr(values[r].item())} (data row {r + 1}), "
+        "not a sign -1, 0 or +1: name the sign column with sign=<column> (CLI: --sign COL), this column "
+        "itself if the signs of its values are the edge signs, or read it unsigned (signed=False)", path=name, line=parsed.locate(r) if parsed.locate else None)
 
 
 def _ids_from_text(u: np.ndarray, v: np.ndarray, ids: str, name: str, report: CleaningReport,
@@ -145,6 +163,8 @@ def graph_from_source(src: Source, *, format: str = "auto", source: Any = None, 
     roles = _resolve(parsed, given, False if directed else signed, src.name)
 
     sgn = None if roles.sign is None else _value_column(parsed, roles.sign, "sign", src.name)
+    if sgn is not None and roles.why.get("sign") != WHY_USER and recognised_role(roles.sign) == "weight":
+        _check_weight_header_signs(parsed, roles.sign, sgn, src.name)
     wgt = None if roles.weight is None else _value_column(parsed, roles.weight, "weight", src.name)
     if use_abs:
         if sgn is None and wgt is None:

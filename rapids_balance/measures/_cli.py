@@ -7,8 +7,7 @@ from typing import Any
 
 from .._validation import check_number, check_seed, check_time_limit
 from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, add_plot_argument,
-                   check_backend, check_plot, component_summary, draw_plot, float_arg, int_arg, require_module,
-                   write_table)
+                   check_run_options, component_summary, draw_plot, float_arg, int_arg, write_table)
 
 __all__ = ["register"]
 
@@ -54,10 +53,7 @@ def _check_options(args) -> None:
     check_number(args.beta, "--beta", "measures", low=0.0, low_open=True)
     check_seed(args.seed, "measures", name="--seed")
     check_time_limit(args.time_limit, "measures", name="--time-limit")
-    if args.table_format == "parquet":
-        require_module("pyarrow", "--table-format parquet")
-    check_plot(args)
-    check_backend(args)
+    check_run_options(args)
 
 
 def _run(args) -> int:

@@ -14,7 +14,7 @@ from ..io._roles import check_roles
 from ..errors import GraphInputError
 from ._input import signed_input
 from ._triangles import TriangleResult, signed_triangles
-from ._walk import EXACT_MAX_VERTICES, WALK_METHODS, WalkBalance, _walk, AUTO_EXACT_VERTICES
+from ._walk import EXACT_MAX_VERTICES, WALK_METHODS, WalkBalance, _walk, AUTO_EXACT_VERTICES, DEFAULT_RTOL
 
 __all__ = ["BalanceScores", "balance_scores", "frustration_score"]
 
@@ -154,7 +154,8 @@ def balance_scores(graph: Any, *, beta: float = 1.0, walk_method: str = "auto", 
     backend = resolve_backend(backend)
     tri = signed_triangles(g, backend=backend)
     method = walk_method if walk_method != "auto" else ("exact" if g.n <= AUTO_EXACT_VERTICES else "slq")
-    walk = _walk(g, beta, method, dict(probes=64, steps=40, deflation=16, seed=seed), False, backend)
+    walk = _walk(g, beta, method, dict(probes=64, steps=40, deflation=16, seed=seed, rtol=DEFAULT_RTOL),
+                 False, backend)
     rows = [("triangles", tri.balance_ratio, float(tri.unbalanced),
              f"unbalanced triangles of {tri.n_triangles:,}"),
             ("walk", walk.score, walk.log_score,

@@ -18,11 +18,17 @@ Two methods:
   leading terms, which dominate at large ``beta``, carry no sampling error;
   the rest, which dominates at small ``beta`` (the bulk of eigenvalues near
   0), has little variance.  The tridiagonal matrices do not depend on
-  ``beta``, so several values of ``beta`` cost one run.
+  ``beta``, so several values of ``beta`` cost one run.  Probes run in
+  batches (16, then doubling) and, in :func:`walk_balance`, stop once the
+  error bar is ``rtol`` of the score; the first batch also stops adding
+  Lanczos steps once the score has settled (Gauss quadrature of ``exp``
+  converges faster than geometrically).
 
-Sparse products are SciPy's on the CPU and CuPy's (``cupyx.scipy.sparse``)
-on a GPU; probes come from ``numpy.random.default_rng(seed)``, so a seed
-gives the same probes on both.
+Sparse products are numba kernels on the CPU (:mod:`._lanczos_kernels`:
+parallel over rows, column sums in fixed chunks, so the result does not
+depend on the thread count) and CuPy's (``cupyx.scipy.sparse``) on a GPU;
+probes come from ``numpy.random.default_rng(seed)``, so a seed gives the
+same probes on both.
 """
 
 from __future__ import annotations
@@ -49,6 +55,10 @@ EXACT_MAX_VERTICES = 5000
 AUTO_EXACT_VERTICES = 2000
 WALK_METHODS = ("auto", "exact", "slq")
 EIGSH_TOL = 1e-10
+#: Lanczos steps between two checks of the adaptive stop
+STEP_CHUNK = 8
+#: default ``rtol`` of :func:`walk_balance`: probes stop once the error bar is this share of the score
+DEFAULT_RTOL = 1e-3
 
 
 @dataclass(frozen=True)
@@ -75,7 +85,9 @@ class WalkBalance:
     method : str
         ``"exact"`` or ``"slq"``.
     params : dict
-        ``probes``, ``steps``, ``deflation``, ``seed`` of a stochastic run.
+        ``probes``, ``steps``, ``deflation``, ``seed``, ``rtol`` of a
+        stochastic run, and ``probes_used`` and ``steps_used`` (where the
+        adaptive stop left them).
     """
 
     score: float
@@ -142,15 +154,18 @@ def _leading_pairs(a, n: int, k: int, seed: int, backend: str):
     return to_host(vals[order]), vecs[:, order]
 
 
-def _lanczos_blocks(a, z, vecs, steps: int, xp):
-    """Lanczos from each column of ``z`` at once, kept off ``vecs``; (alpha, beta) of each column."""
+def _lanczos_steps(a, z, vecs, xp, kernels: bool = True):
+    """Lanczos from each column of ``z`` at once, kept off ``vecs``: yields ``(alpha_j, beta_j)``
+    (two arrays, one entry per column) step after step, as long as asked.  NumPy arrays go to
+    the numba kernels unless ``kernels`` is False (then the array program a GPU runs)."""
+    if xp is np and kernels:
+        yield from _lanczos_steps_cpu(a, z, vecs)
+        return
     p = z.shape[1]
-    alpha = np.zeros((steps, p))
-    beta = np.zeros((steps, p))
     q = z / xp.linalg.norm(z, axis=0, keepdims=True)
     q_prev = xp.zeros_like(q)
     b_prev = xp.zeros((1, p))
-    for j in range(steps):
+    while True:
         w = a @ q
         if vecs is not None:
             w -= vecs @ (vecs.T @ w)
@@ -159,16 +174,36 @@ def _lanczos_blocks(a, z, vecs, steps: int, xp):
         # one step of re-orthogonalisation against the last two vectors keeps ghosts rare
         w -= q * xp.sum(q * w, axis=0, keepdims=True)
         b = xp.linalg.norm(w, axis=0, keepdims=True)
-        alpha[j] = to_host(al).ravel()
-        beta[j] = to_host(b).ravel()
         # an invariant subspace reached: the column's later steps stay zero (weight 0)
-        scale = max(float(xp.max(xp.abs(al))) if al.size else 0.0, 1.0)
-        dead = b <= 1e-10 * scale
+        dead = b <= 1e-10 * xp.maximum(xp.abs(al), 1.0)
         q_prev = q
         q = xp.where(dead, 0.0, w / xp.where(dead, 1.0, b))
         b_prev = xp.where(dead, 0.0, b)
-        beta[j][to_host(dead).ravel()] = 0.0
-    return alpha, beta
+        yield to_host(al).ravel(), to_host(b_prev).ravel()
+
+
+def _lanczos_steps_cpu(a, z, vecs):
+    """:func:`_lanczos_steps` with the numba kernels of :mod:`._lanczos_kernels` (four passes
+    over the block a step, in place; the projection off ``vecs`` is two BLAS products)."""
+    from ._lanczos_kernels import column_dots, normalise, spmm, subtract_dot, subtract_norm
+
+    p = z.shape[1]
+    q = np.ascontiguousarray(z / np.sqrt(column_dots(z, z)))
+    q_prev = np.zeros_like(q)
+    w = np.empty_like(q)
+    b_prev = np.zeros(p)
+    while True:
+        spmm(a.indptr, a.indices, a.data, q, w)
+        if vecs is not None:
+            w -= vecs @ (vecs.T @ w)
+        al = column_dots(q, w)
+        # the second sum re-orthogonalises against the last vector: ghosts stay rare
+        b = np.sqrt(subtract_norm(w, q, subtract_dot(w, q, q_prev, al, b_prev)))
+        dead = b <= 1e-10 * np.maximum(np.abs(al), 1.0)
+        b_prev = np.where(dead, 0.0, b)
+        q_prev, q = q, q_prev  # the old q_prev's memory takes the next vector
+        normalise(w, np.where(dead, 0.0, 1.0 / np.where(dead, 1.0, b)), q)
+        yield al, b_prev
 
 
 def _quadrature_nodes(alpha, beta) -> tuple[np.ndarray, np.ndarray]:
@@ -223,7 +258,7 @@ def _rest_estimates(nodes, logw, log_norm2, bt, exact_poly) -> tuple[float, floa
 
 def log_trace_exp(src: Any, dst: Any, values: Any, n: int, betas: Sequence[float], *,
                   method: str = "slq", probes: int = 64, steps: int = 40, deflation: int = 16,
-                  seed: int = 0, backend: str = "cpu") -> tuple[np.ndarray, np.ndarray]:
+                  seed: int = 0, backend: str = "cpu", atol: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """``log tr exp(beta A)`` of a symmetric matrix given by its edges, for several ``beta``.
 
     Parameters
@@ -243,12 +278,16 @@ def log_trace_exp(src: Any, dst: Any, values: Any, n: int, betas: Sequence[float
         Dense eigenvalues, or stochastic Lanczos quadrature with deflation
         (module docstring).
     probes, steps, deflation : int
-        Rademacher probes, Lanczos steps per probe, leading eigenpairs
-        summed exactly (``slq`` only).
+        Rademacher probes (at most), Lanczos steps per probe, leading
+        eigenpairs summed exactly (``slq`` only).
     seed : int
         Seed of the probes and of the eigensolver's start vector.
     backend : {"cpu", "gpu"}
         Already resolved; ``"gpu"`` multiplies with CuPy on a real GPU.
+    atol : float, default 0.0
+        Stop adding probes (batches of :data:`FIRST_PROBES`, then doubling
+        the count: :func:`probe_batches`) once every standard error is at
+        most ``atol``; 0: run all ``probes``.
 
     Returns
     -------
@@ -271,29 +310,92 @@ def log_trace_exp(src: Any, dst: Any, values: Any, n: int, betas: Sequence[float
     if method == "exact" or n <= deflation + 2:
         lam = np.linalg.eigvalsh(_dense(src, dst, values, n))
         return np.array([_logsumexp(b * lam) for b in betas]), np.zeros(betas.size)
-    xp = array_module(backend)
-    a = _sparse(src, dst, values, n, backend)
-    lead, vecs = (None, None)
-    if deflation > 0:
-        lead, vecs = _leading_pairs(a, n, deflation, seed, backend)
-    rng = np.random.default_rng([seed, 2])
-    z = xp.asarray(rng.integers(0, 2, size=(n, probes)).astype(np.float64) * 2.0 - 1.0)
-    if vecs is not None:
-        z -= vecs @ (vecs.T @ z)
-    log_norm2 = np.log(np.maximum(to_host(xp.sum(z * z, axis=0)), 1e-300))
-    nodes, logw = _quadrature_nodes(*_lanczos_blocks(a, z, vecs, steps, xp))
-    lead = np.zeros(0) if lead is None else lead
-    # traces over the complement of the deflated vectors: tr(P) = n - k, tr(PA) = -sum(lead),
-    # tr(PA^2) = 2 sum(values^2) - sum(lead^2)
-    tr0, tr1, tr2 = n - lead.size, -float(lead.sum()), 2.0 * float(values @ values) - float(lead @ lead)
-    logs = np.empty(betas.size)
-    errs = np.empty(betas.size)
-    for b, bt in enumerate(betas):
-        log_rest, rel = _rest_estimates(nodes, logw, log_norm2, bt, tr0 + bt * tr1 + bt * bt / 2 * tr2)
-        logs[b] = _logsumexp(np.concatenate([bt * lead, [log_rest]]))
-        # the eigensolver's tolerance bounds the leading terms' error from below
-        errs[b] = max(rel * math.exp(log_rest - logs[b]), EIGSH_TOL * bt * float(np.max(np.abs(lead), initial=0)))
-    return logs, errs
+    slq = _Quadrature(src, dst, values, n, steps, deflation, seed, backend)
+    for size in probe_batches(probes):
+        slq.add(size)
+        if atol > 0 and slq.probes < probes and np.all(slq.estimate(betas)[1] <= atol):
+            break
+    return slq.estimate(betas)
+
+
+#: probes of the first batch of an adaptive run; later batches double the count
+FIRST_PROBES = 16
+
+
+def probe_batches(probes: int) -> list[int]:
+    """Batch sizes adding up to ``probes``: :data:`FIRST_PROBES`, then doubling the total."""
+    sizes = [min(probes, FIRST_PROBES)]
+    while sum(sizes) < probes:
+        sizes.append(min(sum(sizes), probes - sum(sizes)))
+    return sizes
+
+
+class _Quadrature:
+    """Stochastic Lanczos quadrature of ``log tr exp(beta A)`` for one matrix, probes added
+    in batches.
+
+    The leading eigenpairs are found once; :meth:`add` runs Lanczos from the
+    next ``k`` probes and keeps their Gauss nodes.  Probe ``j`` is the
+    ``j``-th draw of one seeded stream (column ``j`` of ``rng.random((probes,
+    n)) < 0.5``), however the probes are cut into batches, so an adaptive
+    run that stops early used a prefix of the probes of a full run.
+    """
+
+    def __init__(self, src, dst, values, n: int, steps: int, deflation: int, seed: int, backend: str):
+        self.n, self.steps, self.backend = n, steps, backend
+        self.xp = array_module(backend)
+        self.a = _sparse(src, dst, values, n, backend)
+        self.lead, self.vecs = np.zeros(0), None
+        if deflation > 0:
+            self.lead, self.vecs = _leading_pairs(self.a, n, deflation, seed, backend)
+        self.rng = np.random.default_rng([seed, 2])
+        lead = self.lead
+        # traces over the complement of the deflated vectors: tr(P) = n - k, tr(PA) = -sum(lead),
+        # tr(PA^2) = 2 sum(values^2) - sum(lead^2)
+        self.traces = (n - lead.size, -float(lead.sum()), 2.0 * float(values @ values) - float(lead @ lead))
+        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+
+    @property
+    def probes(self) -> int:
+        """Probes run so far."""
+        return sum(part[2].size for part in self.parts)
+
+    def start(self, k: int):
+        """The next ``k`` probes: a :func:`_lanczos_steps` generator and the probes' log squared norms."""
+        xp, vecs = self.xp, self.vecs
+        z = xp.asarray(np.ascontiguousarray(np.where(self.rng.random((k, self.n)) < 0.5, -1.0, 1.0).T))
+        if vecs is not None:
+            z -= vecs @ (vecs.T @ z)
+        log_norm2 = np.log(np.maximum(to_host(xp.sum(z * z, axis=0)), 1e-300))
+        return _lanczos_steps(self.a, z, vecs, xp), log_norm2
+
+    @staticmethod
+    def part(alpha, beta, log_norm2):
+        """Gauss nodes of a batch from its Lanczos coefficients (``(steps, k)`` arrays)."""
+        return (*_quadrature_nodes(np.asarray(alpha), np.asarray(beta)), log_norm2)
+
+    def add(self, k: int) -> None:
+        """Run the next ``k`` probes, ``steps`` Lanczos steps each."""
+        it, log_norm2 = self.start(k)
+        pairs = [next(it) for _ in range(self.steps)]
+        self.parts.append(self.part([al for al, _ in pairs], [b for _, b in pairs], log_norm2))
+
+    def estimate(self, betas, extra=None) -> tuple[np.ndarray, np.ndarray]:
+        """``log tr exp(beta A)`` and its standard error for each ``beta``, from the probes so far
+        (and the batch ``extra``, a :meth:`part` not kept)."""
+        parts = self.parts + ([extra] if extra is not None else [])
+        nodes, logw, log_norm2 = (np.concatenate(x, axis=-1) for x in zip(*parts))
+        lead = self.lead
+        tr0, tr1, tr2 = self.traces
+        logs = np.empty(len(betas))
+        errs = np.empty(len(betas))
+        for b, bt in enumerate(betas):
+            log_rest, rel = _rest_estimates(nodes, logw, log_norm2, bt, tr0 + bt * tr1 + bt * bt / 2 * tr2)
+            logs[b] = _logsumexp(np.concatenate([bt * lead, [log_rest]]))
+            # the eigensolver's tolerance bounds the leading terms' error from below
+            errs[b] = max(rel * math.exp(log_rest - logs[b]),
+                          EIGSH_TOL * bt * float(np.max(np.abs(lead), initial=0)))
+        return logs, errs
 
 
 def walk_log_ratio(src: Any, dst: Any, sign: Any, n: int, beta: float = 1.0, *,
@@ -340,7 +442,8 @@ def walk_log_ratio(src: Any, dst: Any, sign: Any, n: int, beta: float = 1.0, *,
 # ---------------------------------------------------------------------------
 
 def walk_balance(graph: Any, beta: float = 1.0, *, method: str = "auto", seed: int = 0,
-                 probes: int = 64, steps: int = 40, deflation: int = 16, weighted: bool = False,
+                 probes: int = 64, steps: int = 40, deflation: int = 16, rtol: float = DEFAULT_RTOL,
+                 weighted: bool = False,
                  backend: str = "auto", source: Any = None, target: Any = None, sign: Any = None,
                  weight: Any = None) -> WalkBalance:
     """Walk-based balance: ``tr exp(beta A) / tr exp(beta |A|)`` (Estrada and Benzi), in log space.
@@ -373,11 +476,19 @@ def walk_balance(graph: Any, beta: float = 1.0, *, method: str = "auto", seed: i
     seed : int, default 0
         Seed of the probes: an int in ``[0, 2**63 - 1]``.
     probes : int, default 64
-        Rademacher probes (``slq``), in ``[2, 2**20]``.
+        Rademacher probes (``slq``) at most, in ``[2, 2**20]``.
     steps : int, default 40
         Lanczos steps per probe (``slq``), in ``[2, 1000]``.
     deflation : int, default 16
         Leading eigenvalues summed exactly (``slq``), in ``[0, 1000]``.
+    rtol : float, default 1e-3
+        Adaptive stopping (``slq``), a number >= 0: probes are run in
+        batches (16, then doubling the count, up to ``probes``) and no more
+        are added once the standard error of ``log_score`` is at most
+        ``rtol * |log_score|``; and the first batch takes no more Lanczos
+        steps (up to ``steps``) once 8 more moved ``log_score`` by at most
+        ``rtol / 10`` of it (later batches take as many).  0: always run
+        ``probes`` and ``steps``.
     weighted : bool, default False
         Use ``sign * |weight|`` as the matrix entries when the graph has
         weights (signnet uses the signs alone).
@@ -402,9 +513,12 @@ def walk_balance(graph: Any, beta: float = 1.0, *, method: str = "auto", seed: i
     -----
     Measured error of ``slq`` with the defaults against the exact value on
     Bitcoin Alpha (3,775 vertices, seeds 0 to 2): below 1e-12 at
-    ``beta = 1``, where the deflated leading eigenvalues carry the traces,
-    and 1e-5 to 7e-5 at ``beta = 0.1`` (0.1 % to 0.6 % of ``log_score =
-    -0.0116``), within one reported standard error (about 1.3e-4).  Below
+    ``beta = 1``, where the deflated leading eigenvalues carry the traces
+    (16 probes and 16 Lanczos steps were enough for the adaptive stop),
+    and 4e-5 to 8e-5 at ``beta = 0.1`` (0.3 % to 0.7 % of ``log_score =
+    -0.0116``, all 64 probes, 16 steps), within one reported standard error
+    (about 1.3e-4).  Epinions (119,130 vertices), ``beta = 1`` and ``0.1``:
+    16 probes and 16 steps.  Below
     the leading eigenvalues the trace is estimated either directly or as
     ``exp(x) - 1 - x - x^2/2`` plus that polynomial's exact trace (a control
     variate for small ``beta``), whichever has the smaller standard error.
@@ -432,6 +546,7 @@ def walk_balance(graph: Any, beta: float = 1.0, *, method: str = "auto", seed: i
     method = check_choice(method, "method", owner, WALK_METHODS)
     seed = check_seed(seed, owner)
     probes = check_count(probes, "probes", owner, low=2, high=2**20)
+    rtol = check_number(rtol, "rtol", owner, low=0.0)
     steps = check_int(steps, "steps", owner, low=2, high=1000)
     deflation = check_int(deflation, "deflation", owner, low=0, high=1000)
     weighted = check_bool(weighted, "weighted", owner)
@@ -444,19 +559,70 @@ def walk_balance(graph: Any, beta: float = 1.0, *, method: str = "auto", seed: i
     if method == "auto":
         method = "exact" if g.n <= AUTO_EXACT_VERTICES else "slq"
     backend = resolve_backend(backend)
-    return _walk(g, beta, method, dict(probes=probes, steps=steps, deflation=deflation, seed=seed),
-                 weighted, backend)
+    return _walk(g, beta, method, dict(probes=probes, steps=steps, deflation=deflation, seed=seed,
+                                       rtol=rtol), weighted, backend)
 
 
 def _walk(g, beta: float, method: str, params: dict, weighted: bool, backend: str) -> WalkBalance:
     mag = np.ones(g.m) if not (weighted and g.weight is not None) else np.abs(np.asarray(g.weight, float))
     signed = mag * np.asarray(g.sign, dtype=np.float64)
-    opts = dict(method=method, backend=backend, **params)
-    s_log, s_err = log_trace_exp(g.edge_src, g.edge_dst, signed, g.n, [beta], **opts)
-    u_log, u_err = log_trace_exp(g.edge_src, g.edge_dst, mag, g.n, [beta], **opts)
+    if method == "slq" and g.n > params["deflation"] + 2:
+        (s_log, s_err), (u_log, u_err), used, steps = _adaptive_pair(g, signed, mag, beta, params, backend)
+        params = {**params, "probes_used": used, "steps_used": steps}
+    else:
+        opts = {k: v for k, v in params.items() if k != "rtol"}
+        s_log, s_err = log_trace_exp(g.edge_src, g.edge_dst, signed, g.n, [beta], method=method,
+                                     backend=backend, **opts)
+        u_log, u_err = log_trace_exp(g.edge_src, g.edge_dst, mag, g.n, [beta], method=method,
+                                     backend=backend, **opts)
     log_score = min(float(s_log[0] - u_log[0]), 0.0)  # tr exp(bA) <= tr exp(b|A|): rounding only
     return WalkBalance(score=math.exp(log_score), log_score=log_score,
                        log_score_error=float(math.hypot(s_err[0], u_err[0])),
                        log_trace_signed=float(s_log[0]), log_trace_unsigned=float(u_log[0]),
                        log_trace_signed_error=float(s_err[0]), log_trace_unsigned_error=float(u_err[0]),
                        beta=beta, method=method, params=params if method == "slq" else {})
+
+
+def _adaptive_pair(g, signed, mag, beta: float, params: dict, backend: str):
+    """Both traces by SLQ, adaptively (:func:`walk_balance`, ``rtol``); returns both estimates
+    and the probes and Lanczos steps used.
+
+    The first batch of probes advances both matrices in lockstep and stops
+    adding Lanczos steps once :data:`STEP_CHUNK` more steps moved the log
+    score by at most ``rtol / 10`` of it (Gauss quadrature converges
+    faster than geometrically, so the last chunk's change bounds the
+    truncation error); later batches take as many steps.  Batches are
+    added until the log score's standard error is at most ``rtol`` of it.
+    """
+    rtol = params["rtol"]
+    opts = dict(steps=params["steps"], deflation=params["deflation"], seed=params["seed"], backend=backend)
+    pair = [_Quadrature(g.edge_src, g.edge_dst, values, g.n, **opts) for values in (signed, mag)]
+    steps = None
+    for size in probe_batches(params["probes"]):
+        runs = [slq.start(size) for slq in pair]
+        coefs: list[tuple[list, list]] = [([], []) for _ in pair]
+        last = None
+        for j in range(1, (steps or params["steps"]) + 1):
+            for (it, _), (al, be) in zip(runs, coefs):
+                a_j, b_j = next(it)
+                al.append(a_j)
+                be.append(b_j)
+            if steps is None and j % STEP_CHUNK == 0:
+                est = _log_score(pair, runs, coefs, beta)
+                if rtol > 0 and last is not None and abs(est - last) <= rtol / 10 * abs(est):
+                    break
+                last = est
+        steps = steps or j
+        for slq, (_, log_norm2), (al, be) in zip(pair, runs, coefs):
+            slq.parts.append(slq.part(al, be, log_norm2))
+        (s_log, s_err), (u_log, u_err) = (slq.estimate([beta]) for slq in pair)
+        if math.hypot(s_err[0], u_err[0]) <= rtol * abs(s_log[0] - u_log[0]):
+            break
+    return (s_log, s_err), (u_log, u_err), pair[0].probes, steps
+
+
+def _log_score(pair, runs, coefs, beta: float) -> float:
+    """The log score with the running batch's steps so far."""
+    s_log, u_log = (slq.estimate([beta], slq.part(al, be, ln2))[0][0]
+                    for slq, (_, ln2), (al, be) in zip(pair, runs, coefs))
+    return float(s_log - u_log)

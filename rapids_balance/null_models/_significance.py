@@ -86,9 +86,10 @@ def significance(graph: Any, statistic: Any = "frustration", null: str = "shuffl
         An undirected signed graph.
     statistic : {"frustration", "triangles", "walk"} or callable, default "frustration"
         ``"frustration"``: the refined frustration index
-        (:func:`~rapids_balance.frustration` with 8 trees and one
-        recombination round per graph); ``"triangles"``: the triangle balance
-        ratio (share of triangles with an even number of negative edges);
+        (:func:`~rapids_balance.frustration` with 8 trees, a population of
+        4 states and one recombination round per graph); ``"triangles"``:
+        the triangle balance ratio (share of triangles with an even number
+        of negative edges);
         ``"walk"``: the walk balance score (needs
         ``rapids_balance.measures.walk_balance``); or ``f(graph) -> float``
         on a :class:`~rapids_balance.graph.SignedGraph` (module-level, so a
