@@ -22,8 +22,9 @@ keeps swapping a left-out seed for the one of the cycle its path crosses
 when that cycle cannot be rerouted: the packing keeps its size but
 changes, and new exchanges open.  A cycle swapped in stays locked (no
 later path may cross it) until the search goes ``UNLOCK`` steps without a
-gain; then every cycle is unlocked, and after a whole such round without a
-gain the path searches reach twice as far.  Locking keeps the search from
+gain; then every cycle is unlocked, and (in a search that runs until a
+deadline, once past the untimed default's steps) after a whole such round
+without a gain the path searches reach twice as far.  Locking keeps the search from
 undoing its own swaps (on Slashdot, 30,000 steps pack about 500 more
 cycles than with a tenure of 10 steps).  Restarts prefer seeds whose
 searches have not failed since the last unlock: failed searches are the
@@ -46,6 +47,7 @@ TENURE = 2**40          # plateau search: steps a cycle swapped in stays (until 
 UNLOCK = 2_000          # plateau search: steps without a gain before every cycle is unlocked
 DRAWS = 4               # plateau search: random draws per restart (the least failed wins)
 CHAIN = 20              # plateau search: swaps in a row before a random restart
+NEVER = 2**62           # plateau search: no widening of the path searches
 STALL = 20_000          # plateau search: steps without a gain before it stops
 REACH = 5_000           # exchanges: vertices one path search may reach (hubs make them costly)
 
@@ -383,7 +385,7 @@ def _fresh(pk, fails):
 
 @numba.njit(cache=True, nogil=True)
 def _improve(adj, radj, frustrated, pk, max_length, reach, passes, steps, tenure, seed,
-             deadline, stall=STALL):
+             deadline, stall=STALL, widen_after=NEVER):
     """Grow a packing by exchanges, then search its plateaus.
 
     First passes over the left-out seed edges (in their order) with
@@ -395,7 +397,8 @@ def _improve(adj, radj, frustrated, pk, max_length, reach, passes, steps, tenure
     equally large ones where new exchanges open; a cycle swapped in is not
     swapped out again for ``tenure`` steps, or until ``UNLOCK`` steps
     without a gain unlock every cycle (after a whole such round without a
-    gain, ``reach`` doubles).  The size never decreases.  Stops early after
+    gain past step ``widen_after``, ``reach`` doubles).  The size never
+    decreases.  Stops early after
     ``stall`` steps without a gain, or once ``perf_counter`` passes
     ``deadline``.
     Sequential: the result depends only on the inputs.
@@ -430,7 +433,7 @@ def _improve(adj, radj, frustrated, pk, max_length, reach, passes, steps, tenure
         if step - max(last_gain, last_unlock) > UNLOCK:  # the locked packing is stuck
             pk.tabu[:] = 0
             fails[:] = 0
-            if last_unlock > last_gain:  # a whole round without a gain: search wider
+            if last_unlock > last_gain and step > widen_after:  # a round without a gain
                 reach = min(2 * reach, 2 * nv)
             last_unlock = step
         if cur >= 0 and chain < CHAIN:  # the cycle just swapped out goes next
@@ -511,7 +514,7 @@ def csr_pair(arc_src: np.ndarray, arc_dst: np.ndarray, arc_edge: np.ndarray, n: 
 
 def pack_cycles(adj, radj, excluded: np.ndarray, fe: np.ndarray, fu: np.ndarray, fv: np.ndarray,
                 *, max_length: int, augment_length: int, passes: int, steps: int, seed: int,
-                deadline: float, stall: int = STALL):
+                deadline: float, stall: int = STALL, widen_after: int = NEVER):
     """Edge-disjoint cycles through the seeds: greedy, then exchanges and plateau search.
 
     ``excluded`` (bool per graph edge) marks edges no path may use (the
@@ -519,7 +522,9 @@ def pack_cycles(adj, radj, excluded: np.ndarray, fe: np.ndarray, fu: np.ndarray,
     search-graph vertices their paths join.  Greedy paths have at most
     ``max_length`` edges, exchange paths at most ``augment_length``;
     ``passes`` rounds of exchanges, ``steps`` plateau steps seeded with
-    ``seed`` (ended by ``stall`` steps in a row without a gain);
+    ``seed`` (ended by ``stall`` steps in a row without a gain; past step
+    ``widen_after``, a round without a gain doubles the reach of the path
+    searches, which suits a search that runs until a deadline);
     everything stops once ``perf_counter`` passes ``deadline``.
     Returns ``(ptr, edges)``: the cycles in the order of their seeds, each
     ``edges[ptr[i]:ptr[i + 1]]`` (edge ids, the seed first).
@@ -529,5 +534,5 @@ def pack_cycles(adj, radj, excluded: np.ndarray, fe: np.ndarray, fu: np.ndarray,
     pk = _packing(ptr, edges, fe, fu, fv, m, augment_length)
     walk_seed = int(np.random.SeedSequence(seed).generate_state(1)[0])  # numba seeds take 32 bits
     _improve(adj, radj, excluded, pk, augment_length, REACH, passes, int(steps), TENURE, walk_seed,
-             deadline, int(stall))
+             deadline, int(stall), int(widen_after))
     return _cycles_of(pk)

@@ -92,7 +92,7 @@ def test_a_time_limit_without_steps_searches_until_the_limit():
 def test_more_steps_never_lose_cycles():
     """The plateau search with a seed follows one trajectory, so a longer search starts
     from the packing of a shorter one: the bound never decreases with the steps
-    (across cycle unlocks and widenings of the path search), and stays valid."""
+    (across cycle unlocks), and stays valid."""
     g = random_signed(90, 0.08, 0.45, 77)
     side = np.random.default_rng(5).integers(0, 2, g.n)
     bounds = []

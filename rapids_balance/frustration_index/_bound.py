@@ -171,11 +171,13 @@ def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 
     fe = np.flatnonzero(frustrated).astype(np.int64)
     adj = (graph.indptr, graph.indices.astype(np.int64), graph.slot_edge.astype(np.int64))
     steps, stall = _effort(steps, time_limit)
+    # the untimed default's steps first, unchanged; only past them do searches widen
+    widen_after = DEFAULT_STEPS if stall == MAX_STEPS else MAX_STEPS
     ptr, edges = pack_cycles(adj, adj, frustrated, fe, graph.edge_src[fe].astype(np.int64),
                              graph.edge_dst[fe].astype(np.int64), max_length=int(max_length),
                              augment_length=min(int(max_length), AUGMENT_LENGTH),
                              passes=AUGMENT_PASSES, steps=steps, seed=seed, deadline=deadline,
-                             stall=stall)
+                             stall=stall, widen_after=widen_after)
     lengths = np.diff(ptr)
     cyc = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
     frame = make_table({"cycle": cyc, "src": label_column(graph, graph.edge_src[edges]),
