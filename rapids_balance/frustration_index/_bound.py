@@ -128,7 +128,9 @@ def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 
     gain, Slashdot's default steps give 73,507 around the state of
     ``frustration(g, 16)`` (index 74,496; gap 1.3 %), and 60,000 steps
     73,609.  The search is sequential on the CPU: a few seconds for 100 k
-    edges, 10 to 20 s for Slashdot and Epinions (2 shared cores); path
+    edges; Slashdot's default steps took 39 CPU seconds on a shared machine
+    (locked cycles make failed path searches, the costly ones, more
+    frequent; the earlier search took 12.6 s on a quiet one); path
     searches give up past 5,000 vertices, which keeps hubs cheap, and a
     search run until ``time_limit`` doubles that reach after each round
     without a gain once past the default's steps.
