@@ -1,9 +1,10 @@
 """Deep graphs: balancing a path, a 2-D grid and a road-like graph beside a power-law graph.
 
 A BFS tree of a path or a mesh has thousands of levels where a power-law
-graph's has ten or twenty.  Tree building is level-synchronous (64 trees at
-once on the CPU), so its work must follow each level's frontier, not the
-vertices still to reach; otherwise it grows with the depth times the size.
+graph's has ten or twenty.  The CPU builds the trees of a shallow graph
+level-synchronously, 64 at once; a deep graph (numbered in BFS order) gets
+one queue BFS per tree, the trees of a block spread over the threads, so
+its work is O(n + m) per tree whatever the depth.
 For each deep input, ``balance(g, n_trees=T)`` (tree build, balanced
 states, majority, counters, attributes; compilation excluded by a warm-up
 call on a small graph) is timed beside a seeded power-law signed graph
@@ -104,6 +105,7 @@ def main() -> None:
     rep = Report("bench_deep", "balance() on deep graphs beside a power-law graph of the same size",
                  params=vars(args))
     balance(grid_graph(8), n_trees=70, backend="cpu", progress=False)  # compile both block paths
+    balance(path_graph(300), n_trees=70, backend="cpu", progress=False)  # and the deep-graph pass
     balance(powerlaw_signed_graph(2000, seed=1), n_trees=70, backend="cpu", progress=False)
     for name, make, size in (("path", path_graph, args.path), ("grid", grid_graph, args.grid),
                              ("road", road_graph, args.grid)):

@@ -12,9 +12,10 @@ host <-> device copies      25 GB/s (``--hd-gbs``)
 device memory               3 TB/s (``--device-tbs``)
 ==========================  =====================================
 
-Units: per tree (balance with attributes, frustration without refinement),
-per source (weighted betweenness), per move and per round (VND), per level
-(the BFS of a tree batch).
+Units: per tree (balance with attributes, frustration without refinement,
+with BFS trees and with Kruskal trees), per source (weighted betweenness),
+per move and per round (VND), per batch (the BFS of a tree batch: one
+launch, ``_k_bfs_groups``, builds the whole batch).
 
 How each count is taken (the same under numba's CUDA simulator and on a GPU):
 
@@ -25,15 +26,30 @@ How each count is taken (the same under numba's CUDA simulator and on a GPU):
   a floor on traffic, a ceiling on footprint);
 * host <-> device bytes: arrays passed to ``to_host`` (device -> host) and to
   ``to_device`` / ``device_array`` from the host (host -> device) in the GPU
-  modules;
+  modules (a ``to_host`` made inside ``to_device``, which the simulator's
+  numpy path does, is neither a read nor a synchronisation, and is not
+  counted);
 * host synchronisations: each ``to_host`` of a GPU module, each
-  ``cuda.synchronize``, the reads of device flags made outside ``to_host``
-  (the BFS's ``int(count[0])`` and frontier ``nonzero``, two per
-  ``_k_settle`` launch; before this version also balancing's ``_k_jump`` and
-  ``_k_cc_hook`` flags, one per launch), and, before this version, one per
-  array argument of every launch: numba-cuda converted each CuPy argument at
-  launch and synchronised its stream (``NUMBA_CUDA_ARRAY_INTERFACE_SYNC=1``,
-  its default); ``backend.Kernel`` now passes unsynchronised views.
+  ``cuda.synchronize``, and the reads of device values made outside
+  ``to_host``.  Since ``backend.host_read`` every read the algorithms branch
+  on goes through it (and so through ``to_host``), so nothing is inferred;
+  for versions without it the reads outside ``to_host`` are counted per
+  launch of the kernel they follow: the one-launch BFS's "any vertex
+  unreached" (``BFS_READS_PER_BATCH`` per ``_k_bfs_groups`` launch), the
+  level-synchronous BFS before it (``BFS_READS_PER_LEVEL`` per ``_k_settle``
+  launch), and before ``backend.Kernel`` balancing's ``_k_jump`` and
+  ``_k_cc_hook`` flags and one synchronisation per array argument of every
+  launch: numba-cuda converted each CuPy argument at launch and
+  synchronised its stream (``NUMBA_CUDA_ARRAY_INTERFACE_SYNC=1``, its
+  default); ``backend.Kernel`` passes unsynchronised views.
+
+Betweenness occupancy at 10**8 edges: the sources one launch takes (one
+thread block each) as the library's batch sizing gives them for the
+reference H100 (80 GiB, 132 SMs; under the simulator the library assumes
+it), and the resident blocks per SM that follow from the launch's blocks
+over 132 SMs, 2048 threads and 65536 registers an SM (threads per block and
+registers per thread as the library states them, else 256 and the 112 that
+``tools/check_gpu_compile.py`` reported for the older kernel at sm_90).
 
 ``--baseline PATH`` counts another checkout (the version before: ``git
 archive main | tar -x -C DIR``) in a subprocess with the same arguments and
@@ -71,9 +87,19 @@ if "--repo" not in sys.argv:
 
 GPU_MODULES = ("rapids_balance.balancing._gpu", "rapids_balance.centrality._gpu",
                "rapids_balance.clustering._gpu", "rapids_balance.frustration_index._gpu")
-# reads of device values in the BFS outside to_host, per level (balancing/_gpu.py: the level's
-# `int(count[0])` and the next frontier's `xp.nonzero`); counted per _k_settle launch
+# reads of device values in the BFS outside to_host, for versions without backend.host_read:
+# the one-launch BFS (balancing/_gpu.py `bfs_trees_gpu`: `bool((depth < 0).any())` after its one
+# `_k_bfs_groups` launch), counted per launch; the level-synchronous BFS before it read the level's
+# `int(count[0])` and the next frontier's `xp.nonzero`, two per `_k_settle` launch
+BFS_READS_PER_BATCH = 1
 BFS_READS_PER_LEVEL = 2
+# the betweenness occupancy rows: (vertices, edges) at 10**8 edges; SMs of the reference H100
+OCCUPANCY_GRAPHS = ((10**6, 10**8), (2 * 10**6, 10**8), (3 * 10**6, 10**8))
+SM_COUNT = 132
+# versions whose betweenness module does not say: 256 threads a block, and the registers per
+# thread of their `_bc_kernel` at sm_90 as tools/check_gpu_compile.py reports them (112 on
+# 2026-11-25, allocated in steps of 8); an SM holds 65536 registers and 2048 threads
+OLD_BC_THREADS, OLD_BC_REGISTERS = 256, 112
 
 
 def _nbytes(a) -> int:
@@ -151,10 +177,13 @@ def counting(c: Counts):
 
     patch(NumbaKernel, "__getitem__", getitem)
 
+    uploading = [0]  # under the simulator to_device hands host arrays to to_host: not a read
+
     def counted_to_host(fn):
         def to_host(a):
-            c.to_host += 1
-            c.d2h_bytes += _nbytes(a)
+            if not uploading[0]:
+                c.to_host += 1
+                c.d2h_bytes += _nbytes(a)
             return fn(a)
         return to_host
 
@@ -162,7 +191,11 @@ def counting(c: Counts):
         def to_device(a, *args, **kw):
             if isinstance(a, np.ndarray) or not hasattr(a, "__cuda_array_interface__"):
                 c.h2d_bytes += _nbytes(np.asarray(a)) if not _is_array(a) else _nbytes(a)
-            return fn(a, *args, **kw)
+            uploading[0] += 1
+            try:
+                return fn(a, *args, **kw)
+            finally:
+                uploading[0] -= 1
         return to_device
 
     for mod in mods + [backend]:
@@ -222,6 +255,10 @@ def workloads(g, trees: int, k: int):
         rb.frustration(g, trees, seed=0, refine=False, backend="gpu", progress=False)
         return trees
 
+    def frustration_kruskal():
+        rb.frustration(g, trees, sampler="kruskal", seed=0, refine=False, backend="gpu", progress=False)
+        return trees
+
     def betweenness():
         rb.node_and_edge_betweenness(g, k=min(k, g.n), weight=lengths, seed=0, backend="gpu", progress=False)
         return min(k, g.n)
@@ -230,7 +267,7 @@ def workloads(g, trees: int, k: int):
 
     def bfs():
         bfs_trees(g, roots, seeds, backend="gpu")
-        return "_k_settle"  # units: levels, one settle launch each
+        return "_k_bfs_groups"  # units: batches, one launch each
 
     level = Level(np.asarray(g.indptr), np.asarray(g.indices), slot_weights(g))
     start = np.arange(g.n, dtype=np.int32)
@@ -243,21 +280,48 @@ def workloads(g, trees: int, k: int):
         return "k_select"  # units: rounds, one selection launch each
 
     return [("balance", "tree", balance), ("frustration", "tree", frustration),
-            ("betweenness", "source", betweenness), ("bfs", "level", bfs),
+            ("frustration-kruskal", "tree", frustration_kruskal),
+            ("betweenness", "source", betweenness), ("bfs", "batch", bfs),
             ("vnd-best", "move", vnd_moves), ("vnd-parallel", "round", vnd_rounds)]
 
 
 def _flag_reads(backend) -> tuple[bool, dict]:
     """(synchronisation per CuPy argument?, reads of device flags per launch made outside to_host).
 
-    With ``backend.Kernel`` (this version) launches take unsynchronised views and the
-    balancing flags go through ``to_host``: only the BFS's two reads per level remain.
-    Without it (the version before), numba-cuda synchronised per CuPy argument and
-    balancing read the flags of ``_k_jump`` and ``_k_cc_hook`` directly.
+    With ``backend.host_read`` (this version) every read the host branches on goes through
+    ``to_host``, where it is counted: nothing to add.  With ``backend.Kernel`` alone launches
+    take unsynchronised views and the balancing flags go through ``to_host``; the BFS's reads
+    do not.  Without it, numba-cuda synchronised per CuPy argument and balancing read the
+    flags of ``_k_jump`` and ``_k_cc_hook`` directly.
     """
+    bfs = {"_k_bfs_groups": BFS_READS_PER_BATCH, "_k_settle": BFS_READS_PER_LEVEL}
+    if hasattr(backend, "host_read"):
+        return False, {}
     if hasattr(backend, "Kernel"):
-        return False, {"_k_settle": BFS_READS_PER_LEVEL}
-    return True, {"_k_settle": BFS_READS_PER_LEVEL, "_k_jump": 1, "_k_cc_hook": 1}
+        return False, bfs
+    return True, {**bfs, "_k_jump": 1, "_k_cc_hook": 1}
+
+
+def occupancy() -> list[dict]:
+    """Betweenness sources per launch and resident blocks per SM at 10**8 edges (see the header)."""
+    from rapids_balance.centrality import _gpu as gmod, betweenness as bmod
+
+    rows = []
+    for n, m in OCCUPANCY_GRAPHS:
+        for what, m_acc in (("node+edge", m), ("node", 0)):
+            batches = bmod._batches(np.arange(4096 * 4, dtype=np.int64), n, 2 * m, m_acc, "gpu",
+                                    bmod._CHUNK["gpu"])
+            blocks = int(batches[0].size) // bmod._CHUNK["gpu"]
+            if hasattr(gmod, "resident_blocks_per_sm"):
+                threads, regs = gmod.BLOCK_THREADS, gmod.KERNEL_REGISTERS
+                resident = gmod.resident_blocks_per_sm(blocks, SM_COUNT)
+            else:
+                threads, regs = OLD_BC_THREADS, OLD_BC_REGISTERS
+                resident = min(2048 // threads, 65536 // (threads * regs), blocks / SM_COUNT)
+            rows.append({"vertices": n, "edges": m, "scores": what, "blocks_per_launch": blocks,
+                         "threads_per_block": threads, "registers_per_thread": regs,
+                         "resident_blocks_per_sm": round(resident, 2)})
+    return rows
 
 
 def measure(args) -> dict:
@@ -274,7 +338,7 @@ def measure(args) -> dict:
     report = {"graph": args.example or Path(args.graph).name, "library": f"rapids_balance {getattr(rb, '__version__', '')}".strip(),  # no machine paths
               "simulated": simulator_enabled(), "device": gpu_status().device, "constants": consts,
               "trees": args.trees, "k": args.k, "sync_per_cupy_argument": per_argument,
-              "flag_reads_per_launch": flag_reads, "rows": []}
+              "flag_reads_per_launch": flag_reads, "occupancy_1e8_edges": occupancy(), "rows": []}
     for n_keep in args.vertices or [g0.n]:
         g = g0 if n_keep >= g0.n else subgraph(g0, n_keep)
         for name, unit, run in workloads(g, args.trees, args.k):
@@ -282,15 +346,19 @@ def measure(args) -> dict:
                 continue
             run()  # compile and warm up outside the count
             c = Counts()
+            counted = getattr(backend, "launch_counts", {})
+            reads0 = counted.get("host_reads")
             t0 = time.perf_counter()
             with counting(c):
                 units = run()
             wall = time.perf_counter() - t0
             if isinstance(units, str):  # counted by the launches of one kernel per unit
                 units = max(c.launches[units], 1)
-            report["rows"].append({"workload": name, "unit": unit, "vertices": int(g.n), "edges": int(g.m),
-                                   "wall_s": round(wall, 3),
-                                   **c.row(units, consts, per_argument, flag_reads)})
+            row = {"workload": name, "unit": unit, "vertices": int(g.n), "edges": int(g.m),
+                   "wall_s": round(wall, 3), **c.row(units, consts, per_argument, flag_reads)}
+            if reads0 is not None:  # the library's own count of its decision reads (backend.host_read)
+                row["host_reads"] = round((counted["host_reads"] - reads0) / units, 4)
+            report["rows"].append(row)
     return report
 
 
@@ -332,7 +400,8 @@ def main(argv=None) -> int:
     report = measure(args)
     if before is not None:
         report["before"] = {"library": before["library"], "sync_per_cupy_argument": before["sync_per_cupy_argument"],
-                            "flag_reads_per_launch": before["flag_reads_per_launch"]}
+                            "flag_reads_per_launch": before["flag_reads_per_launch"],
+                            "occupancy_1e8_edges": before["occupancy_1e8_edges"]}
         for row, old in zip(report["rows"], before["rows"]):
             assert (row["workload"], row["vertices"]) == (old["workload"], old["vertices"])
             row["before"] = {k: old[k] for k in ("launches", "host_syncs", "hd_bytes", "device_bytes",
@@ -347,6 +416,14 @@ def main(argv=None) -> int:
         if "before" in r:
             b = r["before"]
             line += f"  | {b['launches']:9.3f} {b['host_syncs']:7.3f} {b['modelled_ms']:10.4f}"
+        print(line)
+    print(f"\nbetweenness at 10**8 edges, reference H100 ({SM_COUNT} SMs): blocks per launch, resident per SM"
+          + ("  | before" if before else ""))
+    olds = before["occupancy_1e8_edges"] if before else [None] * len(report["occupancy_1e8_edges"])
+    for o, b in zip(report["occupancy_1e8_edges"], olds):
+        line = f"  n={o['vertices']:>9d} {o['scores']:>9s} {o['blocks_per_launch']:6d} {o['resident_blocks_per_sm']:6.2f}"
+        if b:
+            line += f"  | {b['blocks_per_launch']:6d} {b['resident_blocks_per_sm']:6.2f}"
         print(line)
     out = Path(args.out) if args.out else REPO / "bench-results"
     out.mkdir(parents=True, exist_ok=True)

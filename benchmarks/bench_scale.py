@@ -20,7 +20,10 @@ Rows (each run in its own Python process, so its peak memory is its own):
   (target: <= 60 s, at or below the planted cost);
 * ``correlation_clustering(g, time_limit=30)`` on k = 5 graphs of 10^6 (and
   10^7) edges, and ``time_limit=10`` on 6 * 10^5 edges (target: at most the
-  planted cost).
+  planted cost);
+* ``balance(g, n_trees=64)`` (with its attribute tables) on the k = 2 graphs
+  of 10^6 (and 10^7) edges: seconds and peak memory per edge, beside the
+  call's own estimate (``memory_needed``, which sizes its batches).
 
 Frustration rows carry a roofline (``benchmarks/_harness.py``): adjacency
 entries of the sampled trees (trees x 2m) per second of the whole call, as a
@@ -66,11 +69,13 @@ ROWS = [
     ("frustration", 2, 10**6, {}),
     ("clustering", 5, 6 * 10**5, {"time_limit": 10}),
     ("clustering", 5, 10**6, {"time_limit": 30}),
+    ("balance", 2, 10**6, {"n_trees": 64}),
 ]
 LARGE_ROWS = [
     ("load", 2, 10**7, {}),
     ("frustration", 2, 10**7, {"time_limit": 60}),
     ("clustering", 5, 10**7, {"time_limit": 30}),
+    ("balance", 2, 10**7, {"n_trees": 64}),
 ]
 
 
@@ -90,6 +95,8 @@ def _warm_up(kind: str) -> None:
             rb.read_edgelist(_write_csv(g, Path(tmp) / "warm.csv"))
     elif kind == "frustration":
         rb.frustration(g, 8, progress=False, time_limit=5)
+    elif kind == "balance":
+        rb.balance(g, n_trees=64, progress=False)
     else:
         rb.correlation_clustering(g, progress=False, time_limit=2)
 
@@ -113,6 +120,8 @@ def run_row(kind: str, graph_path: str, kwargs: dict) -> dict:
                "seconds_trees": round(res.info["seconds_cloud"], 2),
                "seconds_refine": round(res.info["seconds_refine"], 2),
                "refine": res.params.get("refine")}
+    elif kind == "balance":
+        out = _balance_row(graph, kwargs)
     else:
         res = rb.correlation_clustering(graph, progress=False, **kwargs)
         out = {"value": float(res.imbalance), "method": res.method, "iterations": res.iterations,
@@ -122,6 +131,29 @@ def run_row(kind: str, graph_path: str, kwargs: dict) -> dict:
     return {**out, "seconds": round(seconds, 2), "peak_bytes": peak,
             "peak_bytes_per_edge": round(peak / graph.m, 1),
             "call_bytes_per_edge": round(max(peak - before, 0) / graph.m, 1)}
+
+
+def _balance_row(graph, kwargs: dict) -> dict:
+    """``balance``: the estimate it sizes its batches by, beside the measured peak."""
+    import rapids_balance as rb
+    from rapids_balance.balancing import _engine
+
+    chunks = []
+    real = _engine.chunks_that_fit
+
+    def spy(*args, **kw):
+        chunks.append(real(*args, **kw))
+        return chunks[-1]
+
+    _engine.chunks_that_fit = spy
+    try:
+        res = rb.balance(graph, progress=False, **kwargs)
+    finally:
+        _engine.chunks_that_fit = real
+    params = _engine.BalanceParams(**kwargs)
+    need = _engine.memory_needed(graph, params, max(chunks), _engine.batch_size_for(graph, params))
+    return {"value": None, "trees": int(res.n_trees), "chunks": max(chunks),
+            "estimate_bytes_per_edge": round(need / graph.m, 1)}
 
 
 def _write_csv(graph, path: Path) -> str:
@@ -137,7 +169,8 @@ def _load_row(csv_path: str) -> dict:
     from rapids_balance.io import _reader
 
     build = {}
-    real_build = _reader.build_graph
+    hook = "build_from_columns" if hasattr(_reader, "build_from_columns") else "build_graph"
+    real_build = getattr(_reader, hook)
 
     def timed_build(*args, **kwargs):
         start = time.perf_counter()
@@ -146,7 +179,7 @@ def _load_row(csv_path: str) -> dict:
         finally:
             build["seconds"] = time.perf_counter() - start
 
-    _reader.build_graph = timed_build
+    setattr(_reader, hook, timed_build)
     gc.collect()
     before = rss_bytes()
     reset_peak_rss()
@@ -154,7 +187,7 @@ def _load_row(csv_path: str) -> dict:
     graph = rb.read_edgelist(csv_path)
     seconds = time.perf_counter() - start
     peak = rss_bytes(peak=True)
-    _reader.build_graph = real_build
+    setattr(_reader, hook, real_build)
     return {"value": round(seconds, 2), "seconds": round(seconds, 2),
             "build_graph_seconds": round(build["seconds"], 2),
             "parse_seconds": round(seconds - build["seconds"], 2), "peak_bytes": peak,
@@ -191,7 +224,7 @@ def main() -> None:
     ap.add_argument("--exponent", type=float, default=2.5, help="degree exponent (2.5)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=None, help="JSON folder (default bench-results/)")
-    ap.add_argument("--only", choices=("load", "frustration", "clustering"), help="only these rows")
+    ap.add_argument("--only", choices=("load", "frustration", "clustering", "balance"), help="only these rows")
     ap.add_argument("--row", help=argparse.SUPPRESS)
     ap.add_argument("--graph", help=argparse.SUPPRESS)
     ap.add_argument("--kwargs", help=argparse.SUPPRESS)
@@ -211,14 +244,15 @@ def main() -> None:
             path, n, m_real, planted = graphs[(k, m)]
             r = _subprocess_row(kind, str(Path(path).with_suffix(".csv")) if kind == "load" else path, kwargs)
             call = ({"frustration": "frustration(g", "clustering": "correlation_clustering(g",
-                     "load": "read_edgelist(csv"}[kind]
+                     "load": "read_edgelist(csv", "balance": "balance(g"}[kind]
                     + "".join(f", {a}={v}" for a, v in kwargs.items()) + ")")
             name = f"planted k={k}, {n:,} v, {m_real:,} e"
             if "error" in r:
                 rep.add(input=name, figure=call, value=None, error=r["error"])
                 continue
-            if kind == "load":
-                rep.add(input=name, figure=call, value=r.pop("value"), unit="s", **r)
+            if kind in ("load", "balance"):
+                r.pop("value")
+                rep.add(input=name, figure=call, value=r.pop("seconds"), unit="s", **r)
                 continue
             limit = kwargs.get("time_limit")
             value = r.pop("value")

@@ -36,7 +36,7 @@ from ._csr import _csr_general, csr_arrays  # noqa: F401 (the CSR is built in _c
 from ._validation import check_bool, check_choice
 from .errors import GraphFormatError, GraphInputError, short_repr
 
-__all__ = ["build_graph", "check_build_options", "csr_arrays", "numeric_values", "exact_int_array",
+__all__ = ["build_graph", "build_from_columns", "check_build_options", "csr_arrays", "numeric_values", "exact_int_array",
            "RowWhere", "CONFLICT_RULES", "ZERO_SIGN_RULES", "COMPONENT_RULES", "NUMBERING_RULES", "ID_RULES"]
 
 CONFLICT_RULES = ("first", "drop", "error")
@@ -411,16 +411,33 @@ def build_graph(src, dst, sign=None, weight=None, *, directed: bool = False,
     >>> g.n, g.m, g.cleaning.self_loops
     (3, 3, 0)
     """
+    return build_from_columns({"src": src, "dst": dst, "sign": sign, "weight": weight}, directed=directed,
+                              conflicts=conflicts, zero_sign=zero_sign, component=component,
+                              numbering=numbering, name=name, graph_class=graph_class, report=report,
+                              locate=locate)
+
+
+def build_from_columns(columns: dict, *, directed: bool = False, conflicts: str = "first",
+                       zero_sign: str = "positive", component: str = "largest", numbering: str = "sorted",
+                       name: str = "", graph_class: type | None = None, report=None,
+                       locate: RowWhere | None = None):
+    """:func:`build_graph` of ``columns`` ("src", "dst", "sign", "weight"; None where absent).
+
+    The dict is emptied at the start and each column dropped once it is used
+    up, so a caller that keeps no other reference to them (the file reader)
+    frees the parsed table before the cleaning and the CSR need the memory.
+    """
     check_build_options("build_graph", directed=directed, conflicts=conflicts, zero_sign=zero_sign,
                         component=component, numbering=numbering)
     if graph_class is None:
-        graph_class = SignedGraph if sign is not None else Graph
+        graph_class = SignedGraph if columns.get("sign") is not None else Graph
     rep = report if report is not None else CleaningReport(source=name or "<arrays>")
     rep.conflict_rule, rep.zero_sign_rule = conflicts, zero_sign
     rep.component_rule, rep.numbering = component, numbering
     src_name = rep.source
 
-    xp, src, dst, sign, weight = _where_columns_live(src, dst, sign, weight)
+    xp, src, dst, sign, weight = _where_columns_live(*(columns.pop(key) for key in ("src", "dst", "sign",
+                                                                                  "weight")))
     on_device = not _xp.is_numpy(xp)
     k, k_dst = (int(src.shape[0]), int(dst.shape[0])) if on_device else (src.size, dst.size)
     if k_dst != k:
@@ -432,8 +449,10 @@ def build_graph(src, dst, sign=None, weight=None, *, directed: bool = False,
         raise GraphInputError("signed graphs are undirected; pass directed=False")
 
     rows = _value_columns(xp, sign, weight, k, src_name, locate)
+    del sign, weight
     factorize = _factorize_device_ids if on_device else _factorize_labels
     uniques, rows["a"], rows["b"] = factorize(src, dst, src_name, locate=locate)
+    del src, dst
     nu = int(uniques.shape[0])
     rep.vertices_in_input = nu
 

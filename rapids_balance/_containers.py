@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import _xp
-from ._csr import csr_arrays
+from ._csr import csr_arrays, edge_slots_from_csr
 from .errors import GraphInputError, short_repr
 
 __all__ = ["Graph", "SignedGraph", "CleaningReport"]
@@ -121,7 +121,8 @@ class Graph:
     slot_edge : numpy.ndarray of int32
         Edge id behind each CSR slot.
     edge_slots : numpy.ndarray of int64, shape (m, 2) or (m, 1)
-        The CSR slot(s) of each edge.
+        The CSR slot(s) of each edge; a host graph derives it from the CSR on
+        first use (16 bytes per edge that no search needs).
     sign : numpy.ndarray of int8 or None
         +1/-1 per edge (signed graphs).
     weight : numpy.ndarray of float64 or None
@@ -184,12 +185,20 @@ class Graph:
         self._xp_arrays = arrays
 
     def _build_csr(self) -> None:
-        csr = csr_arrays(_xp.namespace(), self.edge_src, self.edge_dst, self.n, self.directed)
+        # edge_slots is derived on first use (see __getattr__): no search reads it
+        csr = csr_arrays(_xp.namespace(), self.edge_src, self.edge_dst, self.n, self.directed,
+                         edge_slots=False)
         for key, arr in csr.items():
             setattr(self, key, _readonly(arr))
 
     def __getattr__(self, name: str) -> Any:
-        # reached only when normal lookup fails: a host array of an on-device graph, copied on first use
+        # reached only when normal lookup fails: a host graph's edge_slots, or a host array of an
+        # on-device graph, made on first use and kept
+        if name == "edge_slots" and self.__dict__.get("_xp_arrays") is None and "slot_edge" in self.__dict__:
+            slots = _readonly(edge_slots_from_csr(_xp.namespace(), self.indices, self.slot_edge,
+                                                  self.edge_dst, self.directed))
+            self.__dict__[name] = slots
+            return slots
         arrays = self.__dict__.get("_xp_arrays")
         if arrays is None or name not in arrays:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")

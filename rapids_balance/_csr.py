@@ -12,16 +12,20 @@ from types import ModuleType
 
 from . import _xp
 
-__all__ = ["csr_arrays"]
+__all__ = ["csr_arrays", "edge_slots_from_csr"]
 
 
-def csr_arrays(xp: ModuleType, edge_src, edge_dst, n: int, directed: bool) -> dict:
+def csr_arrays(xp: ModuleType, edge_src, edge_dst, n: int, directed: bool, *,
+               edge_slots: bool = True) -> dict:
     """The CSR arrays of the edges ``(edge_src[e], edge_dst[e])`` over ``n`` vertices.
 
     Returns ``indptr`` (int64, n+1), ``indices`` (int32), ``slot_edge``
-    (int32) and ``edge_slots`` (int64, m x 2 undirected / m x 1 directed),
-    in the namespace ``xp``: rows hold neighbours in increasing order, an
-    undirected edge fills one slot in each endpoint's row.
+    (int32) and, with ``edge_slots``, ``edge_slots`` (int64, m x 2
+    undirected / m x 1 directed), in the namespace ``xp``: rows hold
+    neighbours in increasing order, an undirected edge fills one slot in each
+    endpoint's row.  A host graph leaves ``edge_slots`` out (16 bytes per
+    edge that no search reads) and derives it on first use
+    (:func:`edge_slots_from_csr`).
 
     The slots are those of a stable sort of all slots by (row, neighbour).
     Edges as :func:`build_graph` leaves them (sorted by ``(src, dst)``,
@@ -32,9 +36,17 @@ def csr_arrays(xp: ModuleType, edge_src, edge_dst, n: int, directed: bool) -> di
     of a sort of all 2m slots on a 64-bit key.
     """
     m = int(edge_src.shape[0])
-    if m and _sorted_edges(xp, edge_src, edge_dst, directed):
-        return (_csr_directed_sorted if directed else _csr_undirected_sorted)(xp, edge_src, edge_dst, n)
-    return _csr_general(xp, edge_src, edge_dst, n, directed)
+    if not (m and _sorted_edges(xp, edge_src, edge_dst, directed)):
+        out = _csr_general(xp, edge_src, edge_dst, n, directed)
+    elif directed:
+        out = _csr_directed_sorted(xp, edge_src, edge_dst, n)
+    else:
+        out = _csr_undirected_sorted(xp, edge_src, edge_dst, n)
+    if not edge_slots:
+        out.pop("edge_slots", None)
+    elif "edge_slots" not in out:  # the undirected builder skips the (m, 2) array unless asked
+        out["edge_slots"] = edge_slots_from_csr(xp, out["indices"], out["slot_edge"], edge_dst, directed)
+    return out
 
 
 def _sorted_edges(xp: ModuleType, src, dst, directed: bool) -> bool:
@@ -61,26 +73,39 @@ def _csr_undirected_sorted(xp: ModuleType, src, dst, n: int) -> dict:
     it = xp.int32 if 2 * m < 2**31 else xp.int64  # slot numbers: int32 temporaries where they fit
     n_as_dst, n_as_src = _xp.bincount(dst, minlength=n), _xp.bincount(src, minlength=n)
     indptr = _indptr(xp, n_as_dst + n_as_src)
-    eid = xp.arange(m, dtype=it)
     by_dst = xp.astype(_xp.stable_argsort(dst), it)
     # slot of the k-th edge in dst order: row start + its rank among the row's dst edges
     #   = indptr[r] + k - (dst edges of rows < r) = k + (src edges of rows < r)
     src_before = xp.astype(xp.cumulative_sum(n_as_src) - n_as_src, it)
-    dst_slot = eid + xp.take(src_before, xp.take(dst, by_dst))
-    edge_slots = xp.empty((m, 2), dtype=xp.int64)
+    dst_slot = xp.arange(m, dtype=it) + xp.take(src_before, xp.take(dst, by_dst))
+    del src_before
     # slot of edge e in its src row s: after the row's dst edges, e - (edges with src < s) into the rest
     #   = indptr[s] + n_as_dst[s] + e - (src edges of rows < s) = e + (dst edges of rows <= s)
-    edge_slots[:, 0] = xp.astype(eid + xp.take(xp.astype(xp.cumulative_sum(n_as_dst), it), src), xp.int64)
-    edge_slots[:, 1] = xp.astype(_xp.scatter(xp.empty(m, dtype=it), by_dst, dst_slot), xp.int64)
-    # each temporary is dropped as soon as it is used up: the peak is the outputs plus 8 bytes an edge
-    slot_edge = _xp.scatter(xp.empty(2 * m, dtype=xp.int32), edge_slots[:, 0], xp.astype(eid, xp.int32, copy=False))
-    del eid
+    src_slot = xp.arange(m, dtype=it) + xp.take(xp.astype(xp.cumulative_sum(n_as_dst), it), src)
+    # each temporary is dropped as soon as it is used up: the peak is the outputs plus 12 bytes an edge
+    slot_edge = _xp.scatter(xp.empty(2 * m, dtype=xp.int32), src_slot, xp.arange(m, dtype=xp.int32))
     slot_edge = _xp.scatter(slot_edge, dst_slot, xp.astype(by_dst, xp.int32, copy=False))
-    src_by_dst = xp.astype(xp.take(src, by_dst), xp.int32, copy=False)
-    del by_dst
-    indices = _xp.scatter(xp.empty(2 * m, dtype=xp.int32), edge_slots[:, 0], xp.astype(dst, xp.int32, copy=False))
-    indices = _xp.scatter(indices, dst_slot, src_by_dst)
-    return {"indptr": indptr, "indices": indices, "slot_edge": slot_edge, "edge_slots": edge_slots}
+    indices = _xp.scatter(xp.empty(2 * m, dtype=xp.int32), src_slot, xp.astype(dst, xp.int32, copy=False))
+    del src_slot
+    indices = _xp.scatter(indices, dst_slot, xp.astype(xp.take(src, by_dst), xp.int32, copy=False))
+    return {"indptr": indptr, "indices": indices, "slot_edge": slot_edge}
+
+
+def edge_slots_from_csr(xp: ModuleType, indices, slot_edge, edge_dst, directed: bool):
+    """The CSR slot(s) of each edge (int64, m x 2 undirected / m x 1 directed), from the CSR.
+
+    Undirected, column 0 is the slot in ``edge_src``'s row, the one whose
+    neighbour is ``edge_dst`` (an edge is never a self loop).
+    """
+    m = int(edge_dst.shape[0])
+    width = 1 if directed else 2
+    slots = xp.arange(width * m, dtype=xp.int64)
+    if directed:
+        column = slot_edge
+    else:  # flat position 2e (src's row) or 2e + 1 (dst's row)
+        column = xp.astype(slot_edge, xp.int64) * 2 + xp.astype(
+            xp.take(edge_dst, slot_edge) != indices, xp.int64)
+    return xp.reshape(_xp.scatter(xp.empty(width * m, dtype=xp.int64), column, slots), (m, width))
 
 
 def _csr_general(xp: ModuleType, src, dst, n: int, directed: bool) -> dict:

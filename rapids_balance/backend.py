@@ -36,6 +36,8 @@ __all__ = [
     "gpu_kernel",
     "Kernel",
     "launch_counts",
+    "kernel_view",
+    "host_read",
 ]
 
 if os.environ.get("RAPIDS_BALANCE_CUDASIM", "") not in ("", "0"):
@@ -216,8 +218,20 @@ def launch_config(n_items: int, threads_per_block: int = 256) -> tuple[int, int]
     return (n_items + threads_per_block - 1) // threads_per_block, threads_per_block
 
 
-launch_counts = {"launches": 0}
-"""Kernel launches through :class:`Kernel` since the process began (the device work model reads it)."""
+launch_counts = {"launches": 0, "host_reads": 0}
+"""Kernel launches through :class:`Kernel` and host reads of device values through
+:func:`host_read` since the process began (the device work model reads them)."""
+
+
+def host_read(a: Any) -> np.ndarray:
+    """A device value the host needs for a decision (a flag, a count), as numpy; counted.
+
+    Every such read waits for the work queued before it, so the GPU modules
+    make one only where the algorithm branches on the value, and only
+    through here, where :data:`launch_counts` counts it.
+    """
+    launch_counts["host_reads"] += 1
+    return to_host(a)
 
 _streams: dict[int, Any] = {}
 
@@ -242,8 +256,12 @@ def _current_stream():
     return stream
 
 
-def _kernel_argument(a: Any) -> Any:
+def kernel_view(a: Any) -> Any:
     """A CuPy array as numba's view of it, without the per-argument synchronisation.
+
+    The GPU modules take the views of a batch's arrays once, before its
+    launches, and pass the views (a launch then has nothing to convert);
+    anything else (numpy under the simulator, scalars, views) is returned as it is.
 
     numba-cuda converts a ``__cuda_array_interface__`` argument at every
     launch and, by default (``NUMBA_CUDA_ARRAY_INTERFACE_SYNC=1``),
@@ -280,7 +298,7 @@ class Kernel:
         configured = self.dispatcher[blocks, threads, _current_stream()]
 
         def launch(*args: Any) -> Any:
-            return configured(*map(_kernel_argument, args))
+            return configured(*map(kernel_view, args))
         return launch
 
     def __repr__(self) -> str:

@@ -16,7 +16,8 @@ Layout (``n`` vertices, ``m`` edges, internal ids ``0..n-1``):
 * ``slot_edge`` (int32, one per slot): the edge id behind each CSR slot.
 * ``edge_slots`` (int64, m x 2 undirected / m x 1 directed): the CSR slot(s)
   of each edge; for undirected edges column 0 is the slot in ``edge_src``'s
-  row and column 1 the slot in ``edge_dst``'s row.
+  row and column 1 the slot in ``edge_dst``'s row (a host graph derives it on first
+  use: no search reads it).
 * ``sign`` (int8, m, values +1/-1) for signed graphs; ``weight`` (float64, m)
   when the input had weights.
 * ``labels``: original vertex label of each internal id (int64 or object).

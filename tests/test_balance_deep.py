@@ -152,3 +152,77 @@ def test_gpu_frontier_trees_equal_cpu_on_deep_graphs(gpu_backend):
             got = balance(g, n_trees=T, seed=5, method=method, progress=False, backend=gpu_backend)
             for k, v in want.counters.items():
                 assert np.array_equal(v, to_host(got.counters[k])), k
+
+
+def _reference_counters(g, roots, seeds):
+    """Balance counters (``majority="larger"``) of the trees of ``ref_bfs``, in plain Python.
+
+    Path signs are products of edge signs from the root; side 1 is a negative path sign; the
+    majority is the larger side (a tie counts half for both sides).
+    """
+    from _reference import ref_bfs
+
+    n, m = g.n, g.m
+    adj = {v: g.indices[g.indptr[v]:g.indptr[v + 1]].tolist() for v in range(n)}
+    edge = {}
+    for e, (a, b) in enumerate(zip(g.edge_src.tolist(), g.edge_dst.tolist())):
+        edge[a, b] = edge[b, a] = e
+    sign = g.sign.tolist()
+    out = {k: np.zeros(m, np.int64) for k in ("in_tree", "negative", "switched", "agree2")}
+    out.update({k: np.zeros(n, np.int64) for k in ("status2", "clean")})
+    ties = 0
+    for r, s in zip(roots.tolist(), seeds.tolist()):
+        parent, depth = ref_bfs(adj, int(r), int(s))
+        side = {}
+        for v in sorted(depth, key=depth.get):  # parents first
+            side[v] = 0 if parent[v] < 0 else side[parent[v]] ^ (sign[edge[v, parent[v]]] < 0)
+            if parent[v] >= 0:
+                out["in_tree"][edge[v, parent[v]]] += 1
+        ones = sum(side.values())
+        maj = 1 if ones > n - ones else (0 if ones < n - ones else None)
+        ties += maj is None
+        for v in range(n):
+            out["status2"][v] += 1 if maj is None else 2 * (side[v] == maj)
+            out["clean"][v] += all(side[w] == side[v] for w in adj[v])
+        for e in range(m):
+            a, b = int(g.edge_src[e]), int(g.edge_dst[e])
+            neg = side[a] != side[b]
+            out["negative"][e] += neg
+            out["switched"][e] += neg != (sign[e] < 0)
+            if not neg:
+                out["agree2"][e] += 1 if maj is None else 2 * (side[a] == maj)
+    out["trees"] = np.array([len(roots)])
+    out["ties"] = np.array([ties])
+    return out
+
+
+def test_deep_pass_counters_equal_a_plain_python_bfs(threads):
+    """The per-tree queue BFS of deep graphs against the documented rule, written independently:
+    a path (deep enough for the BFS-numbered copy), a cycle with a few chords and a grid (made
+    to take it), two blocks of trees."""
+    from rapids_balance.balancing import _layout, _trees
+
+    rng = np.random.default_rng(9)
+    n = 150
+    perm = rng.permutation(n)
+    path = build_graph(perm[:-1], perm[1:], sign=np.where(rng.random(n - 1) < 0.4, -1, 1))
+    s = np.r_[np.arange(n), rng.integers(0, n, 6)]
+    d = np.r_[(np.arange(n) + 1) % n, rng.integers(0, n, 6)]
+    cycle = build_graph(perm[s], perm[d], sign=np.where(rng.random(s.size) < 0.4, -1, 1))
+    k = 9
+    ids = rng.permutation(k * k).reshape(k, k)
+    src = np.r_[ids[:, :-1].ravel(), ids[:-1, :].ravel()]
+    dst = np.r_[ids[:, 1:].ravel(), ids[1:, :].ravel()]
+    grid = build_graph(src, dst, sign=np.where(rng.random(src.size) < 0.4, -1, 1))
+    for g, force in ((path, False), (cycle, True), (grid, True)):
+        with pytest.MonkeyPatch.context() as mp:
+            if force:
+                mp.setattr(_layout, "DEEP_LEVELS", 0)
+            assert _layout.deep_layout(g, _trees.slot_negative(g)) is not None
+            T = BLOCK + 6
+            r = balance(g, n_trees=T, seed=12, sampler="bfs-random-root", progress=False,
+                        backend="cpu")
+        roots, seeds = tree_roots(g, np.arange(T), sampler="bfs-random-root", seed=12)
+        want = _reference_counters(g, roots, seeds)
+        for key, value in want.items():
+            assert np.array_equal(r.counters[key], value), key

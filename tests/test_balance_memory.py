@@ -1,5 +1,9 @@
 """Memory: balance() sizes its work from the memory actually available, and refuses up front."""
 
+import json
+import subprocess
+import sys
+
 import numba
 import numpy as np
 import pytest
@@ -67,3 +71,41 @@ def test_cgroup_files_are_read(monkeypatch, tmp_path):
     assert _engine._cgroup_room() == (1 << 30) - (1 << 28)
     limit.write_text("max\n")
     assert _engine._cgroup_room() is None
+
+
+_PEAK_CHILD = r"""
+import json, sys
+import numba
+from rapids_balance.balancing import _engine, balance
+from rapids_balance.generators import powerlaw_signed_graph
+
+def rss(key):
+    with open("/proc/self/status") as fh:
+        return next(int(l.split()[1]) * 1024 for l in fh if l.startswith(key))
+
+balance(powerlaw_signed_graph(3000, seed=1), n_trees=64, progress=False, backend="cpu")  # compile, import
+g = powerlaw_signed_graph(int(sys.argv[1]), seed=5)
+g.edge_slots  # a graph array, not the call's
+chunks = []
+real = _engine.chunks_that_fit
+_engine.chunks_that_fit = lambda *a: chunks.append(real(*a)) or chunks[-1]
+before = rss("VmRSS:")
+with open("/proc/self/clear_refs", "w") as fh:
+    fh.write("5")  # the high-water mark restarts here
+res = balance(g, n_trees=64, progress=False, backend="cpu")
+params = _engine.BalanceParams(n_trees=64)
+print(json.dumps({"peak": rss("VmHWM:") - before, "m": g.m, "threads": numba.get_num_threads(),
+                  "need": _engine.memory_needed(g, params, max(chunks), _engine.batch_size_for(g, params))}))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self (Linux)")
+def test_the_estimate_covers_a_whole_call_with_its_attribute_tables():
+    """A child process's high-water mark over a 64-tree call with the attribute tables (the
+    call's peak: counters, per-thread chunks, the tables) stays within :func:`memory_needed`,
+    which sizes the batches and refuses runs that cannot fit."""
+    done = subprocess.run([sys.executable, "-c", _PEAK_CHILD, "200000"], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert 0 < got["peak"] <= got["need"], got

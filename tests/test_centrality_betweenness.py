@@ -452,6 +452,44 @@ def test_gpu_virtual_warp_widths(gpu_backend, vw):
 
 
 @pytest.mark.parametrize("directed", [False, True])
+def test_gpu_batch_size_does_not_change_bits(gpu_backend, monkeypatch, directed):
+    # the device folds sources one by one into one accumulator: any number of
+    # sources per launch adds them in the same sequence
+    from rapids_balance.centrality import _gpu
+
+    monkeypatch.setattr(bmod, "_gpu_threads", lambda vw: 8)
+    G = _random_graph(9, 16, 121, directed, wmax=3)
+    sub = dict(sources=[0, 2, 5, 7], targets=[1, 3, 4, 8], weight="weight", backend=gpu_backend)
+    calls = [lambda: edge_betweenness_centrality(G, weight="weight", backend=gpu_backend),
+             lambda: betweenness_centrality(G, weight="weight", backend=gpu_backend, endpoints=True),
+             lambda: bmod.edge_betweenness_centrality_subset(G, **sub)]
+    whole = [f() for f in calls]
+    for size in (1, 3):
+        monkeypatch.setattr(_gpu, "MAX_SOURCES", size)
+        for f, ref in zip(calls, whole):
+            assert f().equals(ref)
+
+
+def test_occupancy_model_fills_an_h100_at_1e8_edges():
+    # 10**6 vertices, 10**8 undirected edges (2 * 10**8 CSR slots), edge scores, 80 GiB, 132 SMs
+    from rapids_balance.centrality._gpu import (BLOCK_THREADS, REFERENCE_DEVICE, resident_blocks_per_sm,
+                                                source_bytes, sources_in_flight)
+
+    n, m = 10**6, 10**8
+    batch = sources_in_flight(n, 2 * m, m, *REFERENCE_DEVICE)
+    assert batch >= 4 * 132
+    assert resident_blocks_per_sm(batch, 132, BLOCK_THREADS) >= 4
+    # registers bound residency: 256 threads of 80 registers leave room for 3 blocks
+    assert resident_blocks_per_sm(batch, 132, 256) == 3
+    assert batch * source_bytes(n) <= REFERENCE_DEVICE[0]
+    # the old sizing, an accumulator row of n + m doubles per block in 16 GiB: 20 blocks
+    assert 16 * 2**30 // (8 * (n + m) + 44 * n) < 132
+    # memory, not a constant, bounds the batch: a quarter of the memory, fewer sources
+    assert sources_in_flight(n, 2 * m, m, REFERENCE_DEVICE[0] // 4, 132) < batch
+    assert sources_in_flight(10, 20, 10, 2**20, 132) >= 132  # small graphs: capped, not starved
+
+
+@pytest.mark.parametrize("directed", [False, True])
 def test_gpu_lengths_below_the_last_bit_of_a_distance(gpu_backend, monkeypatch, directed):
     # 1e20 + 1 == 1e20: past the first edge every candidate rounds onto the bound, so no
     # level clears it; the kernel must settle as a heap would (least distance, then id),

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from rapids_balance.backend import to_host
 from rapids_balance.graph import build_graph
 from rapids_balance.frustration_index._samplers import SAMPLER_CODES, SAMPLERS, sample_trees
 from rapids_balance.frustration_index._samplers import mst_key, mst_shift
@@ -108,8 +109,34 @@ def test_boruvka_gpu_builds_the_kruskal_trees(gpu_backend):
     g = random_signed(16, 0.25, 0.4, 31)
     cpu = sample_trees(g, np.arange(3), sampler="kruskal", seed=2, backend="cpu")
     gpu = sample_trees(g, np.arange(3), sampler="kruskal", seed=2, backend=gpu_backend)
-    for a, b in zip(cpu, gpu):
-        assert np.array_equal(a, b)
+    for a, b in zip(cpu, gpu):  # rooted on the device: parent, parent_edge, order stay there
+        assert np.array_equal(a, to_host(b))
+
+
+@pytest.mark.simulator
+def test_boruvka_gpu_path_signs_are_those_of_the_kruskal_trees(gpu_backend):
+    from rapids_balance.balancing._path_signs import path_signs
+    from rapids_balance.frustration_index._samplers import kruskal_path_signs_gpu
+
+    g = random_signed(16, 0.25, 0.4, 31)
+    p, pe, o, codes = sample_trees(g, np.arange(3), sampler="kruskal", seed=2, backend="cpu")
+    ps, gpu_codes = kruskal_path_signs_gpu(g, np.arange(3), seed=2)
+    assert np.array_equal(to_host(ps), path_signs(o, p, pe, g.sign, backend="cpu"))
+    assert np.array_equal(gpu_codes, codes)
+
+
+@pytest.mark.simulator
+def test_boruvka_gpu_reads_one_flag_per_round(gpu_backend):
+    # Borůvka at least halves the components of every tree per round, so a batch
+    # takes at most log2(n) + 1 rounds (one flag read each) and one read of the
+    # reached counts, however many trees it holds: nothing per tree or per jump
+    from rapids_balance.backend import launch_counts
+
+    g = random_signed(16, 0.25, 0.4, 31)
+    for trees in (1, 5):
+        before = launch_counts["host_reads"]
+        sample_trees(g, np.arange(trees), sampler="kruskal", seed=2, backend=gpu_backend)
+        assert launch_counts["host_reads"] - before <= int(np.ceil(np.log2(g.n))) + 2
 
 
 def test_uniform_spanning_tree_distribution():

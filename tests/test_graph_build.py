@@ -185,6 +185,48 @@ def test_csr_invariants(seed):
     _check_csr(d)
 
 
+def test_edge_slots_are_made_on_first_use_and_match_the_general_build():
+    """A host graph stores no ``edge_slots`` (16 bytes per edge no search reads) until asked."""
+    import pickle
+
+    from rapids_balance import _csr
+
+    src, dst, sgn = _random_rows(7, n_labels=40, n_rows=200)
+    g = build_graph(src, dst, sign=sgn, component="all")
+    copy = pickle.loads(pickle.dumps(g))
+    assert "edge_slots" not in vars(g) and "edge_slots" not in vars(copy)
+    ref = _csr._csr_general(np, g.edge_src, g.edge_dst, g.n, False)  # one sort of every slot
+    for key in ("indptr", "indices", "slot_edge", "edge_slots"):
+        assert np.array_equal(getattr(g, key), ref[key]), key
+    assert np.array_equal(copy.edge_slots, ref["edge_slots"]) and "edge_slots" in vars(g)
+    assert g.edge_slots is g.edge_slots  # made once
+
+
+def test_the_build_lets_go_of_its_input_columns_before_the_csr(monkeypatch):
+    """The reader hands its parsed columns over: they are freed before the cleaning's sort and the CSR."""
+    import weakref
+
+    from rapids_balance import _build
+
+    src, dst, sgn = (np.asarray(c) for c in _random_rows(3, n_labels=30, n_rows=150))
+    refs = [weakref.ref(c) for c in (src, dst, sgn)]
+    columns = {"src": src, "dst": dst, "sign": sgn, "weight": None}
+    want = build_graph(src, dst, sign=sgn, component="all")
+    del src, dst, sgn
+    alive = []
+    real = _build._clean_rows
+
+    def spy(*args, **kwargs):
+        alive.append([r() is not None for r in refs])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_build, "_clean_rows", spy)
+    got = _build.build_from_columns(columns, component="all")
+    assert columns == {} and alive == [[False, False, False]]
+    for key in ("edge_src", "edge_dst", "sign", "labels", "indices"):
+        assert np.array_equal(getattr(got, key), getattr(want, key)), key
+
+
 def test_csr_of_a_shared_file(shared_data):
     _check_csr(rb.read_edgelist(shared_data / "soc-sign-bitcoinalpha.csv.gz"))
 

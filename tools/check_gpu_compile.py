@@ -68,6 +68,8 @@ import traceback  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+# this checkout's kernels, not those of another install of the package
+sys.path.insert(0, str(ROOT))
 
 KERNEL_MODULES = (
     "rapids_balance.balancing._gpu",

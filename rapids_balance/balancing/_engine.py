@@ -128,8 +128,10 @@ def memory_needed(graph, params: BalanceParams, n_chunks: int = 1, batch: int = 
     * ``method="path-sign"``, per chunk (one per thread, at most one per
       block of 64 trees): ``44 n + 20 m`` (block state 16 n, frontier lists
       20 n, vertex counters 8 n; tree edges per slot 8 m, edge counters
-      12 m), plus ``9 n`` with ``majority="agreeable"``; once, the copy of
-      a deep graph numbered in BFS order: ``26 m + 40 n``;
+      12 m), plus ``9 n`` with ``majority="agreeable"`` (a deep graph's
+      per-tree pass needs less: ``28 n + 8 m``); once, the copy of a deep
+      graph numbered in BFS order and that pass's block state and
+      counters: ``42 m + 40 n``;
     * ``method="cycle"`` (tree by tree), per chunk: ``40 n + 5 m`` of
       scratch and ``4 m`` of tree-edge counts; per tree of the batch ``n``
       bytes of sides and ``m`` of balanced signs;
@@ -152,7 +154,7 @@ def memory_needed(graph, params: BalanceParams, n_chunks: int = 1, batch: int = 
         batch_bytes = batch * (n + m)
     else:
         chunk = 44 * n + 20 * m + (9 * n if params.majority == "agreeable" else 0)
-        batch_bytes = 26 * m + 40 * n
+        batch_bytes = 42 * m + 40 * n
     trees = 2 * m + n_chunks * chunk + batch_bytes
     tables = 81 * m + 64 * n
     return counters + max(trees, tables)
@@ -262,27 +264,30 @@ def _batch_cpu(graph, roots: np.ndarray, s2: np.ndarray, params: BalanceParams,
 def _blocks_cpu(graph, roots: np.ndarray, s2: np.ndarray, params: BalanceParams,
                 counters: dict[str, np.ndarray]) -> None:
     """Counters of a batch by blocks of trees: tree, path signs, edges and vertices fused."""
-    from ._cpu import block_pass
+    from ._cpu import block_pass, deep_pass
     from ._trees import BLOCK, slot_negative
     from ._layout import deep_layout
 
     T = roots.size
     maj = np.empty(T, np.uint8)
     reached = np.empty(T, np.int64)
-    chunks = chunks_that_fit(graph, params, cpu_chunks(-(-T // BLOCK)))
     slot_neg = slot_negative(graph)
     lay = deep_layout(graph, slot_neg)  # a deep graph: numbered in BFS order, same trees
-    if lay is None:
-        csr = (graph.indptr, graph.indices, graph.slot_edge, slot_neg, graph.edge_slots)
+    if lay is None:  # parallel over blocks of 64 trees
+        chunks = chunks_that_fit(graph, params, cpu_chunks(-(-T // BLOCK)))
+        csr = (graph.indptr, graph.indices, graph.slot_edge, slot_neg)
         status2, clean, ids = counters["status2"], counters["clean"], np.empty(0, np.int32)
-    else:
+        run, extra = block_pass, ()
+    else:  # parallel over the trees of a block, each tree by its own queue
+        chunks = chunks_that_fit(graph, params, cpu_chunks(min(T, BLOCK)))
         csr = (lay["indptr"], lay["indices"], lay["slot_edge"], lay["slot_neg"], lay["edge_slots"])
         roots = lay["inv"][roots]
         status2, clean, ids = np.zeros(graph.n, np.int64), np.zeros(graph.n, np.int64), lay["ids"]
-    block_pass(*csr, graph.edge_src, graph.edge_dst, graph.sign, roots, s2,
-               params.majority == "agreeable", chunks, maj, reached,
-               counters["in_tree"], counters["negative"], counters["switched"], counters["agree2"],
-               status2, clean, ids)
+        run, extra = deep_pass, (lay["slot_rec"],)
+    run(*csr, graph.edge_src, graph.edge_dst, graph.sign, roots, s2,
+        params.majority == "agreeable", chunks, maj, reached,
+        counters["in_tree"], counters["negative"], counters["switched"], counters["agree2"],
+        status2, clean, ids, *extra)
     if lay is not None:
         counters["status2"][ids] += status2
         counters["clean"][ids] += clean

@@ -16,7 +16,8 @@ import numba
 import numpy as np
 from numba import cuda
 
-from ..backend import array_module, device_array, gpu_kernel, launch_config, to_device, to_host
+from ..backend import (array_module, device_array, gpu_kernel, host_read, kernel_view, launch_config,
+                       to_device, to_host)
 from ._tree_rules import parent_key
 
 WARP = 32
@@ -243,7 +244,7 @@ def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = 
                               scratch["cand"], scratch["cand_bits"], scratch["new"],
                               scratch["new_bits"], scratch["counts"], parent, parent_edge, depth, ps)
     del scratch
-    if bool((depth < 0).any()):
+    if bool(host_read((depth < 0).any())):
         from ._tree_rules import _check_connected
 
         _check_connected(np.asarray((depth >= 0).sum(axis=1).tolist()), n)
@@ -303,12 +304,14 @@ def _pointer_jump(parent, val, add):
     val2 = xp.empty_like(val)
     anc2 = xp.empty_like(anc)
     active = xp.zeros(1, dtype=np.int32)
+    views = [kernel_view(a) for a in (anc, val, anc2, val2, active)]  # once for the loop
     while True:
         active[0] = 0
-        _k_jump[blocks, threads](anc, val, anc2, val2, add, active)
-        anc, anc2 = anc2, anc
+        _k_jump[blocks, threads](*views[:4], add, views[4])
+        views[0], views[2] = views[2], views[0]
+        views[1], views[3] = views[3], views[1]
         val, val2 = val2, val
-        if int(to_host(active)[0]) == 0:
+        if int(host_read(active)[0]) == 0:
             return val
 
 
@@ -461,7 +464,7 @@ def tree_levels_gpu(parent):
     xp = array_module("gpu")
     depth = _pointer_jump(parent, (parent >= 0).astype(np.int32), 1)
     levels = []
-    for lev in range(int(depth.max()) + 1):
+    for lev in range(int(host_read(depth.max())) + 1):
         ft, fv = xp.nonzero(depth == lev)
         levels.append((ft.astype(np.int32), fv.astype(np.int32)))
     return levels
@@ -575,12 +578,13 @@ def agreeable_sides_gpu(d, side):
     changed = xp.zeros(1, dtype=np.int32)
     blocks_e, threads_e = launch_config(T * m)
     blocks, threads = launch_config(T * n)
+    es, ed, sv, cv, ch = map(kernel_view, (d["edge_src"], d["edge_dst"], side, comp, changed))
     while True:
         changed[0] = 0
-        _k_cc_hook[blocks_e, threads_e](d["edge_src"], d["edge_dst"], side, comp, changed)
-        if int(to_host(changed)[0]) == 0:
+        _k_cc_hook[blocks_e, threads_e](es, ed, sv, cv, ch)
+        if int(host_read(changed)[0]) == 0:
             break
-        _k_cc_jump[blocks, threads](comp)
+        _k_cc_jump[blocks, threads](cv)
     count = xp.zeros((T, n), dtype=np.int32)
     _k_cc_compress[blocks, threads](comp, count)
     best = xp.argmax(count, axis=1)  # first maximum: the smallest root id

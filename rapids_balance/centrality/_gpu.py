@@ -1,9 +1,10 @@
 """GPU kernels of weighted Brandes betweenness (numba-cuda).
 
-Coarse grain: one thread block per chunk of sources, many blocks in flight,
-each with its own O(n + m) workspace row and accumulator row.  Fine grain:
-inside a block the paper's level-synchronous Dijkstra (PeerJ CS 2017,
-Algorithms 4-6) with work-efficient queues and virtual warps:
+Coarse grain: one thread block per source, as many sources in flight as
+device memory holds (:func:`sources_in_flight`, the occupancy model), each
+block with its own O(n) workspace row.  Fine grain: inside a block the
+paper's level-synchronous Dijkstra (PeerJ CS 2017, Algorithms 4-6) with
+work-efficient queues and virtual warps:
 
 1. relax the newest level (a queue): virtual warp per vertex, its lanes
    stride over the CSR row; ``atomicMin`` on the tentative distance and
@@ -20,10 +21,17 @@ Algorithms 4-6) with work-efficient queues and virtual warps:
    dependency from its successors, lanes summing strided partials which lane
    0 adds in lane order.
 
+After a launch, two fold kernels add each source's node and edge shares
+(read back from its final workspace row) to one accumulator, a thread per
+vertex or edge looping over the sources in order: no accumulator row per
+block, and a left fold over the sources whatever the batch size.
+
 Every floating-point sum has an order fixed by the data and the virtual
-warp width, so a run is bit-reproducible; it agrees with the CPU kernel to
-rounding (the CPU sums a CSR row in one sequence, a virtual warp in ``vw``
-interleaved ones).  Distances are bit-identical to the CPU's (same
+warp width, and the folds add sources in source order, so a run is
+bit-reproducible and independent of how many sources a launch takes; it
+agrees with the CPU kernel to rounding (the CPU sums a CSR row in one
+sequence, a virtual warp in ``vw`` interleaved ones, and the CPU adds
+chunks of 8 sources before folding them).  Distances are bit-identical to the CPU's (same
 ``d[u] + w`` additions, min is exact).
 """
 
@@ -35,12 +43,6 @@ import numpy as np
 from numba import cuda, float64, int32
 
 from ..backend import gpu_kernel
-from ._cpu import sum_rows_column
-
-# the CPU kernel's body compiled as a device function (the simulator cannot
-# pass its arrays into an njit function, so share the Python source instead)
-_sum_rows_column = cuda.jit(device=True)(sum_rows_column.py_func)
-
 MAX_THREADS = 256  # size of the per-block shared reduction buffer
 
 
@@ -119,11 +121,23 @@ def _dag_in_degree(v, d, st, rindptr, rindices, rwslot):
     return cnt
 
 
+@cuda.jit(device=True)
+def _dag_edge_share(v, s, sw, d, sg, de, st, rindptr, rindices, rwslot, tmask, subset, want_edges):
+    """Dependency of source ``s`` that flows back over the DAG edge into ``v`` (``sw``: the
+    path count of the edge's tail).  Phase 2 and the edge fold both call it, on the same
+    final arrays, so they get the same bits."""
+    is_t = (not subset) or (tmask[v] != 0 and v != s)
+    if subset and want_edges and not is_t:
+        # networkx's edge-subset rule: a non-target splits its dependency
+        # evenly among its predecessors
+        return de[v] / _dag_in_degree(v, d, st, rindptr, rindices, rwslot)
+    return sw / sg[v] * ((1.0 if is_t else 0.0) + de[v])
+
+
 @gpu_kernel
-def _bc_kernel(sources, chunk, n, indptr, indices, wslot, slot_edge,
-               rindptr, rindices, rwslot, minw, endpoints, want_edges, tmask, vw,
-               dist, sigma, delta, state, stack, ends, cand0, cand1,
-               node_rows, edge_rows):
+def _bc_kernel(sources, n, indptr, indices, wslot, rindptr, rindices, rwslot, minw,
+               want_edges, tmask, vw, dist, sigma, delta, state, stack, ends, cand0, cand1,
+               settled):
     b = cuda.blockIdx.x
     tid = cuda.threadIdx.x
     nthreads = cuda.blockDim.x
@@ -142,13 +156,9 @@ def _bc_kernel(sources, chunk, n, indptr, indices, wslot, slot_edge,
     eb = ends[b]
     ca = cand0[b]
     cb = cand1[b]
-    nacc = node_rows[b]
-    eacc = edge_rows[b]
-    extra = 1.0 if endpoints else 0.0
     subset = tmask.size > 1  # a one-element mask stands for "every vertex is a target"
-    n_src = sources.size
-    for si in range(b * chunk, min((b + 1) * chunk, n_src)):
-        s = sources[si]
+    if b < sources.size:
+        s = sources[b]
         for v in range(tid, n, nthreads):
             d[v] = math.inf
             sg[v] = 0.0
@@ -257,40 +267,70 @@ def _bc_kernel(sources, chunk, n, indptr, indices, wslot, slot_edge,
                         # _settle_heap_minimum) d[v] == d[w] + w can hold both
                         # ways, and only the edge into the later one is a DAG edge
                         if d[v] == dw + wslot[j] and st[v] > st[w]:
-                            is_t = (not subset) or (tmask[v] != 0 and v != s)
-                            if subset and want_edges and not is_t:
-                                # networkx's edge-subset rule: a non-target
-                                # splits its dependency evenly among its
-                                # predecessors
-                                c = de[v] / _dag_in_degree(v, d, st, rindptr, rindices, rwslot)
-                            else:
-                                c = sw / sg[v] * ((1.0 if is_t else 0.0) + de[v])
-                            acc += c
-                            if want_edges:
-                                # each edge is a tree edge of one direction
-                                # at most, so no two lanes share a slot
-                                eacc[slot_edge[j]] += c
+                            acc += _dag_edge_share(v, s, sw, d, sg, de, st, rindptr, rindices,
+                                                   rwslot, tmask, subset, want_edges)
                 red[tid] = acc
                 cuda.syncthreads()
                 if lane == 0 and i < hi:
                     t = 0.0
                     for k in range(vw):
                         t += red[tid + k]
-                    w = stk[i]
-                    de[w] = t
-                    if w != s:
-                        nacc[w] += t + extra
+                    de[stk[i]] = t
                 cuda.syncthreads()
-        if tid == 0 and endpoints:
-            nacc[s] += ctr[0] - 1
-        cuda.syncthreads()
+        if tid == 0:
+            settled[b] = ctr[0]
 
 
 @gpu_kernel
-def _sum_rows_kernel(rows, out):
-    j = cuda.grid(1)
-    if j < out.size:
-        _sum_rows_column(rows, out, j)
+def _k_fold_nodes(sources, delta, state, settled, endpoints, node):
+    """``node[v]`` plus each source's share of ``v``, sources in batch order (thread per vertex).
+
+    The share is what Brandes adds for ``v``: its dependency (plus one with
+    ``endpoints``) when settled and not the source, the settled count less
+    one for the source with ``endpoints``, else 0.
+    """
+    v = cuda.grid(1)
+    if v < node.size:
+        extra = 1.0 if endpoints else 0.0
+        t = node[v]
+        for b in range(sources.size):
+            x = 0.0
+            if v == sources[b]:
+                if endpoints:
+                    x = float64(settled[b] - 1)
+            elif state[b, v] >= 2:
+                x = delta[b, v] + extra
+            t += x
+        node[v] = t
+
+
+@gpu_kernel
+def _k_fold_edges(sources, eptr, eslots, slot_row, indices, wslot, rindptr, rindices, rwslot,
+                  tmask, dist, sigma, delta, state, edge):
+    """``edge[e]`` plus each source's share of ``e``, sources in batch order (thread per edge).
+
+    The share is recomputed from the source's final distances, path counts
+    and dependencies: the flow over whichever slot of ``e`` is a DAG edge
+    (one direction at most, so at most one slot), else 0.
+    """
+    e = cuda.grid(1)
+    if e < edge.size:
+        subset = tmask.size > 1
+        t = edge[e]
+        for b in range(sources.size):
+            d = dist[b]
+            st = state[b]
+            x = 0.0
+            for k in range(eptr[e], eptr[e + 1]):
+                j = eslots[k]
+                w = slot_row[j]
+                v = indices[j]
+                if st[w] >= 2 and d[v] == d[w] + wslot[j] and st[v] > st[w]:
+                    sg = sigma[b]
+                    x = _dag_edge_share(v, sources[b], sg[w], d, sg, delta[b], st, rindptr,
+                                        rindices, rwslot, tmask, subset, True)
+            t += x
+        edge[e] = t
 
 
 def virtual_warp_width(n: int, n_slots: int) -> int:
@@ -307,46 +347,214 @@ def virtual_warp_width(n: int, n_slots: int) -> int:
     return int(min(32, max(4, w)))
 
 
-def bc_batch_gpu(g, sources: np.ndarray, chunk: int, endpoints: bool, want_edges: bool,
-                 vw: int, threads: int, tmask: np.ndarray | None = None
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """Unnormalised node/edge dependencies of ``sources`` on the GPU.
 
-    ``tmask`` (int8 per vertex, or ``None`` for all) marks the targets, as
-    in the CPU kernel's ``_accumulate``.
 
-    ``g`` is a prepared :class:`~rapids_balance.centrality._prepare.BCGraph`.
-    Chunk ``c`` of ``chunk`` sources runs in block ``c``; rows are summed
-    in block order on the device.
+# ---------------------------------------------------------------------------
+# how many sources are in flight: the occupancy model
+# ---------------------------------------------------------------------------
+
+#: the device the model assumes where none is queried (the simulator; Dask's
+#: batch boundaries): an 80 GiB H100 SXM with 132 SMs
+REFERENCE_DEVICE = (80 * 2**30, 132)
+#: fraction of device memory left to the caller, CuPy's pool and the CUDA context
+MEMORY_RESERVE = 0.25
+#: thread blocks an SM keeps resident at most (CUDA, compute capability 9.0), and its registers
+MAX_BLOCKS_PER_SM = 32
+MAX_THREADS_PER_SM = 2048
+REGISTERS_PER_SM = 65536
+#: registers per thread of :func:`_bc_kernel` at sm_90 (``tools/check_gpu_compile.py``: 78,
+#: allocated in steps of 8)
+KERNEL_REGISTERS = 80
+#: threads per block on a GPU: 128 x 80 registers leave room for 6 resident blocks per SM
+#: (at 256 threads the registers allow 3)
+BLOCK_THREADS = 128
+#: sources of one launch at most: beyond this the fold's loop over a batch only grows
+MAX_SOURCES = 4096
+
+
+def source_bytes(n: int) -> int:
+    """Device bytes one source in flight needs: its workspace row (see :func:`_bc_kernel`).
+
+    Distances, path counts and dependencies (float64), state, stack, level
+    ends and the two candidate queues (int32), and its settled count.
     """
-    from ..backend import array_module, launch_config, to_device, to_host
+    return 3 * 8 * n + 5 * 4 * n + 4 + 4
 
-    if threads > MAX_THREADS or threads & (threads - 1) or threads % vw:
-        raise ValueError(f"threads={threads} must be a power of two <= {MAX_THREADS} "
-                         f"and a multiple of the virtual warp width {vw}")
-    dev = g.device()
-    n, m = g.n, g.m
-    n_chunks = (sources.size + chunk - 1) // chunk
-    src = to_device(np.ascontiguousarray(sources, dtype=np.int32), "gpu")
-    mask = np.zeros(1, np.int8) if tmask is None or tmask.size == 0 else tmask
-    dmask = to_device(np.ascontiguousarray(mask, dtype=np.int8), "gpu")
-    xp = array_module("gpu")
-    f64 = lambda cols: xp.zeros((n_chunks, cols), dtype=np.float64)  # noqa: E731
-    i32 = lambda cols: xp.zeros((n_chunks, cols), dtype=np.int32)  # noqa: E731
-    node_rows = f64(n)
-    edge_rows = f64(m if want_edges else 1)
-    _bc_kernel[n_chunks, threads](
-        src, chunk, n, dev["indptr"], dev["indices"], dev["wslot"], dev["slot_edge"],
-        dev["rindptr"], dev["rindices"], dev["rwslot"], dev["minw"],
-        bool(endpoints), bool(want_edges), dmask, vw,
-        f64(n), f64(n), f64(n), i32(n), i32(n), i32(n + 1), i32(n), i32(n),
-        node_rows, edge_rows)
-    node = xp.zeros(n, dtype=np.float64)
-    _sum_rows_kernel[launch_config(n)](node_rows, node)
-    edge = xp.zeros(m if want_edges else 0, dtype=np.float64)
-    if want_edges:
-        _sum_rows_kernel[launch_config(m)](edge_rows, edge)
-    cuda.synchronize()
-    return to_host(node), to_host(edge)
 
+def fixed_bytes(n: int, nnz: int, m_acc: int) -> int:
+    """Device bytes of one computation whatever its batch: the graph's CSR both ways with
+    lengths, the edge fold's tables, the two accumulators and the target mask."""
+    csr = 2 * (8 * (n + 1) + (4 + 8) * nnz) + 4 * nnz + 8 * n  # + slot_edge, minw
+    fold = (8 * (m_acc + 1) + 4 * nnz + 4 * nnz) if m_acc else 0  # eptr, eslots, slot_row
+    return csr + fold + 8 * (n + m_acc) + n
+
+
+def sources_in_flight(n: int, nnz: int, m_acc: int, device_bytes: int, sm_count: int) -> int:
+    """Sources per launch (one thread block each) for a graph and a device.
+
+    Parameters
+    ----------
+    n, nnz : int
+        Vertices and CSR slots (twice the edges of an undirected graph).
+    m_acc : int
+        Edges with a score (``m`` for edge betweenness, else 0).
+    device_bytes : int
+        Device memory the computation may use (free memory on a GPU).
+    sm_count : int
+        Streaming multiprocessors.
+
+    Returns
+    -------
+    int
+        ``(1 - MEMORY_RESERVE) * device_bytes``, less :func:`fixed_bytes`,
+        divided by :func:`source_bytes`, capped at :data:`MAX_SOURCES`, and
+        at least 1.
+
+    Notes
+    -----
+    Each source of a launch keeps an O(n) workspace row and nothing more:
+    its scores are folded into one accumulator after the launch
+    (:class:`BetweennessFold`), so no O(n + m) accumulator row per block
+    limits how many sources are in flight (before, 16 GiB of rows allowed
+    9-20 blocks at 10**8 edges).  Blocks of :data:`BLOCK_THREADS` threads
+    leave room for 6 resident per SM (registers bound it), so a launch of
+    at least ``4 * sm_count`` sources keeps at least 4 resident per SM
+    (:func:`resident_blocks_per_sm`).  Results do not depend on the batch
+    size: the fold adds sources in source order across batches.
+
+    Examples
+    --------
+    >>> sources_in_flight(10**6, 2 * 10**8, 10**8, 80 * 2**30, 132) >= 4 * 132
+    True
+    """
+    usable = int((1.0 - MEMORY_RESERVE) * device_bytes) - fixed_bytes(n, nnz, m_acc)
+    fit = usable // source_bytes(n) if usable > 0 else 0
+    return int(max(1, min(MAX_SOURCES, fit)))
+
+
+def resident_blocks_per_sm(sources: int, sm_count: int, threads: int = BLOCK_THREADS,
+                           registers: int = KERNEL_REGISTERS) -> float:
+    """Thread blocks resident per SM for a launch of ``sources`` blocks of ``threads``.
+
+    The launch's blocks spread over the SMs, up to what an SM holds: at most
+    :data:`MAX_BLOCKS_PER_SM` blocks, :data:`MAX_THREADS_PER_SM` threads and
+    :data:`REGISTERS_PER_SM` registers (``registers`` per thread); the
+    kernel's 2 KiB of shared memory a block is far from limiting.
+    """
+    threads = max(threads, 1)
+    per_sm = min(MAX_BLOCKS_PER_SM, MAX_THREADS_PER_SM // threads,
+                 REGISTERS_PER_SM // (max(registers, 1) * threads))
+    return min(float(per_sm), sources / max(sm_count, 1))
+
+
+def device_limits() -> tuple[int, int]:
+    """(memory the computation may use, SM count) of the current GPU; the reference device under
+    the simulator."""
+    from ..backend import simulator_enabled
+
+    if simulator_enabled():
+        return REFERENCE_DEVICE
+    import cupy
+
+    free, _ = cupy.cuda.runtime.memGetInfo()
+    pool = cupy.get_default_memory_pool()
+    sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+    return int(free + pool.free_bytes()), int(sms)
+
+
+# ---------------------------------------------------------------------------
+# host side: batches folded into one accumulator
+# ---------------------------------------------------------------------------
+
+def _fold_tables(g, dev: dict) -> None:
+    """Edge -> its CSR slots (``eptr``, ``eslots``) and slot -> its row, for the edge fold."""
+    if "eslots" in dev:
+        return
+    from ..backend import to_device
+
+    slot_edge = np.asarray(g.slot_edge, dtype=np.int64)
+    eslots = np.argsort(slot_edge, kind="stable").astype(np.int32)
+    eptr = np.zeros(g.m + 1, np.int64)
+    np.cumsum(np.bincount(slot_edge, minlength=g.m), out=eptr[1:])
+    slot_row = np.repeat(np.arange(g.n, dtype=np.int32), np.diff(np.asarray(g.indptr)))
+    dev.update(eptr=to_device(eptr, "gpu"), eslots=to_device(eslots, "gpu"),
+               slot_row=to_device(slot_row, "gpu"))
+
+
+class BetweennessFold:
+    """Device accumulators of one betweenness computation, fed batch after batch.
+
+    ``add(sources)`` launches one block per source (:func:`_bc_kernel`), then
+    folds each source's node and edge shares into the accumulators in
+    source order (:func:`_k_fold_nodes`, :func:`_k_fold_edges`): three
+    launches and no host read per batch.  The sum is a left fold over the
+    sources, so it is the same for any batch size.  ``result()`` reads the
+    accumulators back (the only device-to-host copy).
+
+    ``g`` is a prepared :class:`~rapids_balance.centrality._input.BCGraph`;
+    ``tmask`` (int8 per vertex, or ``None`` for all) marks the targets, as in
+    the CPU kernel's ``_accumulate``; ``batch`` is the most sources one
+    ``add`` takes.
+    """
+
+    def __init__(self, g, batch: int, endpoints: bool, want_edges: bool, vw: int, threads: int,
+                 tmask: np.ndarray | None = None):
+        from ..backend import array_module, kernel_view, to_device
+
+        if threads > MAX_THREADS or threads & (threads - 1) or threads % vw:
+            raise ValueError(f"threads={threads} must be a power of two <= {MAX_THREADS} "
+                             f"and a multiple of the virtual warp width {vw}")
+        dev = g.device()
+        if want_edges:
+            _fold_tables(g, dev)
+        n, m = g.n, g.m
+        xp = array_module("gpu")
+        mask = np.zeros(1, np.int8) if tmask is None or tmask.size == 0 else tmask
+        self.n, self.batch, self.threads, self.vw = n, int(batch), threads, vw
+        self.endpoints, self.want_edges = bool(endpoints), bool(want_edges)
+        self.node = xp.zeros(n, dtype=np.float64)
+        self.edge = xp.zeros(m if want_edges else 0, dtype=np.float64)
+        rows = max(self.batch, 1)
+        work = dict(dist=xp.empty((rows, n), np.float64), sigma=xp.empty((rows, n), np.float64),
+                    delta=xp.empty((rows, n), np.float64), state=xp.empty((rows, n), np.int32),
+                    stack=xp.empty((rows, n), np.int32), ends=xp.empty((rows, n + 1), np.int32),
+                    cand0=xp.empty((rows, n), np.int32), cand1=xp.empty((rows, n), np.int32),
+                    settled=xp.zeros(rows, np.int32))
+        # numba's views, taken once for the whole computation (a launch converts nothing)
+        self.v = {k: kernel_view(a) for k, a in {**dev, **work, "node": self.node,
+                                                 "edge": self.edge}.items()}
+        self.v["tmask"] = kernel_view(to_device(np.ascontiguousarray(mask, dtype=np.int8), "gpu"))
+        self._rows = work
+
+    def add(self, sources: np.ndarray) -> None:
+        """Fold the shares of ``sources`` (at most ``batch`` of them) into the accumulators."""
+        from ..backend import kernel_view, launch_config, to_device
+
+        B = int(sources.size)
+        if B == 0:
+            return
+        if B > self.batch:
+            raise ValueError(f"{B} sources in a batch of at most {self.batch}")
+        v = self.v
+        src = kernel_view(to_device(np.ascontiguousarray(sources, dtype=np.int32), "gpu"))
+        rows = {k: (v[k] if B == self.batch else kernel_view(a[:B]))
+                for k, a in self._rows.items()}
+        _bc_kernel[B, self.threads](
+            src, self.n, v["indptr"], v["indices"], v["wslot"], v["rindptr"], v["rindices"],
+            v["rwslot"], v["minw"], self.want_edges, v["tmask"], self.vw, rows["dist"],
+            rows["sigma"], rows["delta"], rows["state"], rows["stack"], rows["ends"],
+            rows["cand0"], rows["cand1"], rows["settled"])
+        _k_fold_nodes[launch_config(self.n)](src, rows["delta"], rows["state"], rows["settled"],
+                                            self.endpoints, v["node"])
+        if self.want_edges:
+            _k_fold_edges[launch_config(self.edge.size)](
+                src, v["eptr"], v["eslots"], v["slot_row"], v["indices"], v["wslot"],
+                v["rindptr"], v["rindices"], v["rwslot"], v["tmask"], rows["dist"],
+                rows["sigma"], rows["delta"], rows["state"], v["edge"])
+
+    def result(self) -> tuple[np.ndarray, np.ndarray]:
+        """The accumulated (node, edge) scores as host arrays."""
+        from ..backend import to_host
+
+        return to_host(self.node), to_host(self.edge)
 

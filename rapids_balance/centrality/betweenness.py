@@ -26,12 +26,13 @@ from ._setup import (_check_params, _rescale, _sources, _vertex_ids,  # noqa: F4
 __all__ = ["betweenness_centrality", "edge_betweenness_centrality", "betweenness_centrality_subset",
            "edge_betweenness_centrality_subset"]
 
-# sources per chunk: one thread (CPU) or one thread block (GPU) runs a chunk
-# in order into its own accumulator row; the GPU wants many blocks in flight
+# sources per chunk: one thread (CPU) runs a chunk in order into its own
+# accumulator row; the GPU runs one source per thread block and folds the
+# sources into one accumulator (its batches: the occupancy model of ._gpu)
 _CHUNK = {"cpu": 8, "gpu": 1}
-# accumulator rows plus per-chunk workspace of one batch stay under this
-_BATCH_BUDGET = {"cpu": 256 * 2**20, "gpu": 16 * 2**30}
-_MAX_ROWS = {"cpu": 64, "gpu": 1024}
+# accumulator rows plus per-chunk workspace of one CPU batch stay under this
+_BATCH_BUDGET = {"cpu": 256 * 2**20}
+_MAX_ROWS = {"cpu": 64}
 # unit lengths on the CPU: sources per bit-parallel BFS block (a power of two
 # up to 64) while a thread's path counts and dependencies (16 bytes per vertex
 # and source) stay under this; below 8 sources per block: one BFS per source
@@ -57,7 +58,8 @@ def _bc_partial(graph: BCGraph, sources: np.ndarray, params: dict) -> tuple[np.n
         scores), ``chunk``, ``targets`` (optional int8 mask of the target
         vertices; absent: every vertex); CPU only: ``bitset`` (unit lengths:
         each chunk of at most 64 sources is one bit-parallel BFS); GPU only:
-        ``vwidth``, ``threads``.
+        ``vwidth``, ``threads`` (the GPU runs one source per thread block and
+        folds the sources in order, whatever ``chunk`` says).
 
     Returns
     -------
@@ -70,11 +72,9 @@ def _bc_partial(graph: BCGraph, sources: np.ndarray, params: dict) -> tuple[np.n
     tmask = params.get("targets")
     tmask = np.zeros(0, np.int8) if tmask is None else np.ascontiguousarray(tmask, dtype=np.int8)
     if params.get("backend", "cpu") == "gpu":
-        from ._gpu import bc_batch_gpu, virtual_warp_width
-
-        vw = int(params.get("vwidth") or virtual_warp_width(graph.n, graph.indices.size))
-        threads = int(params.get("threads") or _gpu_threads(vw))
-        return bc_batch_gpu(graph, sources, chunk, endpoints, want_edges, vw, threads, tmask)
+        fold = _gpu_fold(graph, params, max(int(sources.size), 1))
+        fold.add(sources)
+        return fold.result()
     from ._cpu import bc_batch_cpu
 
     node = np.zeros(graph.n)
@@ -111,24 +111,48 @@ def _params(graph: BCGraph, backend: str, *, endpoints: bool, edges: bool,
     return params
 
 
+def _gpu_fold(graph: BCGraph, params: dict, batch: int):
+    """The device accumulators of one GPU computation (``._gpu.BetweennessFold``)."""
+    from ._gpu import BetweennessFold, virtual_warp_width
+
+    vw = int(params.get("vwidth") or virtual_warp_width(graph.n, graph.indices.size))
+    threads = int(params.get("threads") or _gpu_threads(vw))
+    tmask = params.get("targets")
+    tmask = None if tmask is None else np.ascontiguousarray(tmask, dtype=np.int8)
+    return BetweennessFold(graph, batch, bool(params.get("endpoints", False)),
+                           bool(params.get("edges", False)), vw, threads, tmask)
+
+
 def _gpu_threads(vw: int) -> int:
     from ..backend import simulator_enabled
 
+    from ._gpu import BLOCK_THREADS
+
     # the simulator runs every thread as a Python thread: keep blocks small there
-    return max(vw, 32) if simulator_enabled() else 256
+    return max(vw, 32) if simulator_enabled() else max(vw, BLOCK_THREADS)
 
 
 def _batches(sources: np.ndarray, n: int, nnz: int, m_acc: int, backend: str,
-             chunk: int) -> list[np.ndarray]:
+             chunk: int, distributed: bool = False) -> list[np.ndarray]:
     """Fixed batches: a function of the data and the backend, never of threads.
 
     A batch is ``rows`` chunks; each chunk needs an accumulator row of
     ``n + m_acc`` float64 and its workspace (CPU: distances, counts,
     dependencies, queue, DAG; GPU: the same without the DAG, plus queues).
-    The estimate fixes the batch boundaries and so the order of the
-    floating-point sums: changing it changes results in the last bits.
+    On the CPU the estimate fixes the batch boundaries and so the order of
+    the floating-point sums: changing it changes results in the last bits.
+    The GPU folds sources one by one into one accumulator, so its batches
+    (the sources of one launch, :func:`._gpu.sources_in_flight` for the
+    current device) change nothing but speed; on a Dask cluster its batch
+    partials are summed per batch, so there the reference device fixes them.
     """
-    work = 45 * n + 8 * nnz if backend == "cpu" else 44 * n
+    if backend == "gpu":
+        from ._gpu import REFERENCE_DEVICE, device_limits, sources_in_flight
+
+        limits = REFERENCE_DEVICE if distributed else device_limits()
+        size = sources_in_flight(n, nnz, m_acc, *limits)
+        return [sources[i:i + size] for i in range(0, sources.size, size)]
+    work = 45 * n + 8 * nnz
     row_bytes = 8 * (n + m_acc) + work
     rows = max(1, min(_MAX_ROWS[backend], _BATCH_BUDGET[backend] // max(row_bytes, 1)))
     size = rows * chunk
@@ -140,7 +164,8 @@ def _run(graph: BCGraph, sources: np.ndarray, params: dict, *, progress: bool, c
     from .._progress import progress_bar
 
     m_acc = graph.m if params["edges"] else 0
-    batches = _batches(sources, graph.n, graph.indices.size, m_acc, params["backend"], params["chunk"])
+    batches = _batches(sources, graph.n, graph.indices.size, m_acc, params["backend"], params["chunk"],
+                       distributed=client is not None)
     node = np.zeros(graph.n)
     edge = np.zeros(m_acc)
     if client is not None:
@@ -151,6 +176,14 @@ def _run(graph: BCGraph, sources: np.ndarray, params: dict, *, progress: bool, c
         nb, eb = run_batches(client, graph, _bc_partial, batches, params, split_every=None,
                              progress=progress, desc=desc)
         return node + nb, edge + eb
+    if params["backend"] == "gpu":
+        # one device accumulator across batches: a left fold over the sources
+        fold = _gpu_fold(graph, params, max((b.size for b in batches), default=1))
+        with progress_bar(sources.size, desc, enabled=progress, unit="src") as bar:
+            for b in batches:
+                fold.add(b)
+                bar.update(b.size)
+        return fold.result()
     results = (_bc_partial(graph, b, params) for b in batches)
     with progress_bar(sources.size, desc, enabled=progress, unit="src") as bar:
         for b, (nb, eb) in zip(batches, results):

@@ -20,7 +20,8 @@ import numpy as np
 
 from numba import cuda, float64, int32
 
-from ..backend import array_module, device_function, gpu_kernel, launch_config, simulator_enabled, to_host
+from ..backend import (array_module, device_function, gpu_kernel, host_read, launch_config, simulator_enabled,
+                       to_host)
 from . import _tables
 from ._state import Level
 from ._tables import NEW_CLUSTER
@@ -256,7 +257,7 @@ class GPUState:
         self.nclus[0] = self.n - int(empty.size)
 
     def _allow_new(self) -> bool:
-        return self.maxc <= 0 or int(to_host(self.nclus)[0]) < self.maxc
+        return self.maxc <= 0 or int(host_read(self.nclus)[0]) < self.maxc
 
     def _eval_all(self, allow: bool) -> None:
         blocks, threads = launch_config(self.n)
@@ -295,10 +296,10 @@ class GPUState:
         moves, gain = 0, 0.0
         while moves < max_moves:
             k["argmin"][1, _REDUCE_THREADS](self.bd, out_d, vbuf)
-            d = float(to_host(out_d)[0])
+            d = float(host_read(out_d)[0])
             if not d < -self.tol:
                 break
-            v = int(to_host(vbuf)[0])
+            v = int(host_read(vbuf)[0])
             deg = int(self.h_indptr[v + 1] - self.h_indptr[v])
             k["relabel"][1, 1](vbuf, self.bk, self.labels, self.csize, self.free, self.nfree,
                                self.nclus, moved)
@@ -330,12 +331,12 @@ class GPUState:
         for _ in range(max_rounds):
             k["select"][blocks, threads](self.indptr, self.indices, self.bd, self.bk, mover, want_new)
             rank = xp.cumsum(want_new) - want_new
-            room = self.n if self.maxc <= 0 else self.maxc - int(to_host(self.nclus)[0])
-            top = int(to_host(self.nfree)[0])
+            room = self.n if self.maxc <= 0 else self.maxc - int(host_read(self.nclus)[0])
+            top = int(host_read(self.nfree)[0])
             self.mark[:] = False
             k["apply"][blocks, threads](self.indptr, self.indices, self.labels, self.bk, mover, rank,
                                         room, self.free, top, self.mark)
-            mv = int(to_host(mover.sum()))
+            mv = int(host_read(mover.sum()))
             if mv == 0:
                 break
             moves += mv

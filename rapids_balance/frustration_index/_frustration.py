@@ -102,6 +102,11 @@ def _cloud_partial(graph, tree_ids, params: FrustrationParams) -> CloudPart:
                                      seed=params.seed)
         ps = bfs_path_signs_gpu(graph, root_ids, seeds)
         codes = np.full(tree_ids.size, SAMPLER_CODES[params.sampler], np.int8)
+    elif params.backend == "gpu" and params.sampler == "kruskal":
+        # the same trees, their path signs made on the device as they are rooted
+        from ._samplers import kruskal_path_signs_gpu
+
+        ps, codes = kruskal_path_signs_gpu(graph, tree_ids, seed=params.seed, roots=params.roots)
     else:
         parent, parent_edge, order, codes = sample_trees(
             graph, tree_ids, sampler=params.sampler, seed=params.seed, roots=params.roots,

@@ -21,7 +21,8 @@ import numpy as np
 from numba import cuda
 
 from .._random import hash64
-from ..backend import array_module, device_array, gpu_kernel, launch_config, to_host
+from ..backend import (array_module, device_array, gpu_kernel, host_read, kernel_view, launch_config,
+                       to_host)
 from ._shared import HASH_STREAM, _move_priority, mst_key, n_words
 
 
@@ -29,11 +30,13 @@ from ._shared import HASH_STREAM, _move_priority, mst_key, n_words
 # cloud
 # ---------------------------------------------------------------------------
 
+# the three write one (T, W + 2) uint64 array: words in columns 0..W-1, the hash in
+# column W, the switch count in column W + 1 (one copy to the host a batch)
+
 @gpu_kernel
-def _k_words(ps, words):
+def _k_words(ps, words, W):
     i = cuda.grid(1)
     T, n = ps.shape
-    W = words.shape[1]
     if i < T * W:
         t = i // W
         w = i % W
@@ -48,43 +51,47 @@ def _k_words(ps, words):
 
 
 @gpu_kernel
-def _k_hash(words, hashes):
+def _k_hash(words, W):
     t = cuda.grid(1)
     if t < words.shape[0]:
         h = np.uint64(0x243F6A8885A308D3)
-        for k in range(words.shape[1]):
+        for k in range(W):
             h = hash64(h ^ words[t, k], HASH_STREAM, k)
-        hashes[t] = h
+        words[t, W] = h
 
 
 @gpu_kernel
-def _k_switches(ps, edge_src, edge_dst, sign, switches):
+def _k_switches(ps, edge_src, edge_dst, sign, words, col):
     i = cuda.grid(1)
     m = edge_src.size
     if i < ps.shape[0] * m:
         t = i // m
         e = i % m
         if sign[e] * ps[t, edge_src[e]] * ps[t, edge_dst[e]] < 0:
-            cuda.atomic.add(switches, t, 1)
+            cuda.atomic.add(words, (t, col), np.uint64(1))
 
 
 def tree_states_gpu(ps, graph):
-    """GPU twin of :func:`._states.tree_states` (host arrays out)."""
+    """GPU twin of :func:`._states.tree_states` (host arrays out).
+
+    Words, hashes and switch counts share one (T, W + 2) array, so they
+    come back in one copy (one synchronisation a batch, not three).
+    """
     g = graph.device_arrays()
     ps = device_array(ps, np.int8)
     T, n = ps.shape
     xp = array_module("gpu")
     W = n_words(n)
-    words = xp.zeros((T, W), dtype=np.uint64)
-    hashes = xp.zeros(T, dtype=np.uint64)
-    switches = xp.zeros(T, dtype=np.int64)
+    packed = xp.zeros((T, W + 2), dtype=np.uint64)
     b, t = launch_config(T * W)
-    _k_words[b, t](ps, words)
+    _k_words[b, t](ps, packed, W)
     b, t = launch_config(T)
-    _k_hash[b, t](words, hashes)
+    _k_hash[b, t](packed, W)
     b, t = launch_config(T * graph.m)
-    _k_switches[b, t](ps, g["edge_src"], g["edge_dst"], g["sign"], switches)
-    return to_host(words), to_host(hashes), to_host(switches)
+    _k_switches[b, t](ps, g["edge_src"], g["edge_dst"], g["sign"], packed, W + 1)
+    out = to_host(packed)
+    return (np.ascontiguousarray(out[:, :W]), np.ascontiguousarray(out[:, W]),
+            np.ascontiguousarray(out.view(np.int64)[:, W + 1]))
 
 
 # ---------------------------------------------------------------------------
@@ -132,21 +139,94 @@ def _k_bv_hook(edge_src, edge_dst, mask, comp, best, in_tree, ptr):
 
 
 @gpu_kernel
-def _k_bv_jump(ptr, changed):
+def _k_bv_jump(ptr):
+    """Thread per (tree, vertex): follow the pointers to the root and point there.
+
+    The hook leaves no cycle and no root moves during the launch; other
+    threads' writes only shorten a path (they store a root), so every read
+    is an ancestor and ``ptr[t, x] == x`` exactly at roots.  One launch and
+    no host read, where a round of pointer jumping per launch needed a
+    flag read back after each.
+    """
     i = cuda.grid(1)
     n = ptr.shape[1]
     if i < ptr.shape[0] * n:
         t = i // n
         v = i - t * n
-        p = ptr[t, v]
-        q = ptr[t, p]
-        if q != p:
-            ptr[t, v] = q
-            changed[0] = 1
+        r = ptr[t, v]
+        while ptr[t, r] != r:
+            r = ptr[t, r]
+        ptr[t, v] = r
 
 
-def boruvka_tree_edges(graph, seeds, shift):
-    """Edge ids of each tree's random-weight MST (list of int64 arrays, host)."""
+@gpu_kernel
+def _k_root_trees(in_tree, edge_src, edge_dst, sign, roots, start, nbr, eid, parent, parent_edge,
+                  order, ps, reached):
+    """Thread per tree: orient its tree edges away from its root, on the device.
+
+    The statements of the CPU's ``_root_tree_edges`` (tree edges by
+    ascending id into per-vertex lists, then a breadth-first walk from the
+    root), so parent, parent_edge and order are the CPU's, bit for bit; the
+    path signs come with the walk (``ps[v] = ps[parent] * sign[parent_edge]``,
+    the product ``path_signs`` takes by pointer jumping).  ``start`` (n + 1
+    per tree), ``nbr`` and ``eid`` (2n per tree) are scratch.
+    """
+    t = cuda.grid(1)
+    if t < in_tree.shape[0]:
+        n = parent.shape[1]
+        st = start[t]
+        for v in range(n + 1):
+            st[v] = 0
+        for e in range(in_tree.shape[1]):
+            if in_tree[t, e]:
+                st[edge_src[e] + 1] += 1
+                st[edge_dst[e] + 1] += 1
+        for v in range(n):
+            st[v + 1] += st[v]
+        # fill with st[v] as v's cursor: afterwards st[v] is v's end, which is v + 1's start
+        for e in range(in_tree.shape[1]):
+            if in_tree[t, e]:
+                a = edge_src[e]
+                b = edge_dst[e]
+                nbr[t, st[a]] = b
+                eid[t, st[a]] = e
+                st[a] += 1
+                nbr[t, st[b]] = a
+                eid[t, st[b]] = e
+                st[b] += 1
+        for v in range(n):
+            parent[t, v] = -2
+        root = roots[t]
+        parent[t, root] = -1
+        parent_edge[t, root] = -1
+        ps[t, root] = 1
+        order[t, 0] = root
+        tail = 1
+        head = 0
+        while head < tail:
+            u = order[t, head]
+            head += 1
+            lo = 0 if u == 0 else st[u - 1]
+            for j in range(lo, st[u]):
+                v = nbr[t, j]
+                if parent[t, v] == -2:
+                    parent[t, v] = u
+                    parent_edge[t, v] = eid[t, j]
+                    ps[t, v] = ps[t, u] * sign[eid[t, j]]
+                    order[t, tail] = v
+                    tail += 1
+        reached[t] = tail
+
+
+def boruvka_trees(graph, seeds, shift, roots):
+    """Each tree's random-weight MST, rooted at ``roots``, built and rooted on the device.
+
+    Returns ``(parent, parent_edge, order)`` (device arrays of shape (T, n),
+    int32, as ``_samplers._root_tree_edges`` makes them), the path signs
+    (device, int8, as ``path_signs`` makes them) and the number of vertices
+    each tree reached (host).  Host reads: one flag per Borůvka
+    round (any edge left between components) and the reached counts once.
+    """
     g = graph.device_arrays()
     xp = array_module("gpu")
     T, n, m = len(seeds), graph.n, graph.m
@@ -156,29 +236,35 @@ def boruvka_tree_edges(graph, seeds, shift):
     ptr = xp.empty_like(comp)
     best = xp.empty((T, n), dtype=np.uint64)
     in_tree = xp.zeros((T, m), dtype=np.int8)
+    active = xp.zeros(1, dtype=np.int32)
     mask = np.uint64((1 << shift) - 1)
     be, te = launch_config(T * m)
     bv, tv = launch_config(T * n)
+    # numba's views, once for the batch: the launches below convert nothing
+    es, ed, sd, it, bs, ac = map(kernel_view, (g["edge_src"], g["edge_dst"], seeds_d, in_tree,
+                                               best, active))
+    cv, pv = kernel_view(comp), kernel_view(ptr)
     while True:
         best[:] = _NO_EDGE
-        active = xp.zeros(1, dtype=np.int32)
-        _k_bv_lightest[be, te](g["edge_src"], g["edge_dst"], seeds_d, np.uint64(shift), comp,
-                               best, active)
-        if int(to_host(active)[0]) == 0:
+        active[:] = 0
+        _k_bv_lightest[be, te](es, ed, sd, np.uint64(shift), cv, bs, ac)
+        if int(host_read(active)[0]) == 0:
             break
-        _k_bv_hook[bv, tv](g["edge_src"], g["edge_dst"], mask, comp, best, in_tree, ptr)
-        while True:
-            changed = xp.zeros(1, dtype=np.int32)
-            _k_bv_jump[bv, tv](ptr, changed)
-            if int(to_host(changed)[0]) == 0:
-                break
-        comp, ptr = ptr, comp
-    # only the tree edges cross to the host (n - 1 per tree of a connected graph), not the
-    # T x m table: nonzero runs row by row, so each tree's edges come in ascending order
-    t_idx, e_idx = xp.nonzero(in_tree)
-    counts = to_host(xp.bincount(t_idx, minlength=T))
-    edges = to_host(e_idx.astype(np.int32)).astype(np.int64)
-    return np.split(edges, np.cumsum(counts)[:-1])
+        _k_bv_hook[bv, tv](es, ed, mask, cv, bs, it, pv)
+        _k_bv_jump[bv, tv](pv)
+        cv, pv = pv, cv
+    parent = xp.empty((T, n), dtype=np.int32)
+    parent_edge = xp.empty((T, n), dtype=np.int32)
+    order = xp.empty((T, n), dtype=np.int32)
+    reached = xp.zeros(T, dtype=np.int64)
+    start = xp.empty((T, n + 1), dtype=np.int32)
+    nbr = xp.empty((T, max(2 * n, 1)), dtype=np.int32)
+    eid = xp.empty((T, max(2 * n, 1)), dtype=np.int32)
+    ps = xp.empty((T, n), dtype=np.int8)
+    b, t = launch_config(T, 64)
+    _k_root_trees[b, t](it, es, ed, g["sign"], device_array(np.asarray(roots, np.int64)), start, nbr,
+                        eid, parent, parent_edge, order, ps, reached)
+    return parent, parent_edge, order, ps, host_read(reached)
 
 
 # ---------------------------------------------------------------------------
@@ -247,7 +333,7 @@ def parallel_descent_gpu(graph, x, seed, max_rounds, deadline=math.inf):
         moved = xp.zeros(1, dtype=np.int64)
         _k_gains[b, t](g["indptr"], g["indices"], J, xd, d)
         _k_select[b, t](g["indptr"], g["indices"], d, np.uint64(seed), flip, moved)
-        if int(to_host(moved)[0]) == 0:
+        if int(host_read(moved)[0]) == 0:
             break
         _k_apply[b, t](xd, flip)
         rounds += 1

@@ -315,6 +315,22 @@ def _check_reached(reached, n, sampler):
                               "connected: build it with component='largest'")
 
 
+def _seeds64(seeds) -> np.ndarray:
+    return np.asarray([int(s) & 0x7FFFFFFFFFFFFFFF for s in seeds], dtype=np.int64)
+
+
+def kruskal_path_signs_gpu(graph, tree_ids, *, seed: int = 0, roots: Sequence[Any] | None = None):
+    """Path signs of the ``kruskal`` trees ``tree_ids`` (those of :func:`sample_trees`), made
+    on the device with the trees and left there: ``(ps (T, n) int8, codes (T,) int8)``."""
+    from ._gpu import boruvka_trees
+
+    tree_ids = np.asarray(tree_ids, dtype=np.int64).reshape(-1)
+    root_ids, seeds = tree_roots(graph, tree_ids, sampler="bfs", roots=roots, seed=seed)
+    *_, ps, reached = boruvka_trees(graph, _seeds64(seeds), mst_shift(graph.m), root_ids)
+    _check_reached(reached, graph.n, "kruskal")
+    return ps, np.full(tree_ids.size, SAMPLER_CODES["kruskal"], np.int8)
+
+
 def sample_trees(graph, tree_ids, *, sampler: str = "bfs", seed: int = 0,
                  roots: Sequence[Any] | None = None, backend: str = "cpu"):
     """Build spanning trees ``tree_ids`` of ``graph`` with one of graphB++'s samplers.
@@ -335,14 +351,14 @@ def sample_trees(graph, tree_ids, *, sampler: str = "bfs", seed: int = 0,
         roots for ``"bfs-random-root"``).
     backend : {"cpu", "gpu"}
         BFS trees run on the GPU kernels of the balancing engine and
-        random-weight MSTs on Borůvka kernels (rooted on the host); DFS,
+        random-weight MSTs on Borůvka kernels (rooted on the device); DFS,
         RDFS and Wilson's walks always run on CPU threads.
 
     Returns
     -------
     parent, parent_edge, order : array (T, n) int32
-        The tree batch: host arrays, except BFS trees built on a real GPU
-        (CuPy arrays, left on the device).
+        The tree batch: host arrays, except BFS and Kruskal trees built on
+        a real GPU (CuPy arrays, left on the device).
     codes : numpy.ndarray (T,) int8
         Sampler code (:data:`SAMPLER_CODES`) of each tree; hybrid trees report
         ``bfs`` or ``rdfs``.
@@ -354,7 +370,7 @@ def sample_trees(graph, tree_ids, *, sampler: str = "bfs", seed: int = 0,
     T = tree_ids.size
     root_rule = "bfs-random-root" if sampler == "bfs-random-root" else "bfs"
     root_ids, seeds = tree_roots(graph, tree_ids, sampler=root_rule, roots=roots, seed=seed)
-    seeds64 = np.asarray([int(s) & 0x7FFFFFFFFFFFFFFF for s in seeds], dtype=np.int64)
+    seeds64 = _seeds64(seeds)
     codes = np.full(T, SAMPLER_CODES[sampler], np.int8)
     if sampler in ("bfs", "bfs-random-root"):
         p, pe, o = bfs_trees(graph, root_ids, seeds, backend=backend)
@@ -387,14 +403,14 @@ def sample_trees(graph, tree_ids, *, sampler: str = "bfs", seed: int = 0,
             _check_reached(sub_reached, n, sampler)
         return parent, parent_edge, order, codes
     if sampler == "kruskal" and backend == "gpu":
-        from ._gpu import boruvka_tree_edges
+        from ._gpu import boruvka_trees
 
-        tree_edges = boruvka_tree_edges(graph, seeds64, mst_shift(graph.m))
-        for t in range(T):
-            reached[t] = _root_tree_edges(n, graph.edge_src, graph.edge_dst, tree_edges[t],
-                                          np.int64(root_ids[t]), parent[t], parent_edge[t],
-                                          order[t])
-    elif sampler == "kruskal":
+        # built and rooted on the device; they stay there for the path signs
+        parent, parent_edge, order, _, reached = boruvka_trees(graph, seeds64, mst_shift(graph.m),
+                                                               root_ids)
+        _check_reached(reached, n, sampler)
+        return parent, parent_edge, order, codes
+    if sampler == "kruskal":
         _kruskal_batch(graph.edge_src, graph.edge_dst, n, root_ids.astype(np.int64), seeds64,
                        parent, parent_edge, order, reached, chunks)
     else:  # uniform

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import GraphFormatError, GraphInputError, short_repr
-from .._build import ID_RULES, build_graph, check_build_options, exact_int_array
+from .._build import ID_RULES, build_from_columns, check_build_options, exact_int_array
 from .._containers import CleaningReport, Graph, SignedGraph
 from ._labels import relabel_from_table
 from ._formats import Parsed, as_floats, canonical_format, noncanonical_ints, parse
@@ -187,11 +187,15 @@ def graph_from_source(src: Source, *, format: str = "auto", source: Any = None, 
     if roles.unused:
         report.notes.append(f"column(s) {', '.join(_column_label(parsed, c) for c in roles.unused)} not used")
     u, v = _endpoints(parsed, roles, ids, src.name, report)
-    graph = build_graph(u, v, sign=sgn, weight=wgt, directed=directed, conflicts=conflicts,
-                        zero_sign=zero_sign, component=component, numbering=numbering,
-                        name=name or _display_name(src.name),
-                        graph_class=SignedGraph if sgn is not None else Graph, report=report,
-                        locate=_release_text(src, parsed))
+    columns = {"src": u, "dst": v, "sign": sgn, "weight": wgt}
+    graph_class = SignedGraph if sgn is not None else Graph
+    # the build frees each column once it is used up: no other reference to the table is kept
+    parsed.frame = None
+    del u, v, sgn, wgt
+    graph = build_from_columns(columns, directed=directed, conflicts=conflicts, zero_sign=zero_sign,
+                               component=component, numbering=numbering,
+                               name=name or _display_name(src.name), graph_class=graph_class,
+                               report=report, locate=_release_text(src, parsed))
     if parsed.declared_vertices is not None and report.vertices_in_input != parsed.declared_vertices:
         report.notes.append(f"{report.vertices_in_input} distinct vertex ids appear in the edges "
                             f"(declared: {parsed.declared_vertices}; vertices without edges are not stored)")
