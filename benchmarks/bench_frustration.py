@@ -22,6 +22,11 @@ Rows:
   default steps; with ``--time-limit`` also limited to a quarter of it):
   the gap to the optimum is at most their difference, and a target below
   the bound cannot be met by any method;
+* the certificate against the time given (``--skip`` all but ``bound`` for
+  these rows alone): around the state of ``frustration(g, 16)``, the bound
+  with its default steps (untimed) and with ``time_limit`` 10, 30 and 60 s
+  (``--bound-limits``), each beside the refined index of that state and
+  the issue's gap targets (Slashdot <= 1 %, Epinions and wiki-Elec <= 0.1 %);
 * exact index (HiGHS with unbalanced-cycle cuts) and the heuristic's gap on
   small real graphs and on seeded near-balanced random graphs of about
   2,000 edges (a planted bipartition with 5-20 % of signs flipped);
@@ -62,6 +67,8 @@ PUBLISHED = {
 TARGETS = {"Slashdot": 74_000, "Epinions": 54_000, "Bitcoin OTC": 1_150}
 GAP_TARGETS = {"Slashdot": 3.0, "Epinions": 0.4, "wiki-Elec": 0.4}  # certified gap, % of the index
 BLP = {"Slashdot": 77_283, "wiki-Elec": 29_257}  # graphB++ Table III baseline (40 h limit)
+BOUND_GAP_TARGETS = {"Slashdot": 1.0, "Epinions": 0.1, "wiki-Elec": 0.1}  # %, within 60 s
+BOUND_INPUTS = ("Slashdot", "Epinions", "wiki-Elec")
 BOUND_SHARE = 0.25  # with --time-limit, the bound's own limit as a share of it (default steps)
 
 INPUTS = [  # (name, shared-data file, large?, read options, sampler rows?)
@@ -143,6 +150,24 @@ def refine_row(rep: Report, name: str, g, trees: int, backend: str = "cpu",
                 unit="edges", published="graphB++ Table III BLP", published_value=BLP[name])
 
 
+def bound_rows(rep: Report, name: str, g, limits: list[float]) -> None:
+    """The bound around one refined state, untimed (default steps) and at each time limit."""
+    state = rb.frustration(g, 16, progress=False).best_state
+    for limit in [None, *limits]:
+        t0, c0 = time.perf_counter(), time.process_time()
+        lb = frustration_lower_bound(g, state, time_limit=limit)
+        sec, cpu = time.perf_counter() - t0, time.process_time() - c0
+        how = "default steps, no limit" if limit is None else f"time_limit={limit:g} s"
+        gap = round(100 * lb.gap / max(lb.index, 1), 3)
+        rep.add(input=name, figure=f"bound around the 16-tree refined state ({how})",
+                value=lb.bound, unit="edges", lower_is_better=False,
+                peer="refined index of that state (upper bound)", peer_value=lb.index,
+                gap=lb.gap, gap_percent=gap, gap_target_percent=BOUND_GAP_TARGETS.get(name),
+                meets_gap_target=gap <= BOUND_GAP_TARGETS.get(name, 100.0),
+                time_limit=limit, seconds=round(sec, 2), cpu_seconds=round(cpu, 1),
+                seconds_search=round(lb.info["seconds_search"], 2))
+
+
 def graphbplus_row(rep: Report) -> None:
     from rapids_balance.balancing import graphbplus_roots
 
@@ -210,7 +235,9 @@ def main() -> None:
     ap.add_argument("--inputs", nargs="*", default=None, help="subset of input names")
     ap.add_argument("--exact-time", type=float, default=120.0, help="ILP time limit (s)")
     ap.add_argument("--skip", nargs="*", default=[],
-                    choices=("samplers", "refine", "graphbplus", "exact", "memory"))
+                    choices=("samplers", "refine", "bound", "graphbplus", "exact", "memory"))
+    ap.add_argument("--bound-limits", nargs="*", type=float, default=[10.0, 30.0, 60.0],
+                    help="bound rows: time limits (s), beside the untimed default")
     ap.add_argument("--out", default=None, help="JSON folder (default bench-results/)")
     ap.add_argument("--time-limit", type=float, default=None,
                     help="refine rows: frustration's defaults with this limit (s) instead of "
@@ -236,6 +263,8 @@ def main() -> None:
             sampler_rows(rep, name, g, SAMPLERS, large if is_large else small, args.backend)
         if "refine" not in args.skip:
             refine_row(rep, name, g, 16, args.backend, args.time_limit)
+        if "bound" not in args.skip and name in BOUND_INPUTS:
+            bound_rows(rep, name, g, args.bound_limits)
     if "exact" not in args.skip:
         exact_rows(rep, args.exact_time)
         near_balanced_rows(rep, args.exact_time)

@@ -20,7 +20,19 @@ a seed left out takes a path that crosses one packed cycle, whose own seed
 is rerouted over free edges.  Last, a plateau search (:func:`_improve`)
 keeps swapping a left-out seed for the one of the cycle its path crosses
 when that cycle cannot be rerouted: the packing keeps its size but
-changes, and new exchanges open.
+changes, and new exchanges open; a cycle swapped in stays for ``TENURE``
+steps.  A search that runs on (past step ``lock_after``: the frustration
+bound's timed search, once past the untimed default's steps) locks the
+cycles it swaps in (no later path may cross them) until it goes ``UNLOCK``
+steps without a gain; then every cycle is unlocked, and after a whole such
+round without a gain the path searches reach twice as far.  Locking keeps
+the search from undoing its own swaps (on Slashdot, 30,000 locked steps
+pack about 500 more cycles than with a tenure of 10 steps) but makes
+failed path searches, the costly ones, more frequent, so the untimed
+default does not lock; locked restarts prefer seeds whose searches have
+not failed since the last unlock.  The search is one seeded trajectory, so
+a longer search (more steps, or a later deadline) starts from the packing
+of a shorter one and only adds to it.
 """
 
 from __future__ import annotations
@@ -34,7 +46,11 @@ import numpy as np
 __all__ = ["pack_cycles", "csr_pair", "REACH", "TENURE", "STALL", "CHAIN"]
 
 TENURE = 10             # plateau search: steps a cycle swapped in stays
+LOCKED = 2**40          # plateau search past lock_after: a cycle swapped in stays until an unlock
+UNLOCK = 2_000          # plateau search past lock_after: steps without a gain before every unlock
+DRAWS = 4               # plateau search past lock_after: random draws per restart (least failed wins)
 CHAIN = 20              # plateau search: swaps in a row before a random restart
+NEVER = 2**62           # plateau search: no locking phase
 STALL = 20_000          # plateau search: steps without a gain before it stops
 REACH = 5_000           # exchanges: vertices one path search may reach (hubs make them costly)
 
@@ -356,18 +372,36 @@ def _move(adj, radj, frustrated, pk, i, step, max_length, reach, tenure, plateau
 
 
 @numba.njit(cache=True, nogil=True)
+def _fresh(pk, fails):
+    """A left-out seed edge to restart the plateau search from: the one with the
+    fewest failed searches among ``DRAWS`` random draws (failed searches are the
+    costly ones, and a seed that failed tends to fail again until an unlock)."""
+    best = pk.out[np.random.randint(pk.n_out[0])]
+    for _ in range(DRAWS - 1):
+        if fails[best] == 0:
+            break
+        i = pk.out[np.random.randint(pk.n_out[0])]
+        if fails[i] < fails[best]:
+            best = i
+    return best
+
+
+@numba.njit(cache=True, nogil=True)
 def _improve(adj, radj, frustrated, pk, max_length, reach, passes, steps, tenure, seed,
-             deadline, stall=STALL):
+             deadline, stall=STALL, lock_after=NEVER):
     """Grow a packing by exchanges, then search its plateaus.
 
     First passes over the left-out seed edges (in their order) with
     one-for-two exchanges (:func:`_move` without plateau swaps), until one
     gains nothing or ``passes`` ran.  Then ``steps`` steps of a plateau
     search: each takes a left-out edge (the one just swapped out, up to
-    ``CHAIN`` in a row, else one at random) and tries :func:`_move` with
+    ``CHAIN`` in a row, else a random one) and tries :func:`_move` with
     plateau swaps, which move the packing to equally large ones where new
     exchanges open; a cycle swapped in is not swapped out again for
-    ``tenure`` steps.  The size never decreases.  Stops early after
+    ``tenure`` steps.  Past step ``lock_after`` it stays until ``UNLOCK``
+    steps without a gain unlock every cycle (after a whole such round
+    without a gain, ``reach`` doubles), and restarts take the least failed
+    of ``DRAWS`` random seeds.  The size never decreases.  Stops early after
     ``stall`` steps without a gain, or once ``perf_counter`` passes
     ``deadline``.
     Sequential: the result depends only on the inputs.
@@ -393,21 +427,31 @@ def _improve(adj, radj, frustrated, pk, max_length, reach, passes, steps, tenure
         if gained == 0:
             break
     np.random.seed(seed)
-    cur, chain, last_gain = -1, 0, 0
+    fails = np.zeros(nf, np.int64)  # failed searches per seed edge since the last unlock
+    cur, chain, last_gain, last_unlock = -1, 0, 0, 0
     for step in range(1, steps + 1):
         if (pk.n_out[0] == 0 or step - last_gain > stall
                 or ((step & 255) == 0 and _now() > deadline)):
             return
+        locking = step > lock_after
+        if locking and step - max(last_gain, last_unlock, lock_after) > UNLOCK:  # stuck
+            pk.tabu[:] = 0
+            fails[:] = 0
+            if last_unlock > last_gain:  # a whole locked round without a gain
+                reach = min(2 * reach, 2 * nv)
+            last_unlock = step
         if cur >= 0 and chain < CHAIN:  # the cycle just swapped out goes next
             i = cur
             chain += 1
         else:  # a fresh start: long chains end up swapping the same few cycles around
-            i = pk.out[np.random.randint(pk.n_out[0])]
+            i = _fresh(pk, fails) if locking else pk.out[np.random.randint(pk.n_out[0])]
             chain = 0
-        cur = _move(adj, radj, frustrated, pk, i, step, max_length, reach, tenure, True, ws,
-                    wt)
+        cur = _move(adj, radj, frustrated, pk, i, step, max_length, reach,
+                    LOCKED if locking else tenure, True, ws, wt)
         if cur == -1:
             last_gain = step
+        elif cur == -2:
+            fails[i] += 1
 
 
 _Packing = namedtuple("_Packing", ["fe", "fu", "fv", "pool", "top", "cstart", "clen", "packed",
@@ -474,7 +518,7 @@ def csr_pair(arc_src: np.ndarray, arc_dst: np.ndarray, arc_edge: np.ndarray, n: 
 
 def pack_cycles(adj, radj, excluded: np.ndarray, fe: np.ndarray, fu: np.ndarray, fv: np.ndarray,
                 *, max_length: int, augment_length: int, passes: int, steps: int, seed: int,
-                deadline: float, stall: int = STALL):
+                deadline: float, stall: int = STALL, lock_after: int = NEVER):
     """Edge-disjoint cycles through the seeds: greedy, then exchanges and plateau search.
 
     ``excluded`` (bool per graph edge) marks edges no path may use (the
@@ -482,7 +526,10 @@ def pack_cycles(adj, radj, excluded: np.ndarray, fe: np.ndarray, fu: np.ndarray,
     search-graph vertices their paths join.  Greedy paths have at most
     ``max_length`` edges, exchange paths at most ``augment_length``;
     ``passes`` rounds of exchanges, ``steps`` plateau steps seeded with
-    ``seed`` (ended by ``stall`` steps in a row without a gain);
+    ``seed`` (ended by ``stall`` steps in a row without a gain; past step
+    ``lock_after`` the cycles swapped in are locked in rounds and a round
+    without a gain doubles the reach of the path searches, which suits a
+    search that runs until a deadline);
     everything stops once ``perf_counter`` passes ``deadline``.
     Returns ``(ptr, edges)``: the cycles in the order of their seeds, each
     ``edges[ptr[i]:ptr[i + 1]]`` (edge ids, the seed first).
@@ -492,5 +539,5 @@ def pack_cycles(adj, radj, excluded: np.ndarray, fe: np.ndarray, fu: np.ndarray,
     pk = _packing(ptr, edges, fe, fu, fv, m, augment_length)
     walk_seed = int(np.random.SeedSequence(seed).generate_state(1)[0])  # numba seeds take 32 bits
     _improve(adj, radj, excluded, pk, augment_length, REACH, passes, int(steps), TENURE, walk_seed,
-             deadline, int(stall))
+             deadline, int(stall), int(lock_after))
     return _cycles_of(pk)

@@ -87,3 +87,28 @@ def test_a_time_limit_without_steps_searches_until_the_limit():
     assert _effort(None, None) == (DEFAULT_STEPS, STALL)
     assert _effort(None, 5.0) == (MAX_STEPS, MAX_STEPS)  # the limit is the budget
     assert _effort(100, 5.0) == (100, STALL) == _effort(100, None)
+
+
+def test_more_steps_never_lose_cycles():
+    """The plateau search with a seed follows one trajectory, so a longer search starts
+    from the packing of a shorter one: the bound never decreases with the steps
+    (across cycle unlocks), and stays valid."""
+    g = random_signed(90, 0.08, 0.45, 77)
+    side = np.random.default_rng(5).integers(0, 2, g.n)
+    bounds = []
+    for steps in (0, 500, 3_000, 12_000):
+        lb = frustration_lower_bound(g, side, seed=3, steps=steps)
+        assert check_cycles(g, lb) == lb.bound
+        bounds.append(lb.bound)
+    assert bounds == sorted(bounds) and bounds[0] < bounds[-1]
+
+
+def test_a_time_limit_starts_from_the_default_packing():
+    """A limit long enough for the default search is never weaker than it: the timed
+    search runs the default's steps first, then goes on (the limit here is ample for
+    this graph, whose default search takes milliseconds)."""
+    g = random_signed(70, 0.1, 0.4, 12)
+    side = np.random.default_rng(2).integers(0, 2, g.n)
+    default = frustration_lower_bound(g, side)
+    timed = frustration_lower_bound(g, side, time_limit=2.0)
+    assert check_cycles(g, timed) == timed.bound >= default.bound
