@@ -44,7 +44,13 @@ the call added to the peak (for loading: the peak above the resident size
 just before the call, the high-water mark reset there).  Timings are of the
 call alone, after a warm-up on a small graph (no compilation inside).
 
-Usage: python benchmarks/bench_scale.py [--large] [--only load|frustration|clustering]
+``--huge`` runs one seeded 10^8-edge k = 2 graph (generated in the parent,
+its generation time printed) through loading, ``balance(g, n_trees=64)``,
+``frustration(g, time_limit=300)``, ``correlation_clustering(g,
+time_limit=300)`` and ``frustration_lower_bound`` (``time_limit=240``
+around the state of a 60 s frustration search), each in a fresh process.
+
+Usage: python benchmarks/bench_scale.py [--large | --huge] [--only load|frustration|clustering|balance|bound]
        [--flip F] [--exponent X] [--seed S] [--out DIR]
 """
 
@@ -77,6 +83,15 @@ LARGE_ROWS = [
     ("clustering", 5, 10**7, {"time_limit": 30}),
     ("balance", 2, 10**7, {"n_trees": 64}),
 ]
+#: --huge: one 10^8-edge k = 2 graph through every capability (the clustering's planted cost is
+#: the k = 2 partition's; the bound's state comes from a 60 s frustration search in its process)
+HUGE_ROWS = [
+    ("load", 2, 10**8, {}),
+    ("balance", 2, 10**8, {"n_trees": 64}),
+    ("frustration", 2, 10**8, {"time_limit": 300}),
+    ("clustering", 2, 10**8, {"time_limit": 300}),
+    ("bound", 2, 10**8, {"time_limit": 240}),
+]
 
 
 def _maxrss_bytes() -> int:
@@ -97,6 +112,9 @@ def _warm_up(kind: str) -> None:
         rb.frustration(g, 8, progress=False, time_limit=5)
     elif kind == "balance":
         rb.balance(g, n_trees=64, progress=False)
+    elif kind == "bound":
+        rb.frustration_lower_bound(g, rb.frustration(g, 8, progress=False, time_limit=5).best_state,
+                                   time_limit=2)
     else:
         rb.correlation_clustering(g, progress=False, time_limit=2)
 
@@ -122,6 +140,12 @@ def run_row(kind: str, graph_path: str, kwargs: dict) -> dict:
                "refine": res.params.get("refine")}
     elif kind == "balance":
         out = _balance_row(graph, kwargs)
+    elif kind == "bound":
+        res = rb.frustration(graph, progress=False, time_limit=60)
+        lb = rb.frustration_lower_bound(graph, res.best_state, **kwargs)
+        out = {"value": int(lb.bound), "index": int(lb.index), "gap": int(lb.gap),
+               "seconds_state": round(time.perf_counter() - start - lb.info["seconds_search"], 2),
+               "seconds_bound": round(lb.info["seconds_search"], 2)}
     else:
         res = rb.correlation_clustering(graph, progress=False, **kwargs)
         out = {"value": float(res.imbalance), "method": res.method, "iterations": res.iterations,
@@ -201,8 +225,11 @@ def _graph_file(tmp: Path, k: int, m: int, args) -> tuple[str, int, int, int]:
     from rapids_balance.generators import planted_partition_graph
 
     path = tmp / f"planted-k{k}-m{m}.pkl"
+    start = time.perf_counter()
     pp = planted_partition_graph(m, n_groups=k, flip=args.flip, exponent=args.exponent,
                                  seed=args.seed)
+    print(f"generated the planted k={k} graph of {pp.graph.m:,} edges in "
+          f"{time.perf_counter() - start:.1f} s", flush=True)
     with open(path, "wb") as fh:
         pickle.dump(pp.graph, fh, protocol=pickle.HIGHEST_PROTOCOL)
     _write_csv(pp.graph, path.with_suffix(".csv"))
@@ -220,11 +247,14 @@ def _subprocess_row(kind: str, path: str, kwargs: dict) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--large", action="store_true", help="also the 10^7-edge rows")
+    ap.add_argument("--huge", action="store_true", help="only the 10^8-edge rows (about 25 minutes, "
+                    "up to about 20 GB)")
     ap.add_argument("--flip", type=float, default=0.03, help="share of flipped signs (0.03)")
     ap.add_argument("--exponent", type=float, default=2.5, help="degree exponent (2.5)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=None, help="JSON folder (default bench-results/)")
-    ap.add_argument("--only", choices=("load", "frustration", "clustering", "balance"), help="only these rows")
+    ap.add_argument("--only", choices=("load", "frustration", "clustering", "balance", "bound"),
+                    help="only these rows")
     ap.add_argument("--row", help=argparse.SUPPRESS)
     ap.add_argument("--graph", help=argparse.SUPPRESS)
     ap.add_argument("--kwargs", help=argparse.SUPPRESS)
@@ -235,7 +265,8 @@ def main() -> None:
     rep = Report("scale" if args.only is None else f"scale-{args.only}", description=__doc__.split("\n\n")[0],
                  params={"flip": args.flip, "exponent": args.exponent, "seed": args.seed,
                          "large": args.large, "only": args.only})
-    rows = [r for r in ROWS + (LARGE_ROWS if args.large else []) if args.only in (None, r[0])]
+    rows = HUGE_ROWS if args.huge else ROWS + (LARGE_ROWS if args.large else [])
+    rows = [r for r in rows if args.only in (None, r[0])]
     with tempfile.TemporaryDirectory() as tmp:
         graphs: dict[tuple[int, int], tuple[str, int, int, int]] = {}
         for kind, k, m, kwargs in rows:
@@ -244,7 +275,8 @@ def main() -> None:
             path, n, m_real, planted = graphs[(k, m)]
             r = _subprocess_row(kind, str(Path(path).with_suffix(".csv")) if kind == "load" else path, kwargs)
             call = ({"frustration": "frustration(g", "clustering": "correlation_clustering(g",
-                     "load": "read_edgelist(csv", "balance": "balance(g"}[kind]
+                     "load": "read_edgelist(csv", "balance": "balance(g",
+                     "bound": "frustration_lower_bound(g, frustration(g, time_limit=60).best_state"}[kind]
                     + "".join(f", {a}={v}" for a, v in kwargs.items()) + ")")
             name = f"planted k={k}, {n:,} v, {m_real:,} e"
             if "error" in r:
@@ -264,6 +296,10 @@ def main() -> None:
                 r.update(roofline(r.pop("work"), r["seconds"],
                                   "adjacency entries scanned (VND moves not counted)",
                                   machine_rates(2 * m_real, n)))
+            if kind == "bound":
+                rep.add(input=name, figure=call, value=value, unit="edges", lower_is_better=False,
+                        published="planted partition's cost", published_value=planted, **r)
+                continue
             rep.add(input=name, figure=call, value=value, unit="edges" if kind == "frustration"
                     else "I(P)", published="planted partition's cost", published_value=planted,
                     vs_planted=round(value / planted, 4) if planted else None,
