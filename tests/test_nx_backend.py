@@ -197,8 +197,10 @@ def test_device_setting_runs_the_gpu_kernels(gpu_backend, monkeypatch):
     monkeypatch.setattr(bmod, "_gpu_threads", lambda vw: 8)
     monkeypatch.setattr(nx.config.backends[BACKEND_NAME], "device", gpu_backend)
     calls = []
-    real = bmod._bc_partial
+    real, real_fold = bmod._bc_partial, bmod._gpu_fold
+    # the CPU computes batch partials; the GPU folds every batch into one device accumulator
     monkeypatch.setattr(bmod, "_bc_partial", lambda g, s, p: calls.append(p["backend"]) or real(g, s, p))
+    monkeypatch.setattr(bmod, "_gpu_fold", lambda g, p, b: calls.append(p["backend"]) or real_fold(g, p, b))
     G = _graph("MultiDiGraph", 9, 18, seed=3, weighted=True)
     _assert_same(nx.edge_betweenness_centrality(G, weight="weight", **BACKEND),
                  nx.edge_betweenness_centrality(G, weight="weight"))
