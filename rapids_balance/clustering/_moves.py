@@ -153,18 +153,24 @@ def members_by_cluster(lab, nc):
 # -- segment tree over the vertices' best moves -------------------------------
 
 @numba.njit(cache=True, inline="always")
+def _pull_up(tree_d, tree_v, j):
+    """Node ``j`` takes the better of its two children's moves."""
+    l, r = 2 * j, 2 * j + 1
+    if better(tree_d[r], tree_v[r], tree_d[l], tree_v[l]):
+        tree_d[j] = tree_d[r]
+        tree_v[j] = tree_v[r]
+    else:
+        tree_d[j] = tree_d[l]
+        tree_v[j] = tree_v[l]
+
+
+@numba.njit(cache=True, inline="always")
 def tree_set(tree_d, tree_v, size, i, d):
     j = size + i
     tree_d[j] = d
     j >>= 1
     while j >= 1:
-        l, r = 2 * j, 2 * j + 1
-        if better(tree_d[r], tree_v[r], tree_d[l], tree_v[l]):
-            tree_d[j] = tree_d[r]
-            tree_v[j] = tree_v[r]
-        else:
-            tree_d[j] = tree_d[l]
-            tree_v[j] = tree_v[l]
+        _pull_up(tree_d, tree_v, j)
         j >>= 1
 
 
@@ -174,13 +180,7 @@ def tree_build(tree_d, tree_v, size, bd, n):
         tree_d[size + i] = bd[i] if i < n else 0.0
         tree_v[size + i] = i
     for j in range(size - 1, 0, -1):
-        l, r = 2 * j, 2 * j + 1
-        if better(tree_d[r], tree_v[r], tree_d[l], tree_v[l]):
-            tree_d[j] = tree_d[r]
-            tree_v[j] = tree_v[r]
-        else:
-            tree_d[j] = tree_d[l]
-            tree_v[j] = tree_v[l]
+        _pull_up(tree_d, tree_v, j)
 
 
 @numba.njit(cache=True, inline="always")
