@@ -53,6 +53,8 @@ CHAIN = 20              # plateau search: swaps in a row before a random restart
 NEVER = 2**62           # plateau search: no locking phase
 STALL = 20_000          # plateau search: steps without a gain before it stops
 REACH = 5_000           # exchanges: vertices one path search may reach (hubs make them costly)
+CHEAP_CAP = 4_096       # timed large searches: adjacency entries one search of the cheap pass may scan
+CHEAP_RATE = 2e7        # adjacency entries per second the rounds are assumed to scan (a low estimate)
 
 
 @numba.njit(cache=True)
@@ -449,6 +451,8 @@ def _improve(adj, radj, frustrated, pk, max_length, reach, passes, steps, tenure
     ``deadline``.
     Sequential: the result depends only on the inputs.
     """
+    if _now() > deadline:  # not even the scratch: it is a pass over the vertices
+        return
     nf = pk.fe.size
     nv = adj[0].size - 1
     ws = np.empty((5, nv), np.int64)  # dist, par, pedge, via, queue of each side
@@ -462,7 +466,8 @@ def _improve(adj, radj, frustrated, pk, max_length, reach, passes, steps, tenure
             if pk.packed[i]:
                 continue
             work += 1
-            if (work & 255) == 0 and _now() > deadline:
+            # a path search may cost milliseconds near hubs: the clock is read every 16
+            if (work & 15) == 0 and _now() > deadline:
                 return
             if _move(adj, radj, frustrated, pk, i, 0, max_length, reach, 0, False, ws,
                      wt) == -1:
@@ -474,7 +479,7 @@ def _improve(adj, radj, frustrated, pk, max_length, reach, passes, steps, tenure
     cur, chain, last_gain, last_unlock = -1, 0, 0, 0
     for step in range(1, steps + 1):
         if (pk.n_out[0] == 0 or step - last_gain > stall
-                or ((step & 255) == 0 and _now() > deadline)):
+                or ((step & 15) == 0 and _now() > deadline)):
             return
         locking = step > lock_after
         if locking and step - max(last_gain, last_unlock, lock_after) > UNLOCK:  # stuck
@@ -559,6 +564,20 @@ def csr_pair(arc_src: np.ndarray, arc_dst: np.ndarray, arc_edge: np.ndarray, n: 
     return one(arc_src, arc_dst), one(arc_dst, arc_src)
 
 
+def _cheap_order(adj, fu, fv, max_length: int, deadline: float) -> np.ndarray:
+    """Seeds for the capped first pass (fewest edges at their ends first, ties by index), or
+    none: without a deadline, or when the rounds' first levels (each seed's ends' edges,
+    ``max_length`` times) fit in half the time left at ``CHEAP_RATE``."""
+    left = deadline - time.perf_counter()
+    if not np.isfinite(deadline):
+        return np.empty(0, np.int64)
+    deg = np.diff(adj[0])
+    cost = deg[fu] + deg[fv]
+    if float(cost.sum()) * max_length <= CHEAP_RATE * 0.5 * max(left, 0.0):
+        return np.empty(0, np.int64)
+    return np.argsort(cost, kind="stable").astype(np.int64)
+
+
 def pack_cycles(adj, radj, excluded: np.ndarray, fe: np.ndarray, fu: np.ndarray, fv: np.ndarray,
                 *, max_length: int, augment_length: int, passes: int, steps: int, seed: int,
                 deadline: float, stall: int = STALL, lock_after: int = NEVER):
@@ -573,12 +592,19 @@ def pack_cycles(adj, radj, excluded: np.ndarray, fe: np.ndarray, fu: np.ndarray,
     ``lock_after`` the cycles swapped in are locked in rounds and a round
     without a gain doubles the reach of the path searches, which suits a
     search that runs until a deadline);
-    everything stops once ``perf_counter`` passes ``deadline``.
+    everything stops once ``perf_counter`` passes ``deadline``.  When the
+    greedy rounds would not fit in half the time to ``deadline``
+    (:func:`_cheap_order`), a pass over the seeds, those whose ends have the
+    fewest edges first, packs the cycles it finds within ``CHEAP_CAP``
+    adjacency entries each before the rounds: the bound grows from the start
+    instead of waiting for rounds whose searches go through hubs.
     Returns ``(ptr, edges)``: the cycles in the order of their seeds, each
     ``edges[ptr[i]:ptr[i + 1]]`` (edge ids, the seed first).
     """
     m = excluded.size
-    ptr, edges = _pack_cycles(adj, radj, excluded, fu, fv, fe, int(max_length), deadline)
+    cheap = _cheap_order(adj, fu, fv, int(max_length), deadline)
+    ptr, edges = _pack_cycles(adj, radj, excluded, fu, fv, fe, int(max_length), deadline, cheap,
+                              CHEAP_CAP)
     pk = _packing(ptr, edges, fe, fu, fv, m, augment_length)
     walk_seed = int(np.random.SeedSequence(seed).generate_state(1)[0])  # numba seeds take 32 bits
     _improve(adj, radj, excluded, pk, augment_length, REACH, passes, int(steps), TENURE, walk_seed,
