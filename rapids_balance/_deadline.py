@@ -28,7 +28,7 @@ NO_DEADLINE = math.inf
 #: loop steps between two clock reads inside a kernel
 CHECK_EVERY = 1024
 #: adjacency entries scanned between two clock reads in work-counting loops (about a millisecond)
-CHECK_WORK = 1 << 18
+CHECK_WORK = 1 << 16
 
 
 def deadline_of(start: float, time_limit: float | None) -> float:

@@ -63,7 +63,7 @@ TREE_PASSES = 4.0
 #: UNWIND_PASSES more for the improving moves of the V-cycles cut at the search's deadline
 #: and the polish (parallel descent), so that the call returns within its limit
 FINAL_PASSES = 1.0
-UNWIND_PASSES = 1.0
+UNWIND_PASSES = 1.5
 #: bytes of the trees sampled at once without a deadline (a tree holds parent, parent edge
 #: and order as int32 and a path sign as int8 per vertex)
 CHUNK_BYTES = 64 * 2**20
