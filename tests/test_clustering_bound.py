@@ -168,8 +168,12 @@ def test_bad_input_is_refused_before_work():
     big = random_graph(2100, 0.0, 0.3, 1)
     with pytest.raises(GraphInputError, match="at most 2,000 vertices"):
         clustering_lower_bound(big, np.zeros(big.n, int), method="lp")
-    # auto keeps to the packing there, with no error
+    # auto keeps to the packing there, with no error, and above its own smaller limit
     assert clustering_lower_bound(big, np.zeros(big.n, int)).method == "packing"
+    mid = random_graph(1500, 0.0, 0.3, 1)
+    assert clustering_lower_bound(mid, np.zeros(mid.n, int)).method == "packing"
+    tree = clustering_lower_bound(mid, np.zeros(mid.n, int), method="lp")
+    assert tree.method == "lp" and tree.bound == 0 and tree.lp_converged
 
 
 def test_lp_is_tight_where_the_lp_is_known_tight():

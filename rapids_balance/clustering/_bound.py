@@ -46,7 +46,8 @@ from .._validation import check_choice, check_int, check_seed, check_time_limit,
 from ..errors import GraphInputError
 from ..graph import Graph, graph_from_any
 from ..io._roles import check_roles
-from ._lp_bound import LP_MAX_EDGES, LP_MAX_VERTICES, layered_arcs, lp_packing
+from ._lp_bound import (AUTO_MAX_EDGES, AUTO_MAX_VERTICES, LP_MAX_EDGES, LP_MAX_VERTICES,
+                        layered_arcs, lp_packing)
 from ._objective import coerce_labels, edge_weights, imbalance_value
 
 __all__ = ["ClusteringBound", "clustering_lower_bound", "resolve_method", "method_for"]
@@ -178,12 +179,12 @@ def resolve_method(method: str, owner: str, name: str = "method") -> str:
 
 
 def method_for(graph: Graph, method: str, owner: str, name: str = "method") -> str:
-    """The method for this graph: ``"auto"`` is ``"lp"`` up to the LP's size limit;
-    ``"lp"`` above it is refused (before any work)."""
-    too_large = graph.m > LP_MAX_EDGES or graph.n > LP_MAX_VERTICES
+    """The method for this graph: ``"auto"`` is ``"lp"`` up to its own, smaller size
+    limit; ``"lp"`` above the LP's limit is refused (before any work)."""
     if method == "auto":
-        return "packing" if too_large else "lp"
-    if method == "lp" and too_large:
+        small = graph.m <= AUTO_MAX_EDGES and graph.n <= AUTO_MAX_VERTICES
+        return "lp" if small else "packing"
+    if method == "lp" and (graph.m > LP_MAX_EDGES or graph.n > LP_MAX_VERTICES):
         raise GraphInputError(f"{owner}: {name}='lp' takes graphs of at most "
                               f"{LP_MAX_VERTICES:,} vertices and {LP_MAX_EDGES:,} edges (got "
                               f"{graph.n:,} and {graph.m:,}); use {name}='packing'")
@@ -230,7 +231,8 @@ def clustering_lower_bound(graph: Any, labels: Any = None, *, method: str = "aut
         extra), started from the packing, so at least as tight; for graphs of
         at most 2,000 vertices and 40,000 edges (a larger one is refused
         before any work).  ``"auto"``: ``"lp"`` where highspy is installed
-        and the graph is within that limit, else ``"packing"``.
+        and the graph has at most 1,000 vertices and 5,000 edges (where the
+        LP converges in about a minute or less), else ``"packing"``.
     max_length : int, default 8
         Longest path (in edges) that closes a cycle of the packing, in
         ``[1, 2**31 - 1]``.

@@ -58,8 +58,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="seconds for the bound (default: no limit)")
     p.add_argument("--bound-method", choices=("auto", "packing", "lp"), default="auto",
                    help="the bound: packed cycles, the cycle LP by cutting planes (highspy; "
-                        "graphs up to 2,000 vertices and 40,000 edges), or auto (lp where it "
-                        "fits and highspy is installed)")
+                        "graphs up to 2,000 vertices and 40,000 edges), or auto (lp up to 1,000 "
+                        "vertices and 5,000 edges when highspy is installed)")
     add_plot_argument(p, "the imbalance against time")
     add_progress_arguments(p)
     p.set_defaults(func=_run)

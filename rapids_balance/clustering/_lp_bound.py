@@ -37,10 +37,13 @@ import numpy as np
 
 from ..graph import Graph
 
-__all__ = ["lp_packing", "layered_arcs", "LP_MAX_EDGES", "LP_MAX_VERTICES"]
+__all__ = ["lp_packing", "layered_arcs", "LP_MAX_EDGES", "LP_MAX_VERTICES", "AUTO_MAX_EDGES",
+           "AUTO_MAX_VERTICES"]
 
-LP_MAX_EDGES = 40_000    # method="lp": the LP's rows grow with the negative edges, its cuts
+LP_MAX_EDGES = 40_000    # method="lp": each solve grows with the edges, each separation
 LP_MAX_VERTICES = 2_000  # with the vertices (one Dijkstra tree per vertex and round)
+AUTO_MAX_EDGES = 5_000   # method="auto" takes the LP up to here, where it converges in a
+AUTO_MAX_VERTICES = 1_000  # minute or so (8,000 edges: minutes, tens of cut rounds)
 MAX_ROUNDS = 500         # cut rounds (convergence takes tens on the random instances)
 VIOLATION = 1e-6         # a cycle is cut when its length under z is below 1 - VIOLATION
 TINY = 1e-12             # added to every length: scipy's Dijkstra drops explicit zeros
