@@ -64,7 +64,8 @@ def exact_optimum(g, time_limit: float):
         k = ptr.size - 1
         h.addRows(k, np.ones(k), np.full(k, highspy.kHighsInf), edges.size,
                   ptr[:-1].astype(np.int32), edges.astype(np.int32), np.ones(edges.size))
-        h.setOptionValue("time_limit", max(time_limit - (time.perf_counter() - start), 1.0))
+        left = max(time_limit - (time.perf_counter() - start), 1.0)
+        h.setOptionValue("time_limit", h.getRunTime() + left)  # HiGHS sums its runs' time
         h.run()
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             return float(np.ceil(h.getInfo().mip_dual_bound - 1e-6)), False

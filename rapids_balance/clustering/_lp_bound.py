@@ -138,10 +138,11 @@ def lp_packing(graph: Graph, w: np.ndarray, start_ptr: np.ndarray, start_edges: 
     cycle left: ``value`` is then the LP's optimum, up to the solver's tolerance)."""
     import highspy
 
+    from ..frustration_index._exact import _new_highs
+
     m = graph.m
     arcs = _separation_arcs(graph)
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = _new_highs(highspy, verbose=False)
     h.setOptionValue("threads", 1)
     # the LP is very degenerate: the interior point method solves it in a fraction of
     # the dual simplex's time, and its duals need no vertex (they are scaled feasible)
@@ -167,7 +168,8 @@ def lp_packing(graph: Graph, w: np.ndarray, start_ptr: np.ndarray, start_edges: 
                   ptr[:-1].astype(np.int32), edges.astype(np.int32), np.ones(edges.size))
         pool_ptr = np.concatenate([pool_ptr, ptr[1:] + pool_edges.size])
         pool_edges = np.concatenate([pool_edges, edges])
-        h.setOptionValue("time_limit", max(deadline - time.perf_counter(), 1e-3))
+        # HiGHS checks its limit against its run time summed over all runs
+        h.setOptionValue("time_limit", h.getRunTime() + max(deadline - time.perf_counter(), 1e-3))
         h.run()
         duals = np.asarray(h.getSolution().row_dual)
         if duals.size == pool_ptr.size - 1:
