@@ -49,6 +49,7 @@ def _row(report, name, g, kind, args):
                    value=round(lb.relative_gap, 5), unit="share of I(P)", method=method,
                    clustering_time_s=round(t_cl, 2), imbalance=lb.imbalance, bound=lb.bound,
                    gap=lb.gap, bound_time_s=round(lb.elapsed_s, 2), lp_converged=lb.lp_converged,
+                   lp_upper=lb.lp_upper,
                    target=TARGET[kind], target_met=lb.relative_gap <= TARGET[kind])
 
 

@@ -84,6 +84,7 @@ def test_bound_below_brute_force_optimum(seed, weighted):
     lp = clustering_lower_bound(g, arg, method="lp")
     assert lp.bound <= opt + 1e-6
     assert lp.method == "lp" and lp.lp_converged
+    assert lp.bound - 1 < lp.lp_upper + 1e-6  # bound: the LP's optimum, maybe rounded up
     check_certificate(g, lp)
     for labels in (arg, rng.integers(0, 3, g.n), np.zeros(g.n, int), np.arange(g.n)):
         res = clustering_lower_bound(g, labels, method="packing")
@@ -197,6 +198,7 @@ def test_lp_is_tight_where_the_lp_is_known_tight():
     lp = clustering_lower_bound(g, method="lp")
     pack = clustering_lower_bound(g, method="packing")
     assert pack.bound == 1 and lp.bound == opt == 2
+    assert lp.lp_upper == pytest.approx(1.5, rel=1e-5)  # the LP's optimum, before rounding
     check_certificate(g, lp)
 
 

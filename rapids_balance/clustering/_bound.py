@@ -87,6 +87,13 @@ class ClusteringBound:
         ``"packing"`` or ``"lp"``.
     elapsed_s : float
         Seconds spent on the bound (the clustering's search not included).
+    lp_converged : bool or None
+        ``method="lp"``: whether the cut loop closed (no violated cycle left,
+        so ``bound`` is the LP's optimum); None for ``"packing"``.
+    lp_upper : float or None
+        ``method="lp"``: an upper bound on the full LP's optimum (the last LP
+        solution scaled until every cycle is covered; ``inf`` before one), so
+        no bound from this LP exceeds it; None for ``"packing"``.
     """
 
     bound: float
@@ -98,6 +105,7 @@ class ClusteringBound:
     method: str
     elapsed_s: float
     lp_converged: bool | None = None
+    lp_upper: float | None = None
 
     def __float__(self) -> float:
         return float(self.bound)
@@ -366,10 +374,11 @@ def clustering_lower_bound(graph: Any, labels: Any = None, *, method: str = "aut
     bound, rounds = max((_packing_bound(search, w, int(max_length), int(steps), seed, deadline)
                          for search in searches), key=lambda r: r[0])
     parts = list(rounds)
-    converged = None
+    converged = lp_upper = None
     if method == "lp":
         start_ptr, start_edges = _joined(parts)
-        value, ptr, edges, y, converged = lp_packing(graph, w, start_ptr, start_edges, deadline)
+        value, ptr, edges, y, converged, lp_upper = lp_packing(graph, w, start_ptr, start_edges,
+                                                               deadline)
         if value > bound:
             keep = y > 0
             bound, parts = value, [_subset(ptr, edges, keep) + (y[keep],)]
@@ -399,4 +408,4 @@ def clustering_lower_bound(graph: Any, labels: Any = None, *, method: str = "aut
     return ClusteringBound(bound=float(bound), imbalance=value, gap=float(gap),
                            relative_gap=float(gap / value) if value > 0 else 0.0, cycles=cycles,
                            labels=labels_frame, method=method, elapsed_s=elapsed,
-                           lp_converged=converged)
+                           lp_converged=converged, lp_upper=lp_upper)

@@ -79,7 +79,8 @@ def _violated_cycles(graph: Graph, arcs, z: np.ndarray):
 
     A negative edge ``(u, v)`` is closed by a path of positive edges (``u`` to ``v``
     in copy 0), a positive one ``(a, b)`` by a path with one negative edge (``a`` to
-    copy 1 of ``b``).  Returns ``(ptr, edges)``, each cycle once."""
+    copy 1 of ``b``).  Returns ``(ptr, edges, shortest)``, each cycle once, and the
+    length of the shortest such cycle under ``z`` (capped at 1, rounded down)."""
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import dijkstra
 
@@ -91,12 +92,15 @@ def _violated_cycles(graph: Graph, arcs, z: np.ndarray):
     slack = 1.0 - VIOLATION - z
     live = slack > 0
     if not live.any() or tail.size == 0:
-        return np.zeros(1, np.int64), np.zeros(0, np.int64)
+        return np.zeros(1, np.int64), np.zeros(0, np.int64), 1.0
     sources = np.unique(src[live])
     mat = csr_matrix((z[eid] + TINY, (tail, head)), shape=(2 * n, 2 * n))
     dist, pred = dijkstra(mat, indices=sources, limit=1.0, return_predecessors=True)
     row = np.minimum(np.searchsorted(sources, src), sources.size - 1)
+    length = z + dist[row, target]
     cut = np.flatnonzero(live & (dist[row, target] < slack))
+    # every length carries up to 2n arcs' TINY: rounded down, the shortest stays a bound
+    shortest = max(min(float(length[live].min()), 1.0) - 2 * n * TINY, 0.0)
     ptr, edges, seen = [0], [], set()
     for f in cut:
         r, x = row[f], target[f]
@@ -112,7 +116,7 @@ def _violated_cycles(graph: Graph, arcs, z: np.ndarray):
             seen.add(sig)
             edges.extend(cycle)
             ptr.append(len(edges))
-    return np.asarray(ptr, np.int64), np.asarray(edges, np.int64)
+    return np.asarray(ptr, np.int64), np.asarray(edges, np.int64), shortest
 
 
 def _packing_value(ptr: np.ndarray, edges: np.ndarray, y: np.ndarray, w: np.ndarray):
@@ -156,10 +160,14 @@ def lp_packing(graph: Graph, w: np.ndarray, start_ptr: np.ndarray, start_edges: 
     z = np.zeros(m)
     cuts = (np.asarray(start_ptr, np.int64), np.asarray(start_edges, np.int64))
     converged = False
+    upper = float("inf")
     for rounds in range(MAX_ROUNDS):
         if rounds > 0 or cuts[0].size == 1:
-            cuts = _violated_cycles(graph, arcs, z)
-        ptr, edges = cuts
+            ptr, edges, shortest = _violated_cycles(graph, arcs, z)
+            if rounds > 0 and shortest > 0:
+                upper = min(upper, float(w @ z) / shortest)
+        else:
+            ptr, edges = cuts
         converged = ptr.size == 1
         if converged or time.perf_counter() > deadline:
             break
@@ -179,4 +187,4 @@ def lp_packing(graph: Graph, w: np.ndarray, start_ptr: np.ndarray, start_edges: 
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             break
         z = np.maximum(np.asarray(h.getSolution().col_value), 0.0)
-    return (*best, converged)
+    return (*best, converged, upper)
