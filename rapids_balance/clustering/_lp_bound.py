@@ -142,11 +142,11 @@ def lp_packing(graph: Graph, w: np.ndarray, start_ptr: np.ndarray, start_edges: 
     cycle left: ``value`` is then the LP's optimum, up to the solver's tolerance)."""
     import highspy
 
-    from ..frustration_index._exact import _new_highs
+    from .._highs import new_highs
 
     m = graph.m
     arcs = _separation_arcs(graph)
-    h = _new_highs(highspy, verbose=False)
+    h = new_highs(highspy, verbose=False)
     h.setOptionValue("threads", 1)
     # the LP is very degenerate: the interior point method solves it in a fraction of
     # the dual simplex's time, and its duals need no vertex (they are scaled feasible)
