@@ -42,8 +42,8 @@ __all__ = ["lp_packing", "layered_arcs", "LP_MAX_EDGES", "LP_MAX_VERTICES", "AUT
 
 LP_MAX_EDGES = 40_000    # method="lp": each solve grows with the edges, each separation
 LP_MAX_VERTICES = 2_000  # with the vertices (one Dijkstra tree per vertex and round)
-AUTO_MAX_EDGES = 5_000   # method="auto" takes the LP up to here, where it converges in a
-AUTO_MAX_VERTICES = 1_000  # minute or so (8,000 edges: minutes, tens of cut rounds)
+AUTO_MAX_EDGES = 2_000   # method="auto" takes the LP up to here, where it converges in
+AUTO_MAX_VERTICES = 1_000  # seconds (5,000 edges: a minute or more; 8,000: minutes)
 MAX_ROUNDS = 500         # cut rounds (convergence takes tens on the random instances)
 VIOLATION = 1e-6         # a cycle is cut when its length under z is below 1 - VIOLATION
 TINY = 1e-12             # added to every length: scipy's Dijkstra drops explicit zeros
