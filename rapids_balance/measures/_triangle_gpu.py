@@ -34,14 +34,21 @@ def k_fill(optr, oind, oedge, offsets, out):
         triangles_at(u, optr, oind, oedge, offsets[u], out, True)
 
 
+@cuda.jit(device=True)
+def _negatives(tri, t, sign):
+    """Negative edges of triangle ``t`` (its type, 0..3)."""
+    k = 0
+    for c in range(3):
+        if sign[tri[t, c]] < 0:
+            k += 1
+    return k
+
+
 @gpu_kernel
 def k_tally(tri, sign, types, edge_bal, edge_unb):
     t = cuda.grid(1)
     if t < tri.shape[0]:
-        k = 0
-        for c in range(3):
-            if sign[tri[t, c]] < 0:
-                k += 1
+        k = _negatives(tri, t, sign)
         cuda.atomic.add(types, k, 1)
         for c in range(3):
             if k % 2 == 0:
@@ -57,12 +64,7 @@ def k_type_counts(tri, signs, counts):
     T = tri.shape[0]
     if i < signs.shape[0] * T:
         b = i // T
-        t = i - b * T
-        k = 0
-        for c in range(3):
-            if signs[b, tri[t, c]] < 0:
-                k += 1
-        cuda.atomic.add(counts, (b, k), 1)
+        cuda.atomic.add(counts, (b, _negatives(tri, i - b * T, signs[b])), 1)
 
 
 def list_triangles_gpu(optr, oind, oedge):
