@@ -223,3 +223,12 @@ def test_gpu_triangle_null_equals_cpu_whatever_the_batches(gpu_backend):
     assert launch_counts["launches"] - launches == 4  # shuffles and type counts, per batch
     assert np.array_equal(values(gpu), values(cpu))
     assert (gpu.observed, gpu.p_value, gpu.z_score) == (cpu.observed, cpu.p_value, cpu.z_score)
+
+
+@pytest.mark.simulator
+def test_gpu_frustration_null_equals_cpu(gpu_backend):
+    # the frustration statistic takes the GPU frustration path on the graph and every sample
+    g = random_graph(10, 0.35, 0.4, 3)
+    cpu = significance(g, "frustration", n_samples=2, seed=1, backend="cpu", progress=False)
+    gpu = significance(g, "frustration", n_samples=2, seed=1, backend=gpu_backend, progress=False)
+    assert np.array_equal(values(gpu), values(cpu)) and gpu.observed == cpu.observed
