@@ -101,7 +101,9 @@ def tree_states_gpu(ps, graph):
 _NO_EDGE = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
-_BV_THREADS = 256  # threads of the block that builds one tree
+# threads of the block that builds one tree: a batch is one block a tree (64 by default), so
+# the blocks are few and each is made as wide as CUDA allows (48 registers a thread at sm_90)
+_BV_THREADS = 1024
 
 
 @gpu_kernel
