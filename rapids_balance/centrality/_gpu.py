@@ -383,7 +383,7 @@ MEMORY_RESERVE = 0.25
 MAX_BLOCKS_PER_SM = 32
 MAX_THREADS_PER_SM = 2048
 REGISTERS_PER_SM = 65536
-#: registers per thread of :func:`_bc_kernel` at sm_90 (``tools/check_gpu_compile.py``: 78,
+#: registers per thread of :func:`_bc_kernel` at sm_90 (``tools/check_gpu_compile.py``: 80,
 #: allocated in steps of 8)
 KERNEL_REGISTERS = 80
 #: threads per block on a GPU: 128 x 80 registers leave room for 6 resident blocks per SM
