@@ -41,6 +41,11 @@ NullParams = namedtuple("NullParams", ["statistic", "null", "seed", "swaps_per_e
 NullParams.__doc__ = "What every batch needs: the statistic (name or callable), the null model, seeds."
 
 
+def _named(statistic: Any, *names: str) -> bool:
+    """Whether ``statistic`` is one of the named statistics (a callable never is, whatever its name)."""
+    return isinstance(statistic, str) and statistic in names
+
+
 class _Sampler:
     """Null samples of one graph; the fixed-topology fast path is prepared once."""
 
@@ -50,7 +55,7 @@ class _Sampler:
         self.fast = (self.stat.on_topology(graph)
                      if params.null == "shuffle" and self.stat.on_topology is not None else None)
         self.device = None
-        if params.backend == "gpu" and params.null == "shuffle" and self.stat.name == "triangles":
+        if params.backend == "gpu" and params.null == "shuffle" and _named(params.statistic, "triangles"):
             from ._gpu import TriangleShuffles
             from ._statistics import triangle_list
 
@@ -219,7 +224,7 @@ def significance(graph: Any, statistic: Any = "frustration", null: str = "shuffl
     from ..backend import resolve_backend
 
     params = NullParams(statistic, null, seed, swaps_per_edge,
-                        resolve_backend(backend) if stat.name in GPU_STATISTICS else "cpu")
+                        resolve_backend(backend) if _named(statistic, *GPU_STATISTICS) else "cpu")
     observed = stat.value(graph, seed, params.backend)
     deadline = np.inf if time_limit is None else start + time_limit
     stopped = None
