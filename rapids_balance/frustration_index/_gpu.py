@@ -331,14 +331,17 @@ def parallel_descent_gpu(graph, x, seed, max_rounds, deadline=math.inf):
     xd = device_array(x, np.int8)
     d = xp.zeros(graph.n, dtype=np.int64)
     flip = xp.zeros(graph.n, dtype=np.int8)
+    moved = xp.zeros(1, dtype=np.int64)
+    # numba's views, once for all rounds: a round's launches convert nothing
+    ip, ix, Jv, xv, dv, fv, mv = map(kernel_view, (g["indptr"], g["indices"], J, xd, d, flip, moved))
     b, t = launch_config(graph.n)
     rounds = 0
     while rounds < max_rounds and not passed(deadline):
-        moved = xp.zeros(1, dtype=np.int64)
-        _k_gains[b, t](g["indptr"], g["indices"], J, xd, d)
-        _k_select[b, t](g["indptr"], g["indices"], d, np.uint64(seed), flip, moved)
+        moved[:] = 0
+        _k_gains[b, t](ip, ix, Jv, xv, dv)
+        _k_select[b, t](ip, ix, dv, np.uint64(seed), fv, mv)
         if int(host_read(moved)[0]) == 0:
             break
-        _k_apply[b, t](xd, flip)
+        _k_apply[b, t](xv, fv)
         rounds += 1
     return to_host(xd).astype(np.int8), rounds
