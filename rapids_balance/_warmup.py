@@ -65,7 +65,7 @@ def _jobs() -> list[tuple[str, Callable[[], object]]]:
 
     def significance():
         for null in ("shuffle", "swap"):
-            rb.significance(signed, "triangles", null, n_samples=2, progress=False)
+            rb.significance(signed, "triangles", null, n_samples=2, backend="cpu", progress=False)
 
     def generators():
         rb.powerlaw_signed_graph(2000, weights="uniform", seed=0)

@@ -239,8 +239,8 @@ def clustering_lower_bound(graph: Any, labels: Any = None, *, method: str = "aut
         extra), started from the packing, so at least as tight; for graphs of
         at most 2,000 vertices and 40,000 edges (a larger one is refused
         before any work).  ``"auto"``: ``"lp"`` where highspy is installed
-        and the graph has at most 1,000 vertices and 5,000 edges (where the
-        LP converges in about a minute or less), else ``"packing"``.
+        and the graph has at most 1,000 vertices and 2,000 edges (where the
+        LP converges in seconds), else ``"packing"``.
     max_length : int, default 8
         Longest path (in edges) that closes a cycle of the packing, in
         ``[1, 2**31 - 1]``.

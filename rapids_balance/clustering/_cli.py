@@ -59,7 +59,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--bound-method", choices=("auto", "packing", "lp"), default="auto",
                    help="the bound: packed cycles, the cycle LP by cutting planes (highspy; "
                         "graphs up to 2,000 vertices and 40,000 edges), or auto (lp up to 1,000 "
-                        "vertices and 5,000 edges when highspy is installed)")
+                        "vertices and 2,000 edges when highspy is installed)")
     add_plot_argument(p, "the imbalance against time")
     add_progress_arguments(p)
     p.set_defaults(func=_run)

@@ -42,8 +42,8 @@ __all__ = ["lp_packing", "layered_arcs", "LP_MAX_EDGES", "LP_MAX_VERTICES", "AUT
 
 LP_MAX_EDGES = 40_000    # method="lp": each solve grows with the edges, each separation
 LP_MAX_VERTICES = 2_000  # with the vertices (one Dijkstra tree per vertex and round)
-AUTO_MAX_EDGES = 5_000   # method="auto" takes the LP up to here, where it converges in a
-AUTO_MAX_VERTICES = 1_000  # minute or so (8,000 edges: minutes, tens of cut rounds)
+AUTO_MAX_EDGES = 2_000   # method="auto" takes the LP up to here, where it converges in
+AUTO_MAX_VERTICES = 1_000  # seconds (5,000 edges: a minute or more; 8,000: minutes)
 MAX_ROUNDS = 500         # cut rounds (convergence takes tens on the random instances)
 VIOLATION = 1e-6         # a cycle is cut when its length under z is below 1 - VIOLATION
 TINY = 1e-12             # added to every length: scipy's Dijkstra drops explicit zeros
@@ -142,11 +142,11 @@ def lp_packing(graph: Graph, w: np.ndarray, start_ptr: np.ndarray, start_edges: 
     cycle left: ``value`` is then the LP's optimum, up to the solver's tolerance)."""
     import highspy
 
-    from ..frustration_index._exact import _new_highs
+    from .._highs import new_highs
 
     m = graph.m
     arcs = _separation_arcs(graph)
-    h = _new_highs(highspy, verbose=False)
+    h = new_highs(highspy, verbose=False)
     h.setOptionValue("threads", 1)
     # the LP is very degenerate: the interior point method solves it in a fraction of
     # the dual simplex's time, and its duals need no vertex (they are scaled feasible)
