@@ -583,7 +583,7 @@ def _clean_rows(xp: ModuleType, rows: dict, nu: int, *, directed: bool, conflict
         rows["flip"] = rows["a"] > rows["b"]  # listed as (v, u): the reverse of the pair (min, max)
         rows["a"], rows["b"] = xp.minimum(rows["a"], rows["b"]), xp.maximum(rows["a"], rows["b"])
     # group rows by pair, input order inside a pair (one stable sort on one key)
-    _reorder(xp, rows, _xp.stable_argsort(xp.astype(rows["a"], xp.int64) * nu + xp.astype(rows["b"], xp.int64)))
+    _reorder(xp, rows, _xp.pair_order(rows["a"], rows["b"], nu))
     a, b = rows["a"], rows["b"]
     n_kept = int(a.shape[0])
     first = xp.concat([xp.ones(1, dtype=xp.bool), (a[1:] != a[:-1]) | (b[1:] != b[:-1])])
