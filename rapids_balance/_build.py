@@ -217,7 +217,7 @@ def _factorize_ints(xp: ModuleType, src, dst):
     # int64 for signed ids, uint64 for unsigned ones: both hold every id exactly
     wide = xp.int64 if xp.isdtype(src.dtype, "signed integer") else xp.uint64
     uniques = xp.astype(index, wide) + xp.asarray(lo, dtype=wide)
-    return uniques, xp.take(rank, offsets(src)), xp.take(rank, offsets(dst))
+    return uniques, _xp.gather(rank, offsets(src)), _xp.gather(rank, offsets(dst))
 
 
 def _narrow_codes(xp: ModuleType, codes, n_codes: int):
@@ -510,10 +510,12 @@ def _numbered_edges(xp: ModuleType, rows: dict, used, numbering: str, directed: 
         label_index = xp.nonzero(used)[0]
         new_id = xp.cumulative_sum(xp.astype(used, xp.int64)) - 1  # read only at used vertices
     # internal ids are int32 (the Graph's dtype), so the Graph keeps these arrays without a copy
-    u = xp.astype(xp.take(new_id, rows.pop("a")), xp.int32)
-    v = xp.astype(xp.take(new_id, rows.pop("b")), xp.int32)
+    new_id = xp.astype(new_id, xp.int32)
+    u = _xp.gather(new_id, rows.pop("a"))
+    v = _xp.gather(new_id, rows.pop("b"))
     del rows["row"]
-    if not directed:
+    if not directed and numbering == "graphbplus":
+        # (sorted numbering is monotone in the codes: undirected rows stay (min, max) pairs)
         u, v = xp.minimum(u, v), xp.maximum(u, v)
     if numbering == "graphbplus":
         # (sorted numbering is monotone in the codes: its rows are in (u, v) order already)
@@ -549,7 +551,7 @@ def _keep(rows: dict, mask) -> dict:
 def _reorder(xp: ModuleType, rows: dict, order) -> dict:
     """Reorder every column of ``rows`` in place."""
     for key, col in rows.items():
-        rows[key] = None if col is None else xp.take(col, order)
+        rows[key] = None if col is None else _xp.gather(col, order)
     return rows
 
 

@@ -151,3 +151,71 @@ def gather(values: np.ndarray, index: np.ndarray) -> np.ndarray:
     out = np.empty(index.size, values.dtype)
     _gather(values, index, out)
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _pairs_sorted(src, dst, strict_src_below_dst):
+    """Edges sorted by (src, dst), repeats allowed; with the flag also src < dst everywhere."""
+    for e in range(src.size):
+        if strict_src_below_dst and src[e] >= dst[e]:
+            return False
+        if e and (src[e] < src[e - 1] or (src[e] == src[e - 1] and dst[e] < dst[e - 1])):
+            return False
+    return True
+
+
+def pairs_sorted(src: np.ndarray, dst: np.ndarray, directed: bool) -> bool:
+    """Are the edges sorted by ``(src, dst)`` (undirected: also ``src < dst``)?"""
+    return bool(_pairs_sorted(src, dst, not directed))
+
+
+@numba.njit(parallel=True, cache=True, nogil=True)
+def _fill_undirected_csr(src, dst, indptr, n_as_dst, indices, slot_edge, cursor):
+    """Row r: the edges whose dst is r in edge order, then those whose src is r (see
+    :func:`rapids_balance._csr.csr_arrays`); edges sorted by (src, dst) with src < dst."""
+    m, n = src.size, n_as_dst.size
+    # src part: edge e sits after its row's dst edges, at e - (edges with smaller src) within the rest,
+    # i.e. at slot e + (dst edges of rows <= src[e])
+    dst_upto = np.empty(n, np.int64)
+    acc = 0
+    for r in range(n):
+        acc += n_as_dst[r]
+        dst_upto[r] = acc
+    for e in numba.prange(m):
+        s = e + dst_upto[src[e]]
+        indices[s] = dst[e]
+        slot_edge[s] = e
+    # dst part: a stable counting scatter, each block of edges owning its share of every row
+    n_blocks = cursor.shape[0]
+    bounds = _block_bounds(m, n_blocks)
+    for t in numba.prange(n_blocks):
+        for e in range(bounds[t], bounds[t + 1]):
+            cursor[t, dst[e]] += 1
+    for r in numba.prange(n):
+        at = indptr[r]
+        for t in range(n_blocks):
+            c = cursor[t, r]
+            cursor[t, r] = at
+            at += c
+    for t in numba.prange(n_blocks):
+        for e in range(bounds[t], bounds[t + 1]):
+            v = dst[e]
+            s = cursor[t, v]
+            cursor[t, v] = s + 1
+            indices[s] = src[e]
+            slot_edge[s] = e
+
+
+def undirected_csr(src: np.ndarray, dst: np.ndarray, n: int) -> dict:
+    """``indptr`` (int64), ``indices`` and ``slot_edge`` (int32) of undirected edges sorted by
+    ``(src, dst)`` with ``src < dst``."""
+    m = src.size
+    n_as_dst = np.bincount(dst, minlength=n)
+    counts = n_as_dst + np.bincount(src, minlength=n)
+    indptr = np.zeros(n + 1, np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    del counts
+    indices, slot_edge = np.empty(2 * m, np.int32), np.empty(2 * m, np.int32)
+    cursor = np.zeros((_blocks(m), n), _index_dtype(2 * m))  # per block, its next slot in each row
+    _fill_undirected_csr(src, dst, indptr, n_as_dst, indices, slot_edge, cursor)
+    return {"indptr": indptr, "indices": indices, "slot_edge": slot_edge}

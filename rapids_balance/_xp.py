@@ -16,6 +16,7 @@ written with standard calls only (numpy | CuPy | other):
 * :func:`lexsort`: ``numpy.lexsort`` | ``cupy.lexsort`` (keys stacked in one
   2-D array) | one stable argsort per key;
 * :func:`bincount`: ``numpy.bincount`` | ``cupy.bincount`` | sort and ``searchsorted``;
+* :func:`gather` (``values[index]``): a compiled parallel loop for large inputs | ``take`` | ``take``;
 * :func:`scatter` (``out[index] = values``): index assignment | index
   assignment | sort and ``searchsorted``;
 * :func:`scatter_min`: ``numpy.minimum.at`` | ``cupyx.scatter_min`` | sort,
@@ -42,7 +43,7 @@ import array_api_compat
 import numpy as np
 
 __all__ = ["namespace", "is_numpy", "is_device_array", "to_host", "host_copies", "stable_argsort", "pair_order", "lexsort",
-           "bincount", "scatter", "scatter_min", "unique_inverse", "connected_components"]
+           "bincount", "gather", "scatter", "scatter_min", "unique_inverse", "connected_components"]
 
 host_copies: list[int] = []
 """Sizes of the arrays :func:`to_host` copied off their device, in call order (tests clear and read it)."""
@@ -197,6 +198,17 @@ def bincount(x: Any, minlength: int) -> Any:
         return cupy.bincount(x, minlength=minlength).astype(cupy.int64, copy=False)
     edges = xp.searchsorted(xp.sort(x), xp.arange(minlength + 1, dtype=x.dtype))
     return xp.astype(edges[1:] - edges[:-1], xp.int64)
+
+
+def gather(values: Any, index: Any) -> Any:
+    """``values[index]`` (``xp.take``); large numpy inputs by a compiled parallel loop that uses an
+    int32 index as it is (numpy's ``take`` first widens it to a 64-bit copy)."""
+    xp = array_api_compat.array_namespace(values, index)
+    if is_numpy(xp) and index.size >= _RADIX_MIN_SIZE and values.ndim == 1 and index.dtype.kind in "iu":
+        from ._host_sort import gather as host_gather
+
+        return host_gather(values, index)
+    return xp.take(values, index)
 
 
 def scatter(out: Any, index: Any, values: Any) -> Any:
