@@ -11,6 +11,7 @@ the same result bit for bit.
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
@@ -23,7 +24,7 @@ from ..io._roles import check_roles
 from ..distributed._run import RangeBatches
 from ..errors import GraphInputError
 from ._harary import MAJORITIES, TIE
-from ._result import (ATTRIBUTE_DEFINITIONS, BalanceResult, compute_attributes, counter_namespace,
+from ._result import (ATTRIBUTE_DEFINITIONS, BalanceResult, TableCounters, compute_attributes, counter_namespace,
                       zero_counters)
 from ._trees import cpu_chunks, seed_mix
 from ._roots import SAMPLERS, check_root_labels, check_roots_arg, tree_roots
@@ -368,13 +369,37 @@ def _balance_partial(graph, tree_ids, params: BalanceParams,
     return counters
 
 
+def release_free_heap() -> None:
+    """Give the C heap's free pages back to the system (glibc's ``malloc_trim``; nothing elsewhere).
+
+    The tree kernels' per-thread scratch is freed into per-thread heaps that
+    keep their pages; returning them lowers the process's resident peak by
+    their size when the result tables are built next.
+    """
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    try:
+        trim = ctypes.CDLL(name).malloc_trim if name and sys.platform.startswith("linux") else None
+    except (OSError, AttributeError):
+        trim = None
+    if trim is not None:
+        trim(0)
+
+
 def _balance_finalize(graph, counters: dict[str, np.ndarray], params: BalanceParams) -> BalanceResult:
     """Summed counters -> :class:`BalanceResult` (attributes per ``params.attributes``)."""
-    vertices, edges = compute_attributes(graph, counters, params.attributes)
+    T = int(counters["trees"][0])
+    host = isinstance(counters["status2"], np.ndarray)
+    if host:
+        release_free_heap()  # the trees' freed scratch, before the tables need the room
+    vertices, edges = compute_attributes(graph, counters, params.attributes, consume=host)
+    if "in_tree" not in counters:  # the edge counters became the edge table's columns
+        counters = TableCounters(counters, edges, T)
     p = asdict(params)
     p["roots"] = list(params.roots) if params.roots is not None else None
-    return BalanceResult(vertices=vertices, edges=edges, n_trees=int(counters["trees"][0]),
-                         params=p, counters=counters, graph=graph)
+    return BalanceResult(vertices=vertices, edges=edges, n_trees=T, params=p, counters=counters, graph=graph)
 
 
 # ---------------------------------------------------------------------------
