@@ -543,6 +543,9 @@ def _stored_signs(xp: ModuleType, sgn, rep):
 
 def _keep(rows: dict, mask) -> dict:
     """Filter every column of ``rows`` in place (each old column is freed as it is replaced)."""
+    xp = _xp.namespace(mask)
+    if _count(xp, mask) == mask.shape[0]:  # a clean input keeps every row: no copies
+        return rows
     for key, col in rows.items():
         rows[key] = None if col is None else col[mask]
     return rows
@@ -602,7 +605,7 @@ def _clean_rows(xp: ModuleType, rows: dict, nu: int, *, directed: bool, conflict
         s = rows["sgn"]
         s = xp.where(s == 0, xp.asarray(1, dtype=s.dtype), s)  # 0 behaves as positive
         # a pair has both signs exactly when one of its rows differs from its first row
-        differs = s != xp.take(xp.take(s, starts), group)
+        differs = s != _xp.gather(xp.take(s, starts), group)
         del s
         conflict = _xp.scatter(xp.zeros(n_groups, dtype=xp.bool), group[differs], True)
         n_conf = _count(xp, conflict)
@@ -610,7 +613,7 @@ def _clean_rows(xp: ModuleType, rows: dict, nu: int, *, directed: bool, conflict
         if n_conf and conflicts == "error":
             raise _conflict_error(xp, rows, starts, conflict, n_conf, uniques, src_name, locate)
         if n_conf and conflicts == "drop":
-            in_conf = xp.take(conflict, group)
+            in_conf = _xp.gather(conflict, group)
             rep.conflict_rows_dropped = _count(xp, in_conf)
             sel = first & ~in_conf
             rep.duplicate_rows = _count(xp, ~in_conf) - _count(xp, sel)
@@ -623,7 +626,7 @@ def _clean_rows(xp: ModuleType, rows: dict, nu: int, *, directed: bool, conflict
     flip = rows.pop("flip", None)
     if flip is not None and rep.duplicate_rows:
         # a duplicate listed the other way round from its pair's first row: u rated v, then v rated u
-        rep.reverse_rows = _count(xp, repeat & (flip != xp.take(xp.take(flip, starts), group)))
+        rep.reverse_rows = _count(xp, repeat & (flip != _xp.gather(xp.take(flip, starts), group)))
     _keep(rows, sel)
     if rows["a"].shape[0] == 0:
         raise GraphInputError(f"{src_name}: no edges remain after removing conflicting pairs")
@@ -670,7 +673,7 @@ def _keep_component(xp: ModuleType, rows: dict, used, nu: int, component: str, r
     if component != "largest":
         return used
     tied = sizes == xp.max(sizes)
-    edge_comp = xp.take(comp, rows["a"])
+    edge_comp = _xp.gather(comp, rows["a"])
     if _count(xp, tied) > 1:
         row = rows["row"]
         first_row = xp.where(xp.take(tied, edge_comp), row, xp.asarray(xp.iinfo(row.dtype).max, dtype=row.dtype))
