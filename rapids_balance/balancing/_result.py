@@ -131,12 +131,12 @@ class TableCounters(dict):
     """
 
     def __init__(self, counters: dict, edges: Any, trees: int):
-        super().__init__({k: v for k, v in counters.items() if k not in EDGE_COUNTERS})
+        # edge counters listed first (as zero_counters orders them), recovered when read
+        super().__init__({**dict.fromkeys(EDGE_COUNTERS),
+                          **{k: v for k, v in counters.items() if k not in EDGE_COUNTERS}})
         # the columns as Series: pandas copies a column on write while another Series shares it,
         # so a user's edit of the table does not reach the counters
         self._columns = {key: (edges[col], den * trees) for col, (key, den) in EDGE_FRACTIONS.items()}
-        for key in self._columns:
-            super().__setitem__(key, None)  # listed among the keys, recovered when read
 
     def __getitem__(self, key: str) -> np.ndarray:
         value = super().__getitem__(key)
