@@ -136,10 +136,10 @@ def memory_needed(graph, params: BalanceParams, n_chunks: int = 1, batch: int = 
     * ``method="cycle"`` (tree by tree), per chunk: ``40 n + 5 m`` of
       scratch and ``4 m`` of tree-edge counts; per tree of the batch ``n``
       bytes of sides and ``m`` of balanced signs;
-    * the result tables at the end: ``81 m + 64 n`` (per edge two int64
-      label columns, the signs, five float64 columns and temporaries for the
-      authority sums; per vertex the labels and three float64 columns, and
-      pandas' copy of that table).
+    * the result tables at the end: ``17 m + 64 n`` (per edge two int64
+      label columns and the signs, the four float64 fractions taking the
+      place of their counters; per vertex the labels, three float64 columns
+      and their temporaries).
 
     Measured on a seeded power-law graph of 10^6 edges (64 trees, whole
     process high-water mark over the resident size before the call): 106
@@ -157,7 +157,7 @@ def memory_needed(graph, params: BalanceParams, n_chunks: int = 1, batch: int = 
         chunk = 44 * n + 20 * m + (9 * n if params.majority == "agreeable" else 0)
         batch_bytes = 42 * m + 40 * n
     trees = 2 * m + n_chunks * chunk + batch_bytes
-    tables = 81 * m + 64 * n
+    tables = 17 * m + 64 * n
     return counters + max(trees, tables)
 
 
