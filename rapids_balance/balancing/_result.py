@@ -279,7 +279,11 @@ class BalanceResult:
         The arguments the result was computed with (backend resolved).
     counters : dict of numpy.ndarray or device arrays
         The integer counters behind the attributes (see module docstring);
-        CuPy arrays after a GPU run on a graph kept on the device.
+        CuPy arrays after a GPU run on a graph kept on the device.  After a
+        host run the edge counters are not held twice: each fraction of the
+        edge table was written over its counter, and the counter is
+        recovered from that column, exactly, when first read
+        (:class:`TableCounters`; it pickles as a plain dict).
     graph : SignedGraph
         The graph balanced.
     """
