@@ -27,6 +27,12 @@ Rows:
   with its default steps (untimed) and with ``time_limit`` 10, 30 and 60 s
   (``--bound-limits``), each beside the refined index of that state and
   the issue's gap targets (Slashdot <= 1 %, Epinions and wiki-Elec <= 0.1 %);
+* the converged default across seeds (``--skip`` all but ``seeds``): the
+  untimed default ``frustration(g, seed=s)`` for ``--seeds`` seeds on
+  Slashdot and Epinions, each with the Hamming distance of its state to
+  seed 0's (the nearer of the state and its mirror image): different
+  seeds that reach the same index from distant states say the search
+  sits on a plateau that more of the same search does not leave;
 * exact index (HiGHS with unbalanced-cycle cuts) and the heuristic's gap on
   small real graphs and on seeded near-balanced random graphs of about
   2,000 edges (a planted bipartition with 5-20 % of signs flipped);
@@ -168,6 +174,38 @@ def bound_rows(rep: Report, name: str, g, limits: list[float]) -> None:
                 seconds_search=round(lb.info["seconds_search"], 2))
 
 
+SEED_INPUTS = ("Slashdot", "Epinions")
+CONVERGED_TARGETS = {"Slashdot": 74_000, "Epinions": 52_400}  # issue 30, the converged default (<=)
+
+
+def seed_rows(rep: Report, name: str, g, seeds: int) -> None:
+    """The untimed default's index for seeds 0 .. seeds - 1, each state's distance to seed 0's."""
+    from rapids_balance.frustration_index._states import side_vector
+
+    first, best = None, None
+    for s in range(seeds):
+        t0, c0 = time.perf_counter(), time.process_time()
+        res = rb.frustration(g, seed=s, progress=False)
+        sec, cpu = time.perf_counter() - t0, time.process_time() - c0
+        side = side_vector(g, res.best_state)
+        first = side if first is None else first
+        differ = int((side != first).sum())
+        rep.add(input=name, figure=f"refined index, untimed default, seed {s}", value=res.index,
+                unit="edges", published="issue target, converged (<=)",
+                published_value=CONVERGED_TARGETS[name],
+                vertices_moved_from_seed_0=min(differ, g.n - differ),
+                last_rounds=[int(v) for v in res.history["index"].to_numpy()[-3:]],
+                seconds=round(sec, 1), cpu_seconds=round(cpu, 1))
+        best = res if best is None or res.index < best.index else best
+    # the untimed bound is reproducible: a target below it cannot be met by any method
+    lb = frustration_lower_bound(g, best.best_state)
+    rep.add(input=name, figure="lower bound around the best of those states (default steps)",
+            value=lb.bound, unit="edges", lower_is_better=False,
+            peer="best refined index of the seeds", peer_value=best.index,
+            target=CONVERGED_TARGETS[name],
+            target_below_bound=CONVERGED_TARGETS[name] < lb.bound)
+
+
 def graphbplus_row(rep: Report) -> None:
     from rapids_balance.balancing import graphbplus_roots
 
@@ -235,9 +273,12 @@ def main() -> None:
     ap.add_argument("--inputs", nargs="*", default=None, help="subset of input names")
     ap.add_argument("--exact-time", type=float, default=120.0, help="ILP time limit (s)")
     ap.add_argument("--skip", nargs="*", default=[],
-                    choices=("samplers", "refine", "bound", "graphbplus", "exact", "memory"))
+                    choices=("samplers", "refine", "bound", "seeds", "graphbplus", "exact",
+                             "memory"))
     ap.add_argument("--bound-limits", nargs="*", type=float, default=[10.0, 30.0, 60.0],
                     help="bound rows: time limits (s), beside the untimed default")
+    ap.add_argument("--seeds", type=int, default=4,
+                    help="seed rows: seeds of the untimed default per input")
     ap.add_argument("--out", default=None, help="JSON folder (default bench-results/)")
     ap.add_argument("--time-limit", type=float, default=None,
                     help="refine rows: frustration's defaults with this limit (s) instead of "
@@ -265,6 +306,8 @@ def main() -> None:
             refine_row(rep, name, g, 16, args.backend, args.time_limit)
         if "bound" not in args.skip and name in BOUND_INPUTS:
             bound_rows(rep, name, g, args.bound_limits)
+        if "seeds" not in args.skip and name in SEED_INPUTS:
+            seed_rows(rep, name, g, args.seeds)
     if "exact" not in args.skip:
         exact_rows(rep, args.exact_time)
         near_balanced_rows(rep, args.exact_time)

@@ -94,7 +94,7 @@ GPU_MODULES = ("rapids_balance.balancing._gpu", "rapids_balance.centrality._gpu"
 BFS_READS_PER_BATCH = 1
 BFS_READS_PER_LEVEL = 2
 # the betweenness occupancy rows: (vertices, edges) at 10**8 edges; SMs of the reference H100
-OCCUPANCY_GRAPHS = ((10**6, 10**8), (2 * 10**6, 10**8), (3 * 10**6, 10**8))
+OCCUPANCY_GRAPHS = ((10**6, 10**8), (2 * 10**6, 10**8), (3 * 10**6, 10**8), (4 * 10**6, 10**8))
 SM_COUNT = 132
 # versions whose betweenness module does not say: 256 threads a block, and the registers per
 # thread of their `_bc_kernel` at sm_90 as tools/check_gpu_compile.py reports them (112 on

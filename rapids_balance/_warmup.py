@@ -61,11 +61,11 @@ def _jobs() -> list[tuple[str, Callable[[], object]]]:
             res = rb.correlation_clustering(signed, method=method, seed=0, max_iterations=4,
                                             backend="cpu", progress=False)
         rb.imbalance(signed, res.labels)
-        rb.clustering_lower_bound(signed, res.labels)
+        rb.clustering_lower_bound(signed, res.labels, method="packing")  # the compiled part
 
     def significance():
         for null in ("shuffle", "swap"):
-            rb.significance(signed, "triangles", null, n_samples=2, progress=False)
+            rb.significance(signed, "triangles", null, n_samples=2, backend="cpu", progress=False)
 
     def generators():
         rb.powerlaw_signed_graph(2000, weights="uniform", seed=0)

@@ -482,6 +482,10 @@ def test_occupancy_model_fills_an_h100_at_1e8_edges():
     # registers bound residency: 256 threads of 80 registers leave room for 3 blocks
     assert resident_blocks_per_sm(batch, 132, 256) == 3
     assert batch * source_bytes(n) <= REFERENCE_DEVICE[0]
+    # 32 bytes a vertex per source (the candidate queues share the dependency row, no level
+    # ends): still 4 resident blocks per SM at 3 x 10**6 vertices, where 44 bytes gave 3.2
+    big = sources_in_flight(3 * n, 2 * m, m, *REFERENCE_DEVICE)
+    assert source_bytes(n) <= 32 * n + 8 and resident_blocks_per_sm(big, 132, BLOCK_THREADS) >= 4
     # the old sizing, an accumulator row of n + m doubles per block in 16 GiB: 20 blocks
     assert 16 * 2**30 // (8 * (n + m) + 44 * n) < 132
     # memory, not a constant, bounds the batch: a quarter of the memory, fewer sources

@@ -70,7 +70,8 @@ def check_certificate(graph, res):
         np.add.at(load, np.unique(eid[rows]), value)
         total += value
     assert (load <= w + 1e-9).all()
-    assert total == pytest.approx(res.bound)
+    # integer weights: the optimum is an integer, so the bound may be the sum rounded up
+    assert total <= res.bound + 1e-9 and res.bound <= np.ceil(total - 1e-6) + 1e-9
     return cyc["cycle"].nunique()
 
 
@@ -82,8 +83,11 @@ def test_bound_below_brute_force_optimum(seed, weighted):
     rng = np.random.default_rng(seed)
     lp = clustering_lower_bound(g, arg, method="lp")
     assert lp.bound <= opt + 1e-6
+    assert lp.method == "lp" and lp.lp_converged
+    assert lp.bound - 1 < lp.lp_upper + 1e-6  # bound: the LP's optimum, maybe rounded up
+    check_certificate(g, lp)
     for labels in (arg, rng.integers(0, 3, g.n), np.zeros(g.n, int), np.arange(g.n)):
-        res = clustering_lower_bound(g, labels)
+        res = clustering_lower_bound(g, labels, method="packing")
         check_certificate(g, res)
         assert res.bound <= opt + 1e-9
         assert res.bound <= lp.bound + 1e-6  # a packing is a feasible point of the LP's dual
@@ -101,7 +105,7 @@ def test_bound_meets_optimum_where_known():
     dst = np.concatenate([[3 * i + 1, 3 * i + 2, 3 * i + 2, 3 * i + 3] for i in range(k)])[:-1]
     sign = np.tile([1, 1, -1, 1], k)[:-1]
     g = build_graph(src, dst, sign=sign)
-    res = clustering_lower_bound(g, np.zeros(g.n, int))
+    res = clustering_lower_bound(g, np.zeros(g.n, int), method="packing")
     assert res.bound == res.imbalance == k and res.gap == 0
     assert check_certificate(g, res) == k
     # a clustering with no disagreement: bound 0 and gap 0
@@ -113,7 +117,7 @@ def test_bound_meets_optimum_where_known():
     for seed in range(8):
         g = random_graph(7, 0.4, 0.3, 100 + seed)
         opt, arg = brute_force(g)
-        proved += clustering_lower_bound(g, arg).bound == opt
+        proved += clustering_lower_bound(g, arg, method="packing").bound == opt
     assert proved >= 4
 
 
@@ -122,7 +126,7 @@ def test_free_search_certifies_without_a_good_clustering():
     # the search free of the clustering still packs the one-negative cycles
     g = random_signed(8, 0.5, 0.3, 4)
     opt, arg = brute_force(g)
-    singletons = clustering_lower_bound(g, np.arange(g.n))
+    singletons = clustering_lower_bound(g, np.arange(g.n), method="packing")
     assert 0 < singletons.bound <= opt
     check_certificate(g, singletons)
 
@@ -131,8 +135,8 @@ def test_default_clustering_and_highland():
     from rapids_balance import load_example
 
     g = load_example("highland")
-    res = clustering_lower_bound(g)
-    assert res.bound == res.imbalance == clustering_lower_bound(g, method="lp").bound
+    res = clustering_lower_bound(g, method="packing")
+    assert res.bound == res.imbalance == clustering_lower_bound(g).bound
     assert set(res.labels.columns) == {"vertex", "cluster"}
 
 
@@ -140,7 +144,7 @@ def test_weighted_rounds_reach_the_lp_on_a_chain_of_triangles():
     # two triangles sharing their positive edge (weight 2): each negative edge weighs 1
     g = build_graph(np.array([0, 1, 0, 0, 1]), np.array([1, 2, 2, 3, 3]), sign=[1, 1, -1, 1, -1],
                     weight=[2.0, 1.0, 1.0, 1.0, 1.0])
-    res = clustering_lower_bound(g, [0, 0, 0, 0])
+    res = clustering_lower_bound(g, [0, 0, 0, 0], method="packing")
     check_certificate(g, res)
     assert res.bound == clustering_lower_bound(g, method="lp").bound == brute_force(g)[0] == 2
 
@@ -162,9 +166,61 @@ def test_bad_input_is_refused_before_work():
     with pytest.raises(GraphInputError, match="signed"):
         clustering_lower_bound(build_graph(np.array([0, 1]), np.array([1, 2]), sign=[1, -1],
                                            directed=True), [0, 0, 0])
-    big = random_graph(1200, 0.0, 0.3, 1)
-    with pytest.raises(GraphInputError, match="at most 1,000 vertices"):
+    big = random_graph(2100, 0.0, 0.3, 1)
+    with pytest.raises(GraphInputError, match="at most 2,000 vertices"):
         clustering_lower_bound(big, np.zeros(big.n, int), method="lp")
+    # auto keeps to the packing there, with no error, and above its own smaller limit
+    assert clustering_lower_bound(big, np.zeros(big.n, int)).method == "packing"
+    mid = random_graph(1500, 0.0, 0.3, 1)
+    assert clustering_lower_bound(mid, np.zeros(mid.n, int)).method == "packing"
+    tree = clustering_lower_bound(mid, np.zeros(mid.n, int), method="lp")
+    assert tree.method == "lp" and tree.bound == 0 and tree.lp_converged
+
+
+def test_lp_is_tight_where_the_lp_is_known_tight():
+    # a balanced graph (two factions): the LP proves 0
+    rng = np.random.default_rng(3)
+    side = rng.integers(0, 2, 8)
+    g = random_graph(8, 0.6, 0.0, 3)
+    g = build_graph(g.edge_src, g.edge_dst,
+                    sign=np.where(side[g.edge_src] == side[g.edge_dst], 1, -1))
+    assert clustering_lower_bound(g, side, method="lp").bound == brute_force(g)[0] == 0
+    # one frustrated cycle (a single negative edge on a cycle of 7): optimum 1
+    g = build_graph(np.arange(7), (np.arange(7) + 1) % 7, sign=[1] * 6 + [-1])
+    res = clustering_lower_bound(g, np.zeros(7, int), method="lp")
+    assert res.bound == res.imbalance == brute_force(g)[0] == 1 and res.lp_converged
+    # a star of positive edges around a triangle of negative ones: any two of the three
+    # frustrated triangles share a positive edge, so edge-disjoint packings hold one;
+    # the LP takes each at 1/2 (1.5, rounded up: the optimum 2)
+    g = build_graph(np.array([0, 0, 0, 1, 1, 2]), np.array([1, 2, 3, 2, 3, 3]),
+                    sign=[1, 1, 1, -1, -1, -1])
+    opt = brute_force(g)[0]
+    lp = clustering_lower_bound(g, method="lp")
+    pack = clustering_lower_bound(g, method="packing")
+    assert pack.bound == 1 and lp.bound == opt == 2
+    assert lp.lp_upper == pytest.approx(1.5, rel=1e-5)  # the LP's optimum, before rounding
+    check_certificate(g, lp)
+
+
+def test_lp_honours_time_limit_and_repeats():
+    g = random_graph(8, 0.6, 0.5, 11)
+    opt = brute_force(g)[0]
+    cut = clustering_lower_bound(g, method="lp", time_limit=0)
+    assert cut.bound <= opt and cut.bound >= 0
+    check_certificate(g, cut)
+    full = clustering_lower_bound(g, method="lp")
+    assert cut.bound <= full.bound <= opt
+    assert clustering_lower_bound(g, method="lp").bound == full.bound
+
+
+def test_lp_without_highspy(monkeypatch):
+    import sys
+
+    g = random_graph(6, 0.5, 0.3, 0)
+    monkeypatch.setitem(sys.modules, "highspy", None)
+    with pytest.raises(ImportError, match="pip install"):
+        clustering_lower_bound(g, method="lp")
+    assert clustering_lower_bound(g).method == "packing"
 
 
 def test_cluster_cli_bound(tmp_path, capsys):
@@ -185,3 +241,6 @@ def test_cluster_cli_bound(tmp_path, capsys):
     assert float(bound) + float(gap) == value and float(bound) <= value
     assert main(["cluster", "--example", "highland", "--bound-time-limit", "nan", "--quiet"]) == 2
     assert "--bound-time-limit" in capsys.readouterr().err
+    assert main(["cluster", "--example", "highland", "--method", "ils", "--max-iterations", "2",
+                 "--bound", "--bound-method", "packing"]) == 0
+    assert "(packing," in capsys.readouterr().out

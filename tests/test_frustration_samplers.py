@@ -126,17 +126,29 @@ def test_boruvka_gpu_path_signs_are_those_of_the_kruskal_trees(gpu_backend):
 
 
 @pytest.mark.simulator
-def test_boruvka_gpu_reads_one_flag_per_round(gpu_backend):
-    # Borůvka at least halves the components of every tree per round, so a batch
-    # takes at most log2(n) + 1 rounds (one flag read each) and one read of the
-    # reached counts, however many trees it holds: nothing per tree or per jump
+def test_boruvka_gpu_makes_two_launches_and_one_read_per_batch(gpu_backend):
+    # every Borůvka round runs inside one block per tree, the rooting in a second launch;
+    # the host reads the reached counts once, nothing per round, per tree or per jump
     from rapids_balance.backend import launch_counts
 
     g = random_signed(16, 0.25, 0.4, 31)
     for trees in (1, 5):
-        before = launch_counts["host_reads"]
+        reads, launches = launch_counts["host_reads"], launch_counts["launches"]
         sample_trees(g, np.arange(trees), sampler="kruskal", seed=2, backend=gpu_backend)
-        assert launch_counts["host_reads"] - before <= int(np.ceil(np.log2(g.n))) + 2
+        assert launch_counts["host_reads"] - reads == 1
+        assert launch_counts["launches"] - launches == 2
+
+
+@pytest.mark.simulator
+def test_boruvka_gpu_spans_trees_of_many_rounds(gpu_backend):
+    # more edges than a block has threads (each thread strides over several) and several
+    # rounds: still the CPU's Kruskal trees
+    g = random_signed(40, 0.4, 0.4, 7)
+    assert g.m > 256
+    cpu = sample_trees(g, np.arange(2), sampler="kruskal", seed=5, backend="cpu")
+    gpu = sample_trees(g, np.arange(2), sampler="kruskal", seed=5, backend=gpu_backend)
+    for a, b in zip(cpu, gpu):
+        assert np.array_equal(a, to_host(b))
 
 
 def test_uniform_spanning_tree_distribution():

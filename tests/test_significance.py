@@ -196,3 +196,39 @@ def test_walk_statistic_is_the_log_walk_score():
     b = significance(g, "walk", n_samples=6, seed=3, batch_size=2, progress=False)
     assert a.observed == pytest.approx(walk_balance(g).log_score, rel=1e-12)
     np.testing.assert_array_equal(a.null_distribution.to_numpy(), b.null_distribution.to_numpy())
+
+
+@pytest.mark.simulator
+def test_gpu_shuffles_are_the_cpu_shuffles(gpu_backend):
+    from rapids_balance.backend import to_host
+    from rapids_balance.null_models._gpu import shuffled_signs_gpu
+
+    g = random_graph(12, 0.4, 0.3, 4)
+    seeds = [sample_seed(9, i) for i in range(5)]
+    got = to_host(shuffled_signs_gpu(g.sign, seeds))
+    assert got.shape == (5, g.m)
+    for row, s in zip(got, seeds):
+        assert np.array_equal(row, shuffled_signs(g.sign, s))
+
+
+@pytest.mark.simulator
+def test_gpu_triangle_null_equals_cpu_whatever_the_batches(gpu_backend):
+    from rapids_balance.backend import launch_counts
+
+    g = random_graph(12, 0.4, 0.3, 4)
+    cpu = significance(g, "triangles", n_samples=7, seed=2, backend="cpu", progress=False)
+    launches = launch_counts["launches"]
+    gpu = significance(g, "triangles", n_samples=7, seed=2, batch_size=4, backend=gpu_backend,
+                       progress=False)
+    assert launch_counts["launches"] - launches == 4  # shuffles and type counts, per batch
+    assert np.array_equal(values(gpu), values(cpu))
+    assert (gpu.observed, gpu.p_value, gpu.z_score) == (cpu.observed, cpu.p_value, cpu.z_score)
+
+
+@pytest.mark.simulator
+def test_gpu_frustration_null_equals_cpu(gpu_backend):
+    # the frustration statistic takes the GPU frustration path on the graph and every sample
+    g = random_graph(10, 0.35, 0.4, 3)
+    cpu = significance(g, "frustration", n_samples=2, seed=1, backend="cpu", progress=False)
+    gpu = significance(g, "frustration", n_samples=2, seed=1, backend=gpu_backend, progress=False)
+    assert np.array_equal(values(gpu), values(cpu)) and gpu.observed == cpu.observed

@@ -77,6 +77,7 @@ KERNEL_MODULES = (
     "rapids_balance.clustering._gpu",
     "rapids_balance.frustration_index._gpu",
     "rapids_balance.measures._triangle_gpu",
+    "rapids_balance.null_models._gpu",
 )
 PROBE = "rapids_balance.backend:gpu_status._probe"
 
@@ -180,12 +181,21 @@ def _scenario_measures():
     rb.signed_triangles(g, backend="gpu")
 
 
+def _scenario_null_models():
+    import rapids_balance as rb
+    from rapids_balance.graph import build_graph
+
+    g = build_graph([0, 0, 0, 1, 1, 2, 3], [1, 2, 3, 2, 3, 3, 4], sign=[1, -1, 1, -1, 1, 1, -1])
+    rb.significance(g, "triangles", n_samples=3, seed=1, backend="gpu", progress=False)
+
+
 SCENARIOS = {
     "balancing": _scenario_balancing,
     "frustration_index": _scenario_frustration,
     "centrality": _scenario_centrality,
     "clustering": _scenario_clustering,
     "measures": _scenario_measures,
+    "null_models": _scenario_null_models,
 }
 
 

@@ -480,16 +480,22 @@ def tree_labels_gpu(d, parent, levels):
     T, n = parent.shape
     size = xp.ones((T, n), dtype=np.int32)
     child_ptr = xp.zeros((T, n + 1), dtype=np.int32)
-    for ft, fv in reversed(levels[1:]):  # bottom-up; roots have no parent
-        blocks, threads = launch_config(ft.size)
-        _k_sizes_up[blocks, threads](ft, fv, parent, size, child_ptr)
+    # numba's views, once for the batch: a launch per level converts nothing
+    levels_v = [(kernel_view(ft), kernel_view(fv), ft.size) for ft, fv in levels]
+    parent_v, size_v = kernel_view(parent), kernel_view(size)
+    ptr_v = kernel_view(child_ptr)
+    for ft, fv, k in reversed(levels_v[1:]):  # bottom-up; roots have no parent
+        blocks, threads = launch_config(k)
+        _k_sizes_up[blocks, threads](ft, fv, parent_v, size_v, ptr_v)
     child_ptr = xp.cumsum(child_ptr, axis=1, dtype=np.int32)
     label = xp.zeros((T, n), dtype=np.int32)  # root_id = 0; the rest are set top-down
     child_list = xp.zeros((T, n), dtype=np.int32)
-    for ft, fv in levels[:-1]:  # top-down; the deepest level has no children
-        blocks, threads = launch_config(ft.size)
-        _k_labels_down[blocks, threads](d["indptr"], d["indices"], ft, fv, parent, size, child_ptr,
-                                        label, child_list)
+    indptr_v, indices_v, ptr_v, label_v, list_v = map(kernel_view, (d["indptr"], d["indices"], child_ptr,
+                                                                    label, child_list))
+    for ft, fv, k in levels_v[:-1]:  # top-down; the deepest level has no children
+        blocks, threads = launch_config(k)
+        _k_labels_down[blocks, threads](indptr_v, indices_v, ft, fv, parent_v, size_v, ptr_v,
+                                        label_v, list_v)
     return size, label, child_ptr, child_list
 
 

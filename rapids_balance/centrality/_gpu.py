@@ -134,18 +134,40 @@ def _dag_edge_share(v, s, sw, d, sg, de, st, rindptr, rindices, rwslot, tmask, s
     return sw / sg[v] * ((1.0 if is_t else 0.0) + de[v])
 
 
+@cuda.jit(device=True)
+def _level_start(st, stk, hi, lev):
+    """First stack index of level ``lev``: the stack holds the levels in order (``st`` is
+    2 + level), so a binary search over ``stk[0:hi]`` finds it without a row of level ends."""
+    lo = 0
+    key = 2 + lev
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if st[stk[mid]] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 @gpu_kernel
 def _bc_kernel(sources, n, indptr, indices, wslot, rindptr, rindices, rwslot, minw,
-               want_edges, tmask, vw, dist, sigma, delta, state, stack, ends, cand0, cand1,
-               settled):
+               want_edges, tmask, vw, dist, sigma, delta, state, stack, settled):
+    """Block per source: Brandes' two phases in the source's workspace row (see the module notes).
+
+    The workspace is five rows of n: distances, path counts and dependencies
+    (float64), state and the settled stack (int32).  Phase 1 never reads the
+    dependencies, so their row holds phase 1's two candidate queues (its 8n
+    bytes as 2n int32); phase 2 writes a vertex's dependency before any read
+    of it (successors first), and the folds read settled vertices only.
+    """
     b = cuda.blockIdx.x
     tid = cuda.threadIdx.x
     nthreads = cuda.blockDim.x
     group = tid // vw
     lane = tid - group * vw
     ngroups = nthreads // vw
-    # ctr: 0 settled count, 1 levels, 2 candidates, 3 newly settled, 4 kept
-    # st[v]: 0 unreached, 1 candidate, 2 + level once settled
+    # ctr: 0 settled count, 1 levels, 2 candidates, 3 newly settled, 4 kept, 5 the newest
+    # level's first stack index; st[v]: 0 unreached, 1 candidate, 2 + level once settled
     ctr = cuda.shared.array(8, int32)
     red = cuda.shared.array(MAX_THREADS, float64)
     d = dist[b]
@@ -153,16 +175,15 @@ def _bc_kernel(sources, n, indptr, indices, wslot, rindptr, rindices, rwslot, mi
     de = delta[b]
     st = state[b]
     stk = stack[b]
-    eb = ends[b]
-    ca = cand0[b]
-    cb = cand1[b]
+    queues = de.view(np.int32)  # phase 1's candidate queues live in the dependency row
+    ca = queues[:n]
+    cb = queues[n:]
     subset = tmask.size > 1  # a one-element mask stands for "every vertex is a target"
     if b < sources.size:
         s = sources[b]
         for v in range(tid, n, nthreads):
             d[v] = math.inf
             sg[v] = 0.0
-            de[v] = 0.0
             st[v] = 0
         cuda.syncthreads()
         if tid == 0:
@@ -170,18 +191,17 @@ def _bc_kernel(sources, n, indptr, indices, wslot, rindptr, rindices, rwslot, mi
             sg[s] = 1.0
             st[s] = 2
             stk[0] = s
-            eb[0] = 0
-            eb[1] = 1
             ctr[0] = 1
             ctr[1] = 1
             ctr[2] = 0
+            ctr[5] = 0
         cuda.syncthreads()
         parity = 0
         # ---- phase 1: level-synchronous Dijkstra ----
         while True:
             nlev = ctr[1]
-            lo = eb[nlev - 1]
-            hi = eb[nlev]
+            lo = ctr[5]
+            hi = ctr[0]
             cur = ca if parity == 0 else cb
             nxt = cb if parity == 0 else ca
             for i in range(lo + group, hi, ngroups):
@@ -243,17 +263,17 @@ def _bc_kernel(sources, n, indptr, indices, wslot, rindptr, rindices, rwslot, mi
                     sg[stk[i]] = t
                 cuda.syncthreads()
             if tid == 0:
+                ctr[5] = start
                 ctr[0] = end
                 ctr[1] = nlev + 1
-                eb[nlev + 1] = end
                 ctr[2] = ctr[4]
             parity = 1 - parity
             cuda.syncthreads()
         # ---- phase 2: dependencies, deepest level first ----
         nlev = ctr[1]
+        hi = ctr[0]
         for lev in range(nlev - 1, -1, -1):
-            lo = eb[lev]
-            hi = eb[lev + 1]
+            lo = _level_start(st, stk, hi, lev)
             for base in range(lo, hi, ngroups):
                 i = base + group
                 acc = 0.0
@@ -277,6 +297,7 @@ def _bc_kernel(sources, n, indptr, indices, wslot, rindptr, rindices, rwslot, mi
                         t += red[tid + k]
                     de[stk[i]] = t
                 cuda.syncthreads()
+            hi = lo
         if tid == 0:
             settled[b] = ctr[0]
 
@@ -362,7 +383,7 @@ MEMORY_RESERVE = 0.25
 MAX_BLOCKS_PER_SM = 32
 MAX_THREADS_PER_SM = 2048
 REGISTERS_PER_SM = 65536
-#: registers per thread of :func:`_bc_kernel` at sm_90 (``tools/check_gpu_compile.py``: 78,
+#: registers per thread of :func:`_bc_kernel` at sm_90 (``tools/check_gpu_compile.py``: 80,
 #: allocated in steps of 8)
 KERNEL_REGISTERS = 80
 #: threads per block on a GPU: 128 x 80 registers leave room for 6 resident blocks per SM
@@ -375,10 +396,14 @@ MAX_SOURCES = 4096
 def source_bytes(n: int) -> int:
     """Device bytes one source in flight needs: its workspace row (see :func:`_bc_kernel`).
 
-    Distances, path counts and dependencies (float64), state, stack, level
-    ends and the two candidate queues (int32), and its settled count.
+    Distances, path counts and dependencies (float64), state and stack
+    (int32), and its settled count: 32 bytes a vertex.  The candidate
+    queues share the dependency row and the level ends are found by binary
+    search, where they took 12 bytes a vertex more (44: at 10**8 edges with
+    edge scores, 4 resident blocks per SM on the reference H100 then ended
+    near 2.7 x 10**6 vertices, now near 3.3 x 10**6).
     """
-    return 3 * 8 * n + 5 * 4 * n + 4 + 4
+    return 3 * 8 * n + 2 * 4 * n + 4
 
 
 def fixed_bytes(n: int, nnz: int, m_acc: int) -> int:
@@ -517,9 +542,7 @@ class BetweennessFold:
         rows = max(self.batch, 1)
         work = dict(dist=xp.empty((rows, n), np.float64), sigma=xp.empty((rows, n), np.float64),
                     delta=xp.empty((rows, n), np.float64), state=xp.empty((rows, n), np.int32),
-                    stack=xp.empty((rows, n), np.int32), ends=xp.empty((rows, n + 1), np.int32),
-                    cand0=xp.empty((rows, n), np.int32), cand1=xp.empty((rows, n), np.int32),
-                    settled=xp.zeros(rows, np.int32))
+                    stack=xp.empty((rows, n), np.int32), settled=xp.zeros(rows, np.int32))
         # numba's views, taken once for the whole computation (a launch converts nothing)
         self.v = {k: kernel_view(a) for k, a in {**dev, **work, "node": self.node,
                                                  "edge": self.edge}.items()}
@@ -542,8 +565,7 @@ class BetweennessFold:
         _bc_kernel[B, self.threads](
             src, self.n, v["indptr"], v["indices"], v["wslot"], v["rindptr"], v["rindices"],
             v["rwslot"], v["minw"], self.want_edges, v["tmask"], self.vw, rows["dist"],
-            rows["sigma"], rows["delta"], rows["state"], rows["stack"], rows["ends"],
-            rows["cand0"], rows["cand1"], rows["settled"])
+            rows["sigma"], rows["delta"], rows["state"], rows["stack"], rows["settled"])
         _k_fold_nodes[launch_config(self.n)](src, rows["delta"], rows["state"], rows["settled"],
                                             self.endpoints, v["node"])
         if self.want_edges:

@@ -46,20 +46,20 @@ from .._validation import check_choice, check_int, check_seed, check_time_limit,
 from ..errors import GraphInputError
 from ..graph import Graph, graph_from_any
 from ..io._roles import check_roles
+from ._lp_bound import (AUTO_MAX_EDGES, AUTO_MAX_VERTICES, LP_MAX_EDGES, LP_MAX_VERTICES,
+                        layered_arcs, lp_packing)
 from ._objective import coerce_labels, edge_weights, imbalance_value
 
-__all__ = ["ClusteringBound", "clustering_lower_bound"]
+__all__ = ["ClusteringBound", "clustering_lower_bound", "resolve_method", "method_for"]
 
-METHODS = ("packing", "lp")
+METHODS = ("auto", "packing", "lp")
 MAX_LENGTH = 2**31 - 1
 MAX_STEPS = 2**62
 AUGMENT_PASSES = 2      # passes of one-for-two exchanges after the greedy packing
 AUGMENT_LENGTH = 8      # longest path (edges) the exchanges look for
 FREE_MAX_EDGES = 200_000  # the search free of the clustering runs up to this many edges
 MAX_ROUNDS = 64         # weighted graphs: packing rounds over the residual weights
-LP_MAX_EDGES = 5_000    # method="lp": one shortest-path tree per vertex and cut round
-LP_MAX_VERTICES = 1_000
-LP_MAX_ROUNDS = 200
+INTEGRAL_SLACK = 1e-6   # integer weights: a bound within this of an integer is rounded up
 
 
 @dataclass(frozen=True)
@@ -87,6 +87,13 @@ class ClusteringBound:
         ``"packing"`` or ``"lp"``.
     elapsed_s : float
         Seconds spent on the bound (the clustering's search not included).
+    lp_converged : bool or None
+        ``method="lp"``: whether the cut loop closed (no violated cycle left,
+        so ``bound`` is the LP's optimum); None for ``"packing"``.
+    lp_upper : float or None
+        ``method="lp"``: an upper bound on the full LP's optimum (the last LP
+        solution scaled until every cycle is covered; ``inf`` before one), so
+        no bound from this LP exceeds it; None for ``"packing"``.
     """
 
     bound: float
@@ -97,30 +104,18 @@ class ClusteringBound:
     labels: Any
     method: str
     elapsed_s: float
+    lp_converged: bool | None = None
+    lp_upper: float | None = None
 
     def __float__(self) -> float:
         return float(self.bound)
-
-
-def _layered_arcs(graph: Graph):
-    """Arcs of the two-copy search graph (see the module notes), with their edge ids."""
-    n = graph.n
-    src, dst = graph.edge_src.astype(np.int64), graph.edge_dst.astype(np.int64)
-    eid = np.arange(graph.m, dtype=np.int64)
-    pos = graph.sign > 0
-    ps, pd, pe = src[pos], dst[pos], eid[pos]
-    ns, nd, ne = src[~pos], dst[~pos], eid[~pos]
-    a = np.concatenate([ps, pd, ps + n, pd + n, ns, nd])
-    b = np.concatenate([pd, ps, pd + n, ps + n, nd + n, ns + n])
-    e = np.concatenate([pe, pe, pe, pe, ne, ne])
-    return a, b, e
 
 
 def _guided_search(graph: Graph, labels: np.ndarray):
     """The search around a clustering: seeds are the edges it gets wrong, paths run over
     edges it gets right in the layered graph.  Returns ``(adj, radj, seeds)`` where
     ``seeds(alive)`` gives ``(excluded, fe, fu, fv)`` for the edges with weight left."""
-    adj, radj = csr_pair(*_layered_arcs(graph), 2 * graph.n)
+    adj, radj = csr_pair(*layered_arcs(graph), 2 * graph.n)
     same = labels[graph.edge_src] == labels[graph.edge_dst]
     wrong = np.where(graph.sign < 0, same, ~same)
     shift = np.where(graph.sign > 0, graph.n, 0)
@@ -175,64 +170,53 @@ def _packing_bound(search, w: np.ndarray, max_length: int, steps: int, seed: int
     return bound, rounds
 
 
-def _lp_bound(graph: Graph, w: np.ndarray, deadline: float) -> float:
-    """Optimum of the cycle LP (min sum w z, every one-negative cycle carries z >= 1),
-    by cutting planes: shortest paths in the layered graph under lengths z find the
-    violated cycles; each LP solved on a subset of the cycles is itself a lower bound."""
-    import highspy
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import dijkstra
+def resolve_method(method: str, owner: str, name: str = "method") -> str:
+    """``method`` once highspy's presence is known (before the graph is read): ``"lp"``
+    without it is refused with the install hint, ``"auto"`` without it is ``"packing"``."""
+    if method == "packing":
+        return method
+    try:
+        import highspy  # noqa: F401
+    except ImportError as exc:
+        if method == "lp":
+            from ..errors import missing_extra
 
-    n, m = graph.n, graph.m
-    a, b, e = _layered_arcs(graph)
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.addVars(m, np.zeros(m), np.ones(m))
-    h.changeColsCost(m, np.arange(m, dtype=np.int32), w)
-    h.changeObjectiveSense(highspy.ObjSense.kMinimize)
-    src, dst = graph.edge_src.astype(np.int64), graph.edge_dst.astype(np.int64)
-    targets = np.where(graph.sign > 0, dst + n, dst)
-    bound = 0.0
-    z = np.zeros(m)
-    for _ in range(LP_MAX_ROUNDS):
-        # arcs of zero length must stay arcs: shift every length by a hair (cuts stay valid)
-        mat = csr_matrix((z[e] + 1e-12, (a, b)), shape=(2 * n, 2 * n))
-        sources = np.unique(src)
-        dist, pred = dijkstra(mat, indices=sources, return_predecessors=True)
-        row = np.searchsorted(sources, src)
-        cuts = []
-        for f in np.flatnonzero(z + dist[row, targets] < 1.0 - 1e-7):
-            path = [f]
-            v, r = targets[f], row[f]
-            while v != src[f]:
-                p = pred[r, v]
-                path.append(_arc_edge(graph, p, v))
-                v = p
-            cuts.append(np.unique(np.asarray(path, np.int32)))
-        if not cuts or time.perf_counter() > deadline:
-            break
-        for cyc in cuts:
-            h.addRow(1.0, highspy.kHighsInf, cyc.size, cyc, np.ones(cyc.size))
-        h.setOptionValue("time_limit", max(deadline - time.perf_counter(), 1e-3))
-        h.run()
-        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-            break
-        bound = float(h.getInfo().objective_function_value)
-        z = np.asarray(h.getSolution().col_value)
-    return bound
+            raise missing_extra("highspy", f"{owner}({name}='lp')") from exc
+        return "packing"
+    return method
 
 
-def _arc_edge(graph: Graph, p: int, v: int) -> int:
-    """The graph edge behind the layered arc ``p -> v``."""
-    n = graph.n
-    u, x = int(p) % n, int(v) % n
-    lo, hi = min(u, x), max(u, x)
-    row = graph.indices[graph.indptr[lo]:graph.indptr[lo + 1]]
-    return int(graph.slot_edge[graph.indptr[lo] + np.searchsorted(row, hi)])
+def method_for(graph: Graph, method: str, owner: str, name: str = "method") -> str:
+    """The method for this graph: ``"auto"`` is ``"lp"`` up to its own, smaller size
+    limit; ``"lp"`` above the LP's limit is refused (before any work)."""
+    if method == "auto":
+        small = graph.m <= AUTO_MAX_EDGES and graph.n <= AUTO_MAX_VERTICES
+        return "lp" if small else "packing"
+    if method == "lp" and (graph.m > LP_MAX_EDGES or graph.n > LP_MAX_VERTICES):
+        raise GraphInputError(f"{owner}: {name}='lp' takes graphs of at most "
+                              f"{LP_MAX_VERTICES:,} vertices and {LP_MAX_EDGES:,} edges (got "
+                              f"{graph.n:,} and {graph.m:,}); use {name}='packing'")
+    return method
+
+
+def _joined(parts):
+    """The cycles of several packing rounds as one ``(ptr, edges)``."""
+    if not parts:
+        return np.zeros(1, np.int64), np.zeros(0, np.int64)
+    lengths = np.concatenate([np.diff(ptr) for ptr, _, _ in parts])
+    return (np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
+            np.concatenate([edges for _, edges, _ in parts]).astype(np.int64))
+
+
+def _subset(ptr, edges, keep):
+    """The cycles ``keep`` selects, as ``(ptr, edges)``."""
+    lengths = np.diff(ptr)
+    return (np.concatenate([[0], np.cumsum(lengths[keep])]).astype(np.int64),
+            edges[np.repeat(keep, lengths)])
 
 
 @frames_like_input(dask_fields=("cycles",))
-def clustering_lower_bound(graph: Any, labels: Any = None, *, method: str = "packing",
+def clustering_lower_bound(graph: Any, labels: Any = None, *, method: str = "auto",
                            max_length: int = 8, steps: int = 30_000,
                            time_limit: float | None = None, seed: int = 0,
                            source: Any = None, target: Any = None, sign: Any = None,
@@ -249,11 +233,14 @@ def clustering_lower_bound(graph: Any, labels: Any = None, *, method: str = "pac
         :func:`~rapids_balance.imbalance` takes; the packing is built around
         it (the better the clustering, the tighter the bound).  Default: the
         clustering of ``correlation_clustering(graph, seed=seed)``.
-    method : {"packing", "lp"}, default "packing"
+    method : {"auto", "packing", "lp"}, default "auto"
         ``"packing"``: cycles packed around the clustering (any size).
-        ``"lp"``: the optimum of the cycle LP by cutting planes (HiGHS,
-        the ``exact`` extra), at least as tight as any packing; for graphs of
-        at most 1,000 vertices and 5,000 edges.
+        ``"lp"``: the cycle LP by cutting planes (HiGHS, the ``exact``
+        extra), started from the packing, so at least as tight; for graphs of
+        at most 2,000 vertices and 40,000 edges (a larger one is refused
+        before any work).  ``"auto"``: ``"lp"`` where highspy is installed
+        and the graph has at most 1,000 vertices and 2,000 edges (where the
+        LP converges in seconds), else ``"packing"``.
     max_length : int, default 8
         Longest path (in edges) that closes a cycle of the packing, in
         ``[1, 2**31 - 1]``.
@@ -262,7 +249,9 @@ def clustering_lower_bound(graph: Any, labels: Any = None, *, method: str = "pac
     time_limit : float, optional
         Seconds for the bound (the default clustering's search not
         included): a number >= 0.  When it expires, the bound so far is
-        returned (valid, maybe lower, and then not reproducible).
+        returned (valid, maybe lower, and then not reproducible): for
+        ``"lp"``, the dual of the last LP solved (or cut short), never less
+        than the packing's bound.
     seed : int, default 0
         Seed of the default clustering and of the plateau search: an int
         in ``[0, 2**63 - 1]``.
@@ -275,7 +264,10 @@ def clustering_lower_bound(graph: Any, labels: Any = None, *, method: str = "pac
     -------
     ClusteringBound
         ``bound``, the clustering's ``imbalance``, ``gap`` and
-        ``relative_gap``, the ``cycles`` and the ``labels``.
+        ``relative_gap``, the ``cycles`` (for ``"lp"``: the LP's dual, a
+        fractional packing), the ``labels``, the ``method`` used and, for
+        ``"lp"``, ``lp_converged`` (no violated cycle left: the bound is the
+        LP's optimum).
 
     Raises
     ------
@@ -285,7 +277,8 @@ def clustering_lower_bound(graph: Any, labels: Any = None, *, method: str = "pac
         The graph is unsigned or directed, ``labels`` does not fit it, or
         it is too large for ``method="lp"``.
     ImportError
-        ``method="lp"`` without highspy (checked before the graph is read).
+        ``method="lp"`` without highspy (checked before the graph is read;
+        ``"auto"`` then falls back to ``"packing"``).
 
     Notes
     -----
@@ -298,12 +291,25 @@ def clustering_lower_bound(graph: Any, labels: Any = None, *, method: str = "pac
     weight left).  Two packings are made, one around the clustering (its
     wrong edges closed by paths of right ones) and one free of it (negative
     edges closed by shortest positive paths; graphs up to 200,000 edges),
-    and the larger is kept.  On random graphs, where good clusterings cut
-    many positive edges, the cycle LP itself stays far below the best
-    clusterings known (G(n, p) with half the edges negative: LP 114 against
-    I(P) 293 at n=100, p=0.1; 559 against 787 at n=150, p=0.2), so no
-    packing certifies them closely: on Levorato et al.'s random instances
-    with half or more negative edges the certified gap is 41-45 %, while
+    and the larger is kept.
+
+    ``method="lp"`` solves the LP relaxation of the multicut formulation
+    (``y_e`` in [0, 1], cost ``w_e y_e`` on positive and ``w_e (1 - y_e)`` on
+    negative edges, cycle inequalities ``y_e <= sum of y_f over C - e``) in
+    its equivalent covering form over the cycles with one negative edge, by
+    cutting planes: the packing's cycles first, then after each solve the
+    violated cycles found by Dijkstra with the solution as lengths.  An LP
+    over a subset of the cycle inequalities has an optimum no larger than
+    the full LP's, which is at most the optimum I(P), so every intermediate
+    LP optimum is a lower bound; the bound returned is the LP's dual, a
+    fractional packing scaled to be feasible, so it holds whatever the
+    solver's tolerances.  With integer weights the optimum is an integer
+    and the bound is rounded up.  On random graphs the LP itself stays far
+    below the best clusterings known: its integrality gap there is large
+    (many short cycles with one negative edge share few edges, and the LP
+    pays a fraction of each), so no bound from it certifies them closely.
+    On Levorato et al.'s random instances with half or more negative edges
+    the certified gap is about 35 % or more (see the benchmark), while
     those with 20 % negative edges are certified optimal (gap 0).  The bound is the imbalance counted by
     :func:`~rapids_balance.imbalance`: ``|w|`` of negative edges inside
     clusters plus positive edges between them.  Cycles with more than one
@@ -319,6 +325,11 @@ def clustering_lower_bound(graph: Any, labels: Any = None, *, method: str = "pac
     .. [1] E. D. Demaine, D. Emanuel, A. Fiat, N. Immorlica, "Correlation
        clustering in general weighted graphs", Theoretical Computer Science
        361 (2006) (the cycle LP and its relation to multicut).
+    .. [2] S. Chopra, M. R. Rao, "The partition problem", Mathematical
+       Programming 59 (1993) (cycle inequalities; on a complete graph the
+       chordless cycles are the triangles, so the cycle LP is the triangle
+       LP of M. Grötschel, Y. Wakabayashi, Mathematical Programming 45
+       (1989)).
 
     Examples
     --------
@@ -338,20 +349,11 @@ def clustering_lower_bound(graph: Any, labels: Any = None, *, method: str = "pac
     if isinstance(labels, (str, bytes, int, float)):
         raise param_error("labels", owner, "a DataFrame, Series, dict or array of clusters", labels)
     roles = check_roles(graph, owner, dict(source=source, target=target, sign=sign, weight=weight))
-    if method == "lp":
-        try:
-            import highspy  # noqa: F401
-        except ImportError as exc:  # pragma: no cover - highspy is in the dev extra
-            from ..errors import missing_extra
-
-            raise missing_extra("highspy", "clustering_lower_bound(method='lp')") from exc
+    method = resolve_method(method, owner)
     graph = graph_from_any(graph, signed=True, **roles)
     if graph.sign is None or graph.directed:
         raise GraphInputError(f"{owner} needs an undirected signed graph (a sign on every edge)")
-    if method == "lp" and (graph.m > LP_MAX_EDGES or graph.n > LP_MAX_VERTICES):
-        raise GraphInputError(f"{owner}: method='lp' takes graphs of at most {LP_MAX_VERTICES:,} "
-                              f"vertices and {LP_MAX_EDGES:,} edges (got {graph.n:,} and "
-                              f"{graph.m:,}); use method='packing'")
+    method = method_for(graph, method, owner)
     if labels is None:
         from ._solve import correlation_clustering
 
@@ -362,27 +364,35 @@ def clustering_lower_bound(graph: Any, labels: Any = None, *, method: str = "pac
     w = edge_weights(graph)
     start = time.perf_counter()
     deadline = np.inf if time_limit is None else start + time_limit
-    cyc_rows = {"cycle": [], "edge": [], "value": []}
+    # both searches give valid packings: the one around the clustering follows its
+    # structure (best on large social graphs), the free one packs the shortest cycles
+    # anywhere (best on random graphs, where good clusterings disagree everywhere)
+    # (on large social graphs its searches from hubs cost minutes and lose: skipped)
+    searches = [_guided_search(graph, lab.astype(np.int64))]
+    if graph.m <= FREE_MAX_EDGES:
+        searches.append(_free_search(graph))
+    bound, rounds = max((_packing_bound(search, w, int(max_length), int(steps), seed, deadline)
+                         for search in searches), key=lambda r: r[0])
+    parts = list(rounds)
+    converged = lp_upper = None
     if method == "lp":
-        bound = _lp_bound(graph, w, deadline)
-    else:
-        # both searches give valid packings: the one around the clustering follows its
-        # structure (best on large social graphs), the free one packs the shortest cycles
-        # anywhere (best on random graphs, where good clusterings disagree everywhere)
-        # (on large social graphs its searches from hubs cost minutes and lose: skipped)
-        searches = [_guided_search(graph, lab.astype(np.int64))]
-        if graph.m <= FREE_MAX_EDGES:
-            searches.append(_free_search(graph))
-        bound, rounds = max((_packing_bound(search, w, int(max_length), int(steps), seed,
-                                            deadline) for search in searches),
-                            key=lambda r: r[0])
-        first = 0
-        for ptr, edges, values in rounds:
-            lengths = np.diff(ptr)
-            cyc_rows["cycle"].append(first + np.repeat(np.arange(lengths.size), lengths))
-            cyc_rows["edge"].append(edges)
-            cyc_rows["value"].append(np.repeat(values, lengths))
-            first += lengths.size
+        start_ptr, start_edges = _joined(parts)
+        value, ptr, edges, y, converged, lp_upper = lp_packing(graph, w, start_ptr, start_edges,
+                                                               deadline)
+        if value > bound:
+            keep = y > 0
+            bound, parts = value, [_subset(ptr, edges, keep) + (y[keep],)]
+    if np.array_equal(w, np.round(w)):
+        # the optimum is then an integer, at least the packing's value
+        bound = max(bound, float(np.ceil(bound - INTEGRAL_SLACK)))
+    cyc_rows = {"cycle": [], "edge": [], "value": []}
+    first = 0
+    for ptr, edges, values in parts:
+        lengths = np.diff(ptr)
+        cyc_rows["cycle"].append(first + np.repeat(np.arange(lengths.size), lengths))
+        cyc_rows["edge"].append(edges)
+        cyc_rows["value"].append(np.repeat(values, lengths))
+        first += lengths.size
     elapsed = time.perf_counter() - start
     cat = {k: (np.concatenate(v) if v else np.zeros(0, np.float64 if k == "value" else np.int64))
            for k, v in cyc_rows.items()}
@@ -397,4 +407,5 @@ def clustering_lower_bound(graph: Any, labels: Any = None, *, method: str = "pac
     gap = value - bound
     return ClusteringBound(bound=float(bound), imbalance=value, gap=float(gap),
                            relative_gap=float(gap / value) if value > 0 else 0.0, cycles=cycles,
-                           labels=labels_frame, method=method, elapsed_s=elapsed)
+                           labels=labels_frame, method=method, elapsed_s=elapsed,
+                           lp_converged=converged, lp_upper=lp_upper)

@@ -16,12 +16,14 @@ exactly: same table operations in the same order, same tie-breaking.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 
 from numba import cuda, float64, int32
 
-from ..backend import (array_module, device_function, gpu_kernel, host_read, launch_config, simulator_enabled,
-                       to_host)
+from ..backend import (array_module, device_function, gpu_kernel, host_read, kernel_view, launch_config,
+                       simulator_enabled, to_host)
 from . import _tables
 from ._state import Level
 from ._tables import NEW_CLUSTER
@@ -241,17 +243,25 @@ class GPUState:
         self.mark = xp.zeros(n, dtype=np.bool_)
         self.nfree = xp.zeros(1, dtype=np.int64)
         self.nclus = xp.zeros(1, dtype=np.int64)
+        self.csize = xp.zeros(n, dtype=np.int32)
+        self.free = xp.zeros(n, dtype=np.int32)
+        # numba's views of the arrays above, taken once: every launch of every search
+        # passes these (the arrays are only ever updated in place), so none converts anything
+        self.v = SimpleNamespace(**{name: kernel_view(getattr(self, name)) for name in (
+            "indptr", "indices", "a", "labels", "tid", "tsum", "tcnt", "tlen", "bd", "bk", "mark",
+            "nfree", "nclus", "csize", "free")})
         self._reset_clusters()
         blocks, threads = launch_config(n)
-        self.k["build"][blocks, threads](self.indptr, self.indices, self.a, self.labels, self.tid,
-                                         self.tsum, self.tcnt, self.tlen, self.mark, False)
+        v = self.v
+        self.k["build"][blocks, threads](v.indptr, v.indices, v.a, v.labels, v.tid, v.tsum, v.tcnt,
+                                         v.tlen, v.mark, False)
 
     def _reset_clusters(self) -> None:
         """Sizes, free stack (empty ids, smallest on top), count: as the CPU's reset_clusters."""
         xp = self.xp
-        self.csize = xp.bincount(self.labels, minlength=self.n).astype(np.int32)
+        self.csize[:] = xp.bincount(self.labels, minlength=self.n)
         empty = xp.nonzero(self.csize == 0)[0][::-1].astype(np.int32)
-        self.free = xp.zeros(self.n, dtype=np.int32)
+        self.free[:] = 0
         self.free[: empty.size] = empty
         self.nfree[0] = empty.size
         self.nclus[0] = self.n - int(empty.size)
@@ -261,8 +271,9 @@ class GPUState:
 
     def _eval_all(self, allow: bool) -> None:
         blocks, threads = launch_config(self.n)
-        self.k["eval"][blocks, threads](self.indptr, self.labels, self.tid, self.tsum, self.tlen,
-                                        allow, self.tol, self.bd, self.bk)
+        v = self.v
+        self.k["eval"][blocks, threads](v.indptr, v.labels, v.tid, v.tsum, v.tlen, allow, self.tol,
+                                        v.bd, v.bk)
 
     def host_labels(self) -> np.ndarray:
         return to_host(self.labels).astype(np.int32)
@@ -278,35 +289,36 @@ class GPUState:
         allow = self._allow_new()
         self._eval_all(allow)
         out = xp.zeros(2, dtype=np.float64)
+        v = self.v
         self.k["vnd"][1, _REDUCE_THREADS](
-            np.int64(min(max_moves, 2**62)), np.int64(self.maxc), allow, self.tol, self.indptr,
-            self.indices, self.a, self.labels, self.tid, self.tsum, self.tcnt, self.tlen, self.bd,
-            self.bk, self.csize, self.free, self.nfree, self.nclus, out)
+            np.int64(min(max_moves, 2**62)), np.int64(self.maxc), allow, self.tol, v.indptr,
+            v.indices, v.a, v.labels, v.tid, v.tsum, v.tcnt, v.tlen, v.bd, v.bk, v.csize, v.free,
+            v.nfree, v.nclus, out)
         moves, gain = to_host(out)
         return int(moves), float(gain)
 
     def vnd_best_stepwise(self, max_moves: int = 2**62) -> tuple[int, float]:
         """:meth:`vnd_best` with one launch per step and two host reads per move."""
-        xp, k = self.xp, self.k
+        xp, k, v = self.xp, self.k, self.v
         allow = self._allow_new()
         self._eval_all(allow)
         out_d = xp.zeros(1, dtype=np.float64)
         vbuf = xp.zeros(1, dtype=np.int32)
         moved = xp.zeros(2, dtype=np.int32)
+        out_v, vbuf_v, moved_v = map(kernel_view, (out_d, vbuf, moved))
         moves, gain = 0, 0.0
         while moves < max_moves:
-            k["argmin"][1, _REDUCE_THREADS](self.bd, out_d, vbuf)
+            k["argmin"][1, _REDUCE_THREADS](v.bd, out_v, vbuf_v)
             d = float(host_read(out_d)[0])
             if not d < -self.tol:
                 break
-            v = int(host_read(vbuf)[0])
-            deg = int(self.h_indptr[v + 1] - self.h_indptr[v])
-            k["relabel"][1, 1](vbuf, self.bk, self.labels, self.csize, self.free, self.nfree,
-                               self.nclus, moved)
+            u = int(host_read(vbuf)[0])
+            deg = int(self.h_indptr[u + 1] - self.h_indptr[u])
+            k["relabel"][1, 1](vbuf_v, v.bk, v.labels, v.csize, v.free, v.nfree, v.nclus, moved_v)
             if deg:
                 b, t = launch_config(deg)
-                k["update"][b, t](vbuf, moved, self.indptr, self.indices, self.a, self.tid,
-                                  self.tsum, self.tcnt, self.tlen)
+                k["update"][b, t](vbuf_v, moved_v, v.indptr, v.indices, v.a, v.tid, v.tsum, v.tcnt,
+                                  v.tlen)
             moves += 1
             gain += d
             now = self._allow_new() if self.maxc > 0 else True
@@ -315,35 +327,38 @@ class GPUState:
                 self._eval_all(allow)
             else:
                 b, t = launch_config(deg + 1)
-                k["eval_around"][b, t](vbuf, self.indptr, self.indices, self.labels, self.tid,
-                                       self.tsum, self.tlen, allow, self.tol, self.bd, self.bk)
+                k["eval_around"][b, t](vbuf_v, v.indptr, v.indices, v.labels, v.tid, v.tsum, v.tlen,
+                                       allow, self.tol, v.bd, v.bk)
         return moves, gain
 
     def parallel(self, max_rounds: int = 2**62) -> tuple[int, float]:
         """Rounds of non-conflicting improving moves, every step on the device."""
-        xp, k = self.xp, self.k
+        xp, k, v = self.xp, self.k, self.v
         blocks, threads = launch_config(self.n)
         mover = xp.zeros(self.n, dtype=np.bool_)
         want_new = xp.zeros(self.n, dtype=np.int64)
+        rank = xp.zeros(self.n, dtype=np.int64)
+        mover_v, want_v, rank_v = map(kernel_view, (mover, want_new, rank))
         moves, gain = 0, 0.0
         allow = self._allow_new()
         self._eval_all(allow)
         for _ in range(max_rounds):
-            k["select"][blocks, threads](self.indptr, self.indices, self.bd, self.bk, mover, want_new)
-            rank = xp.cumsum(want_new) - want_new
+            k["select"][blocks, threads](v.indptr, v.indices, v.bd, v.bk, mover_v, want_v)
+            xp.cumsum(want_new, out=rank)
+            rank -= want_new
             room = self.n if self.maxc <= 0 else self.maxc - int(host_read(self.nclus)[0])
             top = int(host_read(self.nfree)[0])
             self.mark[:] = False
-            k["apply"][blocks, threads](self.indptr, self.indices, self.labels, self.bk, mover, rank,
-                                        room, self.free, top, self.mark)
+            k["apply"][blocks, threads](v.indptr, v.indices, v.labels, v.bk, mover_v, rank_v, room,
+                                        v.free, top, v.mark)
             mv = int(host_read(mover.sum()))
             if mv == 0:
                 break
             moves += mv
             gain += float(to_host(self.bd[mover].sum()))
             self._reset_clusters()
-            k["build"][blocks, threads](self.indptr, self.indices, self.a, self.labels, self.tid,
-                                        self.tsum, self.tcnt, self.tlen, self.mark, True)
+            k["build"][blocks, threads](v.indptr, v.indices, v.a, v.labels, v.tid, v.tsum, v.tcnt,
+                                        v.tlen, v.mark, True)
             allow = self._allow_new()
             self._eval_all(allow)
         return moves, gain

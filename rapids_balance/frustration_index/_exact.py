@@ -24,15 +24,12 @@ relaxation of the max-cut polytope (Barahona and Mahjoub) in signed form.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import sys
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
+from .._highs import new_highs
 from .._validation import check_bool, check_choice, check_int, check_time_limit
 from ..io._roles import check_roles
 from ..errors import GraphInputError
@@ -159,45 +156,6 @@ def _strengthen(h, graph, deadline: float, max_rounds: int = 200) -> int:
     return added, lp_bound
 
 
-@contextlib.contextmanager
-def _c_stdout_silenced() -> Iterator[None]:
-    """Send what C code prints to file descriptor 1 to /dev/null for the block (Python's output is flushed)."""
-    import ctypes
-
-    try:
-        libc = ctypes.CDLL(None)
-        sys.stdout.flush()
-        saved = os.dup(1)
-    except (OSError, AttributeError, ValueError):  # no fd 1, no C library: print as it is
-        yield
-        return
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, 1)
-        yield
-    finally:
-        libc.fflush(None)  # what C buffered goes to /dev/null too, not to the restored stdout
-        os.dup2(saved, 1)
-        os.close(saved)
-        os.close(devnull)
-
-
-def _new_highs(highspy: Any, verbose: bool) -> Any:
-    """A HiGHS instance, silent unless ``verbose``.
-
-    HiGHS prints its copyright banner from C++ on the first instance of a
-    process, before any option can be set, so a quiet instance is built with
-    the process's C-level stdout sent to /dev/null.
-    """
-    if verbose:
-        h = highspy.Highs()
-    else:
-        with _c_stdout_silenced():
-            h = highspy.Highs()
-    h.setOptionValue("output_flag", bool(verbose))
-    return h
-
-
 def frustration_index_exact(graph: Any, *, time_limit: float = 60.0, solver: str = "highs",
                             start: Any = None, threads: int | None = None, cuts: bool = True,
                             verbose: bool = False, source: Any = None, target: Any = None,
@@ -282,7 +240,7 @@ def frustration_index_exact(graph: Any, *, time_limit: float = 60.0, solver: str
     graph = graph_from_any(graph, signed=True, **roles)
     if graph.sign is None:
         raise GraphInputError("frustration_index_exact needs a signed graph")
-    h = _new_highs(highspy, verbose)
+    h = new_highs(highspy, verbose)
     h.setOptionValue("time_limit", float(time_limit))
     h.setOptionValue("mip_rel_gap", 0.0)
     h.setOptionValue("mip_abs_gap", 1.0 - 1e-6)  # integer objective: a gap below 1 is optimal

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import cuda
+from numba import cuda, int32
 
 from .._random import hash64
 from ..backend import (array_module, device_array, gpu_kernel, host_read, kernel_view, launch_config,
@@ -101,62 +101,78 @@ def tree_states_gpu(ps, graph):
 _NO_EDGE = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
-@gpu_kernel
-def _k_bv_lightest(edge_src, edge_dst, seeds, shift, comp, best, active):
-    """Thread per (tree, edge): offer the edge to both components it joins."""
-    i = cuda.grid(1)
-    m = edge_src.size
-    if i < comp.shape[0] * m:
-        t = i // m
-        e = i - t * m
-        a = comp[t, edge_src[e]]
-        b = comp[t, edge_dst[e]]
-        if a != b:
-            key = mst_key(seeds[t], e, shift)
-            cuda.atomic.min(best, (t, a), key)
-            cuda.atomic.min(best, (t, b), key)
-            active[0] = 1
+# threads of the block that builds one tree: a batch is one block a tree (64 by default), so
+# the blocks are few and each is made as wide as CUDA allows (48 registers a thread at sm_90)
+_BV_THREADS = 1024
 
 
 @gpu_kernel
-def _k_bv_hook(edge_src, edge_dst, mask, comp, best, in_tree, ptr):
-    """Thread per (tree, vertex): a component root takes its lightest edge and
-    points at the component across it (of a mutual pair, the smaller root stays)."""
-    i = cuda.grid(1)
-    n = comp.shape[1]
-    if i < comp.shape[0] * n:
-        t = i // n
-        c = i - t * n
-        ptr[t, c] = comp[t, c]
-        if comp[t, c] == c and best[t, c] != _NO_EDGE:
-            e = np.int64(best[t, c] & mask)
-            in_tree[t, e] = 1
-            other = comp[t, edge_src[e]]
-            if other == c:
-                other = comp[t, edge_dst[e]]
-            if not (best[t, other] == best[t, c] and c < other):
-                ptr[t, c] = other
+def _k_boruvka(edge_src, edge_dst, seeds, shift, mask, comp, ptr, best, in_tree):
+    """Block per tree: every Borůvka round of its tree in one launch, no host read.
 
+    A round is four phases split by ``__syncthreads``, the threads of the
+    block striding over the tree's vertices or edges:
 
-@gpu_kernel
-def _k_bv_jump(ptr):
-    """Thread per (tree, vertex): follow the pointers to the root and point there.
+    1. every vertex's lightest-edge slot is cleared;
+    2. each edge joining two components offers its key to both (integer
+       ``atomic.min``; keys are distinct, so the minimum is the unique MST's);
+    3. each component root takes its lightest edge and points at the
+       component across it (of a mutual pair, the smaller root stays);
+    4. each vertex follows the pointers to its root (no root moves and
+       other threads' writes store roots, so every read is an ancestor) and
+       takes it as its component.
 
-    The hook leaves no cycle and no root moves during the launch; other
-    threads' writes only shorten a path (they store a root), so every read
-    is an ancestor and ``ptr[t, x] == x`` exactly at roots.  One launch and
-    no host read, where a round of pointer jumping per launch needed a
-    flag read back after each.
+    The round in which no edge joins two components ends the loop; the
+    block decides it from a shared flag, so the decision is the block's own
+    (uniform across its threads) and never goes to the host.  The unique
+    MST is what any order of these steps reaches, so the tree is the CPU's
+    Kruskal tree bit for bit.
     """
-    i = cuda.grid(1)
-    n = ptr.shape[1]
-    if i < ptr.shape[0] * n:
-        t = i // n
-        v = i - t * n
-        r = ptr[t, v]
-        while ptr[t, r] != r:
-            r = ptr[t, r]
-        ptr[t, v] = r
+    t = cuda.blockIdx.x
+    tid = cuda.threadIdx.x
+    step = cuda.blockDim.x
+    n = comp.shape[1]
+    m = edge_src.size
+    joined = cuda.shared.array(1, int32)
+    if t >= comp.shape[0]:
+        return
+    for v in range(tid, n, step):
+        comp[t, v] = v
+    while True:
+        for v in range(tid, n, step):
+            best[t, v] = _NO_EDGE
+        if tid == 0:
+            joined[0] = 0
+        cuda.syncthreads()
+        for e in range(tid, m, step):
+            a = comp[t, edge_src[e]]
+            b = comp[t, edge_dst[e]]
+            if a != b:
+                key = mst_key(seeds[t], e, shift)
+                cuda.atomic.min(best, (t, a), key)
+                cuda.atomic.min(best, (t, b), key)
+                joined[0] = 1  # only tested against zero: a plain store
+        cuda.syncthreads()
+        if joined[0] == 0:
+            break
+        for c in range(tid, n, step):
+            ptr[t, c] = comp[t, c]
+            if comp[t, c] == c and best[t, c] != _NO_EDGE:
+                e = np.int64(best[t, c] & mask)
+                in_tree[t, e] = 1
+                other = comp[t, edge_src[e]]
+                if other == c:
+                    other = comp[t, edge_dst[e]]
+                if not (best[t, other] == best[t, c] and c < other):
+                    ptr[t, c] = other
+        cuda.syncthreads()
+        for v in range(tid, n, step):
+            r = ptr[t, v]
+            while ptr[t, r] != r:
+                r = ptr[t, r]
+            ptr[t, v] = r
+            comp[t, v] = r
+        cuda.syncthreads()
 
 
 @gpu_kernel
@@ -224,35 +240,23 @@ def boruvka_trees(graph, seeds, shift, roots):
     Returns ``(parent, parent_edge, order)`` (device arrays of shape (T, n),
     int32, as ``_samplers._root_tree_edges`` makes them), the path signs
     (device, int8, as ``path_signs`` makes them) and the number of vertices
-    each tree reached (host).  Host reads: one flag per Borůvka
-    round (any edge left between components) and the reached counts once.
+    each tree reached (host).  Two launches a batch (every Borůvka round in
+    one, the rooting in the other) and one host read, of the reached counts.
     """
     g = graph.device_arrays()
     xp = array_module("gpu")
     T, n, m = len(seeds), graph.n, graph.m
     seeds_d = device_array(np.asarray(seeds, dtype=np.int64))
     comp = xp.empty((T, n), dtype=np.int64)
-    comp[:] = xp.arange(n, dtype=np.int64)[None, :]
     ptr = xp.empty_like(comp)
     best = xp.empty((T, n), dtype=np.uint64)
     in_tree = xp.zeros((T, m), dtype=np.int8)
-    active = xp.zeros(1, dtype=np.int32)
-    mask = np.uint64((1 << shift) - 1)
-    be, te = launch_config(T * m)
-    bv, tv = launch_config(T * n)
     # numba's views, once for the batch: the launches below convert nothing
-    es, ed, sd, it, bs, ac = map(kernel_view, (g["edge_src"], g["edge_dst"], seeds_d, in_tree,
-                                               best, active))
-    cv, pv = kernel_view(comp), kernel_view(ptr)
-    while True:
-        best[:] = _NO_EDGE
-        active[:] = 0
-        _k_bv_lightest[be, te](es, ed, sd, np.uint64(shift), cv, bs, ac)
-        if int(host_read(active)[0]) == 0:
-            break
-        _k_bv_hook[bv, tv](es, ed, mask, cv, bs, it, pv)
-        _k_bv_jump[bv, tv](pv)
-        cv, pv = pv, cv
+    es, ed, it = map(kernel_view, (g["edge_src"], g["edge_dst"], in_tree))
+    # a warp multiple covering the edges, up to _BV_THREADS (tiny graphs leave no thread idle)
+    threads = min(_BV_THREADS, 32 * max(1, -(-m // 32)))
+    _k_boruvka[max(T, 1), threads](es, ed, seeds_d, np.uint64(shift), np.uint64((1 << shift) - 1),
+                               comp, ptr, best, it)
     parent = xp.empty((T, n), dtype=np.int32)
     parent_edge = xp.empty((T, n), dtype=np.int32)
     order = xp.empty((T, n), dtype=np.int32)
@@ -327,14 +331,17 @@ def parallel_descent_gpu(graph, x, seed, max_rounds, deadline=math.inf):
     xd = device_array(x, np.int8)
     d = xp.zeros(graph.n, dtype=np.int64)
     flip = xp.zeros(graph.n, dtype=np.int8)
+    moved = xp.zeros(1, dtype=np.int64)
+    # numba's views, once for all rounds: a round's launches convert nothing
+    ip, ix, Jv, xv, dv, fv, mv = map(kernel_view, (g["indptr"], g["indices"], J, xd, d, flip, moved))
     b, t = launch_config(graph.n)
     rounds = 0
     while rounds < max_rounds and not passed(deadline):
-        moved = xp.zeros(1, dtype=np.int64)
-        _k_gains[b, t](g["indptr"], g["indices"], J, xd, d)
-        _k_select[b, t](g["indptr"], g["indices"], d, np.uint64(seed), flip, moved)
+        moved[:] = 0
+        _k_gains[b, t](ip, ix, Jv, xv, dv)
+        _k_select[b, t](ip, ix, dv, np.uint64(seed), fv, mv)
         if int(host_read(moved)[0]) == 0:
             break
-        _k_apply[b, t](xd, flip)
+        _k_apply[b, t](xv, fv)
         rounds += 1
     return to_host(xd).astype(np.int8), rounds

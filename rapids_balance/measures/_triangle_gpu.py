@@ -12,42 +12,59 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from ..backend import array_module, device_array, device_function, launch_config
+from ..backend import array_module, device_array, device_function, gpu_kernel, launch_config
 from . import _triangle_kernels as _k
 
-__all__ = ["list_triangles_gpu", "tally_gpu"]
+__all__ = ["list_triangles_gpu", "tally_gpu", "type_counts_gpu"]
 
 triangles_at = device_function(_k.triangles_at)
 
 
-@cuda.jit
+@gpu_kernel
 def k_count(optr, oind, oedge, none, counts):
     u = cuda.grid(1)
     if u < counts.size:
         counts[u] = triangles_at(u, optr, oind, oedge, 0, none, False)
 
 
-@cuda.jit
+@gpu_kernel
 def k_fill(optr, oind, oedge, offsets, out):
     u = cuda.grid(1)
     if u < offsets.size:
         triangles_at(u, optr, oind, oedge, offsets[u], out, True)
 
 
-@cuda.jit
+@cuda.jit(device=True)
+def _negatives(tri, t, sign):
+    """Negative edges of triangle ``t`` (its type, 0..3)."""
+    k = 0
+    for c in range(3):
+        if sign[tri[t, c]] < 0:
+            k += 1
+    return k
+
+
+@gpu_kernel
 def k_tally(tri, sign, types, edge_bal, edge_unb):
     t = cuda.grid(1)
     if t < tri.shape[0]:
-        k = 0
-        for c in range(3):
-            if sign[tri[t, c]] < 0:
-                k += 1
+        k = _negatives(tri, t, sign)
         cuda.atomic.add(types, k, 1)
         for c in range(3):
             if k % 2 == 0:
                 cuda.atomic.add(edge_bal, tri[t, c], 1)
             else:
                 cuda.atomic.add(edge_unb, tri[t, c], 1)
+
+
+@gpu_kernel
+def k_type_counts(tri, signs, counts):
+    """Thread per (sample, triangle): its type under the sample's signs, an integer atomic."""
+    i = cuda.grid(1)
+    T = tri.shape[0]
+    if i < signs.shape[0] * T:
+        b = i // T
+        cuda.atomic.add(counts, (b, _negatives(tri, i - b * T, signs[b])), 1)
 
 
 def list_triangles_gpu(optr, oind, oedge):
@@ -79,3 +96,14 @@ def tally_gpu(tri, sign, m):
         blocks, threads = launch_config(tri.shape[0], 64)
         k_tally[blocks, threads](tri, device_array(sign), types, edge_bal, edge_unb)
     return types, edge_bal[:m], edge_unb[:m]
+
+
+def type_counts_gpu(tri, signs):
+    """:func:`._triangle_kernels.type_counts` of every row of ``signs`` (B, m) at once:
+    (B, 4) int64 on the device, one launch."""
+    xp = array_module("gpu")
+    counts = xp.zeros((signs.shape[0], 4), dtype=np.int64)
+    if tri.shape[0] and signs.shape[0]:
+        blocks, threads = launch_config(signs.shape[0] * tri.shape[0])
+        k_type_counts[blocks, threads](tri, signs, counts)
+    return counts

@@ -38,11 +38,21 @@ def sample_seed(seed: int, i: int) -> int:
 
 
 @numba.njit(cache=True, nogil=True)
-def _shuffle(sign, s):
-    out = sign.copy()
+def shuffle_in_place(out, s):
+    """Fisher-Yates over ``out`` with sample seed ``s``: step ``j`` draws counter ``j``.
+
+    The body the GPU runs too (one thread a sample), so a sample's signs are
+    the same on either backend.
+    """
     for j in range(out.size - 1, 0, -1):
         r = randint(s, 0, j, j + 1)
         out[j], out[r] = out[r], out[j]
+
+
+@numba.njit(cache=True, nogil=True)
+def _shuffle(sign, s):
+    out = sign.copy()
+    shuffle_in_place(out, s)
     return out
 
 

@@ -33,9 +33,17 @@ OWNER = "significance"
 MAX_SAMPLES = 10**9
 MAX_SWAPS_PER_EDGE = 10**6
 DEFAULT_BATCH = 16
+# what backend="gpu" moves to the device: the frustration index (its own GPU path, per
+# sample) and the triangle ratio (the shuffle null's samples batched on the device)
+GPU_STATISTICS = ("frustration", "triangles")
 
 NullParams = namedtuple("NullParams", ["statistic", "null", "seed", "swaps_per_edge", "backend"])
 NullParams.__doc__ = "What every batch needs: the statistic (name or callable), the null model, seeds."
+
+
+def _named(statistic: Any, *names: str) -> bool:
+    """Whether ``statistic`` is one of the named statistics (a callable never is, whatever its name)."""
+    return isinstance(statistic, str) and statistic in names
 
 
 class _Sampler:
@@ -46,9 +54,17 @@ class _Sampler:
         self.stat = resolve_statistic(params.statistic, OWNER)
         self.fast = (self.stat.on_topology(graph)
                      if params.null == "shuffle" and self.stat.on_topology is not None else None)
+        self.device = None
+        if params.backend == "gpu" and params.null == "shuffle" and _named(params.statistic, "triangles"):
+            from ._gpu import TriangleShuffles
+            from ._statistics import triangle_list
+
+            self.device = TriangleShuffles(graph, triangle_list(graph))
 
     def __call__(self, ids) -> np.ndarray:
         g, p = self.graph, self.params
+        if self.device is not None:  # the whole batch at once, the same values as below
+            return self.device([sample_seed(p.seed, i) for i in ids])
         out = np.empty(len(ids), np.float64)
         for j, i in enumerate(ids):
             s = sample_seed(p.seed, i)
@@ -115,7 +131,10 @@ def significance(graph: Any, statistic: Any = "frustration", null: str = "shuffl
         Samples per batch (one Dask task each), >= 1.  Default 16.  The
         result does not depend on it.
     backend : {"auto", "cpu", "gpu"}, default "auto"
-        Where the frustration statistic runs (the others run on the CPU).
+        Where the frustration statistic runs, and where the triangle
+        statistic's shuffle samples run (a batch at a time: shuffles and
+        triangle types on the device, the same values as the CPU's).  The
+        swap null's rewiring and the walk statistic run on the CPU.
     client : distributed.Client, optional
         Spread the batches over a Dask cluster; the values are the same as
         without one.
@@ -205,7 +224,7 @@ def significance(graph: Any, statistic: Any = "frustration", null: str = "shuffl
     from ..backend import resolve_backend
 
     params = NullParams(statistic, null, seed, swaps_per_edge,
-                        resolve_backend(backend) if stat.name == "frustration" else "cpu")
+                        resolve_backend(backend) if _named(statistic, *GPU_STATISTICS) else "cpu")
     observed = stat.value(graph, seed, params.backend)
     deadline = np.inf if time_limit is None else start + time_limit
     stopped = None

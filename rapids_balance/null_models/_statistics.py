@@ -59,7 +59,7 @@ class Statistic:
     def check(self, graph: Any) -> None:
         """Refuse a graph the statistic is undefined on, before any work."""
         if self.name == "triangles":
-            if _triangle_list(graph).shape[0] == 0:
+            if triangle_list(graph).shape[0] == 0:
                 raise GraphInputError("significance(statistic='triangles'): the graph has no "
                                       "triangles, so its triangle balance ratio is undefined")
 
@@ -101,7 +101,7 @@ def _frustration(graph, seed: int, backend: str) -> float:
     return total
 
 
-def _triangle_list(graph) -> np.ndarray:
+def triangle_list(graph) -> np.ndarray:
     from ..measures import list_triangles
 
     return list_triangles(graph.edge_src, graph.edge_dst, graph.n)
@@ -110,13 +110,13 @@ def _triangle_list(graph) -> np.ndarray:
 def _triangles(graph, seed: int, backend: str) -> float:
     from ..measures import balance_ratio_of_counts, census_of_triangles
 
-    return balance_ratio_of_counts(census_of_triangles(_triangle_list(graph), graph.sign))
+    return balance_ratio_of_counts(census_of_triangles(triangle_list(graph), graph.sign))
 
 
 def _triangles_on_topology(graph):
     from ..measures import balance_ratio_of_counts, census_of_triangles
 
-    tri = _triangle_list(graph)
+    tri = triangle_list(graph)
     return lambda sign, seed: balance_ratio_of_counts(census_of_triangles(tri, sign))
 
 
