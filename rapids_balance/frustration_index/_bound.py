@@ -173,7 +173,8 @@ def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 
     x = np.where(side > 0, -1, 1).astype(np.int8)
     frustrated = graph.sign * x[graph.edge_src] * x[graph.edge_dst] < 0
     fe = np.flatnonzero(frustrated).astype(np.int64)
-    adj = (graph.indptr, graph.indices.astype(np.int64), graph.slot_edge.astype(np.int64))
+    # the graph's own int32 arrays: widened copies would be 32 bytes per edge of the bound's peak
+    adj = (graph.indptr, graph.indices, graph.slot_edge)
     steps, stall = _effort(steps, time_limit)
     # the untimed default's steps first, unchanged; only past them does the search lock cycles
     lock_after = DEFAULT_STEPS if stall == MAX_STEPS else MAX_STEPS
