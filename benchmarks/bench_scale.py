@@ -50,8 +50,20 @@ its generation time printed) through loading, ``balance(g, n_trees=64)``,
 time_limit=300)`` and ``frustration_lower_bound`` (``time_limit=240``
 around the state of a 60 s frustration search), each in a fresh process.
 
-Usage: python benchmarks/bench_scale.py [--large | --huge] [--only load|frustration|clustering|balance|bound]
-       [--flip F] [--exponent X] [--seed S] [--out DIR]
+``--only load,balance`` runs only those rows (a comma-separated list);
+``--file PATH`` reuses a k = 2 graph generated before (the CSV the loading
+row reads; the pickle the other rows read and a ``.json`` of its size and
+planted cost lie beside it, as ``--keep DIR`` writes them, owner-only);
+only the rows of its size run, so the 10^8-edge rows can be run a few at
+a time.
+``--peer DIR`` runs the loading and balance rows also with another
+checkout's code (its own ``benchmarks/bench_scale.py --row``), in the same
+run on the same graph: ``peer_value`` (seconds) and
+``peer_peak_bytes_per_edge`` beside ours.
+
+Usage: python benchmarks/bench_scale.py [--large | --huge] [--only KIND[,KIND...]]
+       [--file CSV | --keep DIR] [--peer DIR [--peer-name NAME]] [--flip F] [--exponent X] [--seed S] [--out DIR]
+       (KIND: load, frustration, clustering, balance, bound)
 """
 
 from __future__ import annotations
@@ -220,6 +232,14 @@ def _load_row(csv_path: str) -> dict:
             "file_bytes_per_edge": round(Path(csv_path).stat().st_size / graph.m, 1)}
 
 
+def _given_graph(csv_path: str) -> tuple[str, int, int, int]:
+    """A graph written before by ``--keep``: (pickle path, n, m, planted cost)."""
+    path = Path(csv_path).with_suffix(".pkl")
+    with open(path.with_suffix(".json")) as fh:
+        meta = json.load(fh)
+    return str(path), meta["n"], meta["m"], meta["planted"]
+
+
 def _graph_file(tmp: Path, k: int, m: int, args) -> tuple[str, int, int, int]:
     """Generate (once) and pickle the planted graph; (path, n, m, planted cost)."""
     from rapids_balance.generators import planted_partition_graph
@@ -233,15 +253,29 @@ def _graph_file(tmp: Path, k: int, m: int, args) -> tuple[str, int, int, int]:
     with open(path, "wb") as fh:
         pickle.dump(pp.graph, fh, protocol=pickle.HIGHEST_PROTOCOL)
     _write_csv(pp.graph, path.with_suffix(".csv"))
-    return str(path), pp.graph.n, pp.graph.m, int(pp.disagreements)
+    meta = {"n": pp.graph.n, "m": pp.graph.m, "planted": int(pp.disagreements)}
+    with open(path.with_suffix(".json"), "w") as fh:
+        json.dump(meta, fh)
+    return str(path), meta["n"], meta["m"], meta["planted"]
 
 
-def _subprocess_row(kind: str, path: str, kwargs: dict) -> dict:
-    cmd = [sys.executable, __file__, "--row", kind, "--graph", path, "--kwargs", json.dumps(kwargs)]
-    done = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
+def _subprocess_row(kind: str, path: str, kwargs: dict, checkout: Path = REPO) -> dict:
+    """One row in a fresh process, with the code of ``checkout`` (this one, or ``--peer``'s)."""
+    script = checkout / "benchmarks" / Path(__file__).name
+    cmd = [sys.executable, str(script), "--row", kind, "--graph", path, "--kwargs", json.dumps(kwargs)]
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=checkout)
     if done.returncode != 0:
         return {"error": (done.stderr or done.stdout)[-2000:]}
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _kinds(text: str) -> tuple[str, ...]:
+    kinds = tuple(t.strip() for t in text.split(",") if t.strip())
+    bad = [t for t in kinds if t not in ("load", "frustration", "clustering", "balance", "bound")]
+    if bad or not kinds:
+        raise argparse.ArgumentTypeError(f"unknown row kind(s) {bad}: use load, frustration, clustering, "
+                                         "balance, bound")
+    return kinds
 
 
 def main() -> None:
@@ -253,8 +287,14 @@ def main() -> None:
     ap.add_argument("--exponent", type=float, default=2.5, help="degree exponent (2.5)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=None, help="JSON folder (default bench-results/)")
-    ap.add_argument("--only", choices=("load", "frustration", "clustering", "balance", "bound"),
-                    help="only these rows")
+    ap.add_argument("--only", type=_kinds, help="only these rows (comma-separated: load, frustration, "
+                    "clustering, balance, bound)")
+    ap.add_argument("--file", help="reuse this generated CSV (and the .pkl and .json beside it, as --keep "
+                    "writes them) instead of generating the graph")
+    ap.add_argument("--peer", help="another checkout (e.g. a git worktree of an earlier commit): its "
+                    "loading and balance rows run in the same run, on the same graph, beside ours")
+    ap.add_argument("--peer-name", default="the peer checkout", help="how rows name the --peer code")
+    ap.add_argument("--keep", help="write the generated graph into this folder (owner-only) and keep it")
     ap.add_argument("--row", help=argparse.SUPPRESS)
     ap.add_argument("--graph", help=argparse.SUPPRESS)
     ap.add_argument("--kwargs", help=argparse.SUPPRESS)
@@ -262,18 +302,38 @@ def main() -> None:
     if args.row:  # a child process: one row, one JSON line
         print(json.dumps(run_row(args.row, args.graph, json.loads(args.kwargs)), default=str))
         return
-    rep = Report("scale" if args.only is None else f"scale-{args.only}", description=__doc__.split("\n\n")[0],
+    only = None if args.only is None else ",".join(args.only)
+    rep = Report("scale" if only is None else f"scale-{only.replace(',', '-')}",
+                 description=__doc__.split("\n\n")[0],
                  params={"flip": args.flip, "exponent": args.exponent, "seed": args.seed,
-                         "large": args.large, "only": args.only})
+                         "large": args.large, "huge": args.huge, "only": only, "file": args.file,
+                         "peer": args.peer_name if args.peer else None})
     rows = HUGE_ROWS if args.huge else ROWS + (LARGE_ROWS if args.large else [])
-    rows = [r for r in rows if args.only in (None, r[0])]
+    rows = [r for r in rows if args.only is None or r[0] in args.only]
+    if args.file:  # the rows of the file's graph: k = 2, its edge count within 1 % of theirs
+        given_m = _given_graph(args.file)[2]
+        rows = [r for r in rows if r[1] == 2 and abs(r[2] - given_m) <= 0.01 * r[2]]
+        if not rows:
+            ap.error(f"no selected row is for a k = 2 graph of about {given_m:,} edges (the --file graph)")
     with tempfile.TemporaryDirectory() as tmp:
+        if args.keep:
+            Path(args.keep).mkdir(mode=0o700, parents=True, exist_ok=True)
         graphs: dict[tuple[int, int], tuple[str, int, int, int]] = {}
         for kind, k, m, kwargs in rows:
             if (k, m) not in graphs:
-                graphs[(k, m)] = _graph_file(Path(tmp), k, m, args)
+                graphs[(k, m)] = (_given_graph(args.file) if args.file
+                                  else _graph_file(Path(args.keep or tmp), k, m, args))
             path, n, m_real, planted = graphs[(k, m)]
-            r = _subprocess_row(kind, str(Path(path).with_suffix(".csv")) if kind == "load" else path, kwargs)
+            given = str(Path(path).with_suffix(".csv")) if kind == "load" else path
+            if args.peer and kind in ("load", "balance"):
+                peer = _subprocess_row(kind, given, kwargs, Path(args.peer).resolve())
+                peer_fields = {"peer": f"the same call, code of {args.peer_name}",
+                               "peer_value": peer.get("seconds"),
+                               "peer_peak_bytes_per_edge": peer.get("peak_bytes_per_edge"),
+                               "peer_error": peer.get("error")}
+            else:
+                peer_fields = {}
+            r = _subprocess_row(kind, given, kwargs)
             call = ({"frustration": "frustration(g", "clustering": "correlation_clustering(g",
                      "load": "read_edgelist(csv", "balance": "balance(g",
                      "bound": "frustration_lower_bound(g, frustration(g, time_limit=60).best_state"}[kind]
@@ -284,7 +344,7 @@ def main() -> None:
                 continue
             if kind in ("load", "balance"):
                 r.pop("value")
-                rep.add(input=name, figure=call, value=r.pop("seconds"), unit="s", **r)
+                rep.add(input=name, figure=call, value=r.pop("seconds"), unit="s", **peer_fields, **r)
                 continue
             limit = kwargs.get("time_limit")
             value = r.pop("value")

@@ -217,7 +217,7 @@ def _factorize_ints(xp: ModuleType, src, dst):
     # int64 for signed ids, uint64 for unsigned ones: both hold every id exactly
     wide = xp.int64 if xp.isdtype(src.dtype, "signed integer") else xp.uint64
     uniques = xp.astype(index, wide) + xp.asarray(lo, dtype=wide)
-    return uniques, xp.take(rank, offsets(src)), xp.take(rank, offsets(dst))
+    return uniques, _xp.gather(rank, offsets(src)), _xp.gather(rank, offsets(dst))
 
 
 def _narrow_codes(xp: ModuleType, codes, n_codes: int):
@@ -510,10 +510,12 @@ def _numbered_edges(xp: ModuleType, rows: dict, used, numbering: str, directed: 
         label_index = xp.nonzero(used)[0]
         new_id = xp.cumulative_sum(xp.astype(used, xp.int64)) - 1  # read only at used vertices
     # internal ids are int32 (the Graph's dtype), so the Graph keeps these arrays without a copy
-    u = xp.astype(xp.take(new_id, rows.pop("a")), xp.int32)
-    v = xp.astype(xp.take(new_id, rows.pop("b")), xp.int32)
+    new_id = xp.astype(new_id, xp.int32)
+    u = _xp.gather(new_id, rows.pop("a"))
+    v = _xp.gather(new_id, rows.pop("b"))
     del rows["row"]
-    if not directed:
+    if not directed and numbering == "graphbplus":
+        # (sorted numbering is monotone in the codes: undirected rows stay (min, max) pairs)
         u, v = xp.minimum(u, v), xp.maximum(u, v)
     if numbering == "graphbplus":
         # (sorted numbering is monotone in the codes: its rows are in (u, v) order already)
@@ -541,6 +543,9 @@ def _stored_signs(xp: ModuleType, sgn, rep):
 
 def _keep(rows: dict, mask) -> dict:
     """Filter every column of ``rows`` in place (each old column is freed as it is replaced)."""
+    xp = _xp.namespace(mask)
+    if _count(xp, mask) == mask.shape[0]:  # a clean input keeps every row: no copies
+        return rows
     for key, col in rows.items():
         rows[key] = None if col is None else col[mask]
     return rows
@@ -549,7 +554,7 @@ def _keep(rows: dict, mask) -> dict:
 def _reorder(xp: ModuleType, rows: dict, order) -> dict:
     """Reorder every column of ``rows`` in place."""
     for key, col in rows.items():
-        rows[key] = None if col is None else xp.take(col, order)
+        rows[key] = None if col is None else _xp.gather(col, order)
     return rows
 
 
@@ -583,7 +588,7 @@ def _clean_rows(xp: ModuleType, rows: dict, nu: int, *, directed: bool, conflict
         rows["flip"] = rows["a"] > rows["b"]  # listed as (v, u): the reverse of the pair (min, max)
         rows["a"], rows["b"] = xp.minimum(rows["a"], rows["b"]), xp.maximum(rows["a"], rows["b"])
     # group rows by pair, input order inside a pair (one stable sort on one key)
-    _reorder(xp, rows, _xp.stable_argsort(xp.astype(rows["a"], xp.int64) * nu + xp.astype(rows["b"], xp.int64)))
+    _reorder(xp, rows, _xp.pair_order(rows["a"], rows["b"], nu))
     a, b = rows["a"], rows["b"]
     n_kept = int(a.shape[0])
     first = xp.concat([xp.ones(1, dtype=xp.bool), (a[1:] != a[:-1]) | (b[1:] != b[:-1])])
@@ -600,7 +605,7 @@ def _clean_rows(xp: ModuleType, rows: dict, nu: int, *, directed: bool, conflict
         s = rows["sgn"]
         s = xp.where(s == 0, xp.asarray(1, dtype=s.dtype), s)  # 0 behaves as positive
         # a pair has both signs exactly when one of its rows differs from its first row
-        differs = s != xp.take(xp.take(s, starts), group)
+        differs = s != _xp.gather(xp.take(s, starts), group)
         del s
         conflict = _xp.scatter(xp.zeros(n_groups, dtype=xp.bool), group[differs], True)
         n_conf = _count(xp, conflict)
@@ -608,7 +613,7 @@ def _clean_rows(xp: ModuleType, rows: dict, nu: int, *, directed: bool, conflict
         if n_conf and conflicts == "error":
             raise _conflict_error(xp, rows, starts, conflict, n_conf, uniques, src_name, locate)
         if n_conf and conflicts == "drop":
-            in_conf = xp.take(conflict, group)
+            in_conf = _xp.gather(conflict, group)
             rep.conflict_rows_dropped = _count(xp, in_conf)
             sel = first & ~in_conf
             rep.duplicate_rows = _count(xp, ~in_conf) - _count(xp, sel)
@@ -621,7 +626,7 @@ def _clean_rows(xp: ModuleType, rows: dict, nu: int, *, directed: bool, conflict
     flip = rows.pop("flip", None)
     if flip is not None and rep.duplicate_rows:
         # a duplicate listed the other way round from its pair's first row: u rated v, then v rated u
-        rep.reverse_rows = _count(xp, repeat & (flip != xp.take(xp.take(flip, starts), group)))
+        rep.reverse_rows = _count(xp, repeat & (flip != _xp.gather(xp.take(flip, starts), group)))
     _keep(rows, sel)
     if rows["a"].shape[0] == 0:
         raise GraphInputError(f"{src_name}: no edges remain after removing conflicting pairs")
@@ -668,7 +673,7 @@ def _keep_component(xp: ModuleType, rows: dict, used, nu: int, component: str, r
     if component != "largest":
         return used
     tied = sizes == xp.max(sizes)
-    edge_comp = xp.take(comp, rows["a"])
+    edge_comp = _xp.gather(comp, rows["a"])
     if _count(xp, tied) > 1:
         row = rows["row"]
         first_row = xp.where(xp.take(tied, edge_comp), row, xp.asarray(xp.iinfo(row.dtype).max, dtype=row.dtype))

@@ -14,6 +14,10 @@ from . import _xp
 
 __all__ = ["csr_arrays", "edge_slots_from_csr"]
 
+#: from this many host edges on, sorted undirected edges take the compiled builder
+#: (:func:`rapids_balance._host_sort.undirected_csr`; smaller graphs do not pay for numba's import)
+_COMPILED_MIN_EDGES = 1 << 15
+
 
 def csr_arrays(xp: ModuleType, edge_src, edge_dst, n: int, directed: bool, *,
                edge_slots: bool = True) -> dict:
@@ -36,6 +40,14 @@ def csr_arrays(xp: ModuleType, edge_src, edge_dst, n: int, directed: bool, *,
     of a sort of all 2m slots on a 64-bit key.
     """
     m = int(edge_src.shape[0])
+    if _xp.is_numpy(xp) and m >= _COMPILED_MIN_EDGES and not directed:
+        from ._host_sort import pairs_sorted, undirected_csr
+
+        if pairs_sorted(edge_src, edge_dst, directed):  # the graph build's edges: one compiled pass
+            out = undirected_csr(edge_src, edge_dst, n)
+            if edge_slots:
+                out["edge_slots"] = edge_slots_from_csr(xp, out["indices"], out["slot_edge"], edge_dst, directed)
+            return out
     if not (m and _sorted_edges(xp, edge_src, edge_dst, directed)):
         out = _csr_general(xp, edge_src, edge_dst, n, directed)
     elif directed:

@@ -8,18 +8,23 @@ lacks).  Everything the standard leaves out is one helper here, with its
 numpy and CuPy versions side by side and a fallback for any other namespace
 written with standard calls only (numpy | CuPy | other):
 
-* :func:`stable_argsort`: numpy ``argsort(kind="stable")``, by 16-bit radix
-  passes for integer keys | ``cupy.argsort`` (always stable) | ``xp.argsort(stable=True)``;
+* :func:`stable_argsort`: numpy ``argsort(kind="stable")``, by a compiled
+  counting sort for dense integer keys and 16-bit radix passes for other
+  integer keys | ``cupy.argsort`` (always stable) | ``xp.argsort(stable=True)``;
+* :func:`pair_order`: a compiled counting sort on the first code, then on the
+  second within each group | :func:`stable_argsort` of the 64-bit key | the same;
 * :func:`lexsort`: ``numpy.lexsort`` | ``cupy.lexsort`` (keys stacked in one
   2-D array) | one stable argsort per key;
 * :func:`bincount`: ``numpy.bincount`` | ``cupy.bincount`` | sort and ``searchsorted``;
+* :func:`gather` (``values[index]``): a compiled parallel loop for large inputs | ``take`` | ``take``;
 * :func:`scatter` (``out[index] = values``): index assignment | index
   assignment | sort and ``searchsorted``;
 * :func:`scatter_min`: ``numpy.minimum.at`` | ``cupyx.scatter_min`` | sort,
   first of each run;
 * :func:`unique_inverse`: ``pandas.factorize`` then a sort of the distinct
   values | ``cupy.unique(return_inverse=True)`` | ``xp.unique_inverse``;
-* :func:`connected_components`: ``scipy.sparse.csgraph`` | hook and compress
+* :func:`connected_components`: compiled union-find (``scipy.sparse.csgraph``
+  for small inputs) | hook and compress
   over :func:`scatter_min` | the same;
 * :func:`to_host`: nothing to do | ``ndarray.get()`` | ``numpy.from_dlpack``.
 
@@ -37,8 +42,8 @@ from typing import Any
 import array_api_compat
 import numpy as np
 
-__all__ = ["namespace", "is_numpy", "is_device_array", "to_host", "host_copies", "stable_argsort", "lexsort",
-           "bincount", "scatter", "scatter_min", "unique_inverse", "connected_components"]
+__all__ = ["namespace", "is_numpy", "is_device_array", "to_host", "host_copies", "stable_argsort", "pair_order", "lexsort",
+           "bincount", "gather", "scatter", "scatter_min", "unique_inverse", "connected_components"]
 
 host_copies: list[int] = []
 """Sizes of the arrays :func:`to_host` copied off their device, in call order (tests clear and read it)."""
@@ -120,6 +125,10 @@ def _numpy_stable_argsort(x: np.ndarray) -> np.ndarray:
     if x.dtype.kind not in "iu" or x.dtype.itemsize <= 2 or x.size < _RADIX_MIN_SIZE:
         return np.argsort(x, kind="stable")
     lo, hi = int(x.min()), int(x.max())
+    if lo >= 0 and hi < 2 * x.size + _RADIX_MIN_SIZE:  # keys as dense as vertex ids: one counting sort
+        from ._host_sort import counting_order
+
+        return counting_order(x, hi + 1)
     passes = (max(hi.bit_length(), 1) + 15) // 16
     if lo < 0 or passes > _RADIX_MAX_PASSES:
         return np.argsort(x, kind="stable")
@@ -141,6 +150,21 @@ def _uint16_digits(x: np.ndarray) -> np.ndarray:
     if x.dtype.byteorder == "<" or (x.dtype.byteorder in "=|" and sys.byteorder == "little"):
         return x.view(np.uint16).reshape(-1, k)
     return np.stack([((x >> (16 * d)) & 0xFFFF).astype(np.uint16) for d in range(k)], axis=1)
+
+
+def pair_order(a: Any, b: Any, nu: int) -> Any:
+    """``stable_argsort(a * nu + b)`` for integer codes ``a``, ``b`` in ``[0, nu)``: rows grouped by
+    the pair ``(a, b)``, input order inside a pair.
+
+    numpy: a counting sort on ``a``, then each group sorted on ``b`` (compiled,
+    no 64-bit key); other namespaces sort the 64-bit key.
+    """
+    xp = array_api_compat.array_namespace(a, b)
+    if is_numpy(xp) and a.size >= _RADIX_MIN_SIZE:
+        from ._host_sort import pair_order as host_pair_order
+
+        return host_pair_order(a, b, nu)
+    return stable_argsort(xp.astype(a, xp.int64) * max(nu, 1) + xp.astype(b, xp.int64))
 
 
 def lexsort(keys: tuple) -> Any:
@@ -174,6 +198,17 @@ def bincount(x: Any, minlength: int) -> Any:
         return cupy.bincount(x, minlength=minlength).astype(cupy.int64, copy=False)
     edges = xp.searchsorted(xp.sort(x), xp.arange(minlength + 1, dtype=x.dtype))
     return xp.astype(edges[1:] - edges[:-1], xp.int64)
+
+
+def gather(values: Any, index: Any) -> Any:
+    """``values[index]`` (``xp.take``); large numpy inputs by a compiled parallel loop that uses an
+    int32 index as it is (numpy's ``take`` first widens it to a 64-bit copy)."""
+    xp = array_api_compat.array_namespace(values, index)
+    if is_numpy(xp) and index.size >= _RADIX_MIN_SIZE and values.ndim == 1 and index.dtype.kind in "iu":
+        from ._host_sort import gather as host_gather
+
+        return host_gather(values, index)
+    return xp.take(values, index)
 
 
 def scatter(out: Any, index: Any, values: Any) -> Any:
@@ -262,6 +297,10 @@ def connected_components(a: Any, b: Any, n: int) -> Any:
     leaving them).
     """
     xp = array_api_compat.array_namespace(a, b)
+    if is_numpy(xp) and a.size >= _RADIX_MIN_SIZE:
+        from ._host_sort import component_labels
+
+        return component_labels(a, b, n)
     if is_numpy(xp):
         import scipy.sparse as sp
         from scipy.sparse.csgraph import connected_components as scipy_cc

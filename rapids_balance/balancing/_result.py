@@ -20,7 +20,7 @@ from typing import Any
 import numba
 import numpy as np
 
-__all__ = ["BalanceResult", "ATTRIBUTE_DEFINITIONS", "compute_attributes", "graphbplus_text", "counter_namespace",
+__all__ = ["BalanceResult", "ATTRIBUTE_DEFINITIONS", "TableCounters", "compute_attributes", "graphbplus_text", "counter_namespace",
            "zero_counters"]
 
 ATTRIBUTE_DEFINITIONS = ("consensus", "datalab")
@@ -79,6 +79,18 @@ def _incident_sum_host(indptr, slot_edge, per_edge):
     return out
 
 
+@numba.njit(parallel=True, cache=True)
+def _incident_pair_sum_host(indptr, indices, per_vertex):
+    # sum over v's edges (v, u) of per_vertex[v] + per_vertex[u], with no per-edge temporary
+    out = np.zeros(indptr.size - 1, np.int64)
+    for v in numba.prange(indptr.size - 1):
+        acc = (indptr[v + 1] - indptr[v]) * per_vertex[v]
+        for j in range(indptr[v], indptr[v + 1]):
+            acc += per_vertex[indices[j]]
+        out[v] = acc
+    return out
+
+
 def _incident_sum(xp, a: dict[str, Any], per_edge: Any) -> Any:
     """Sum of an int64 edge quantity over each vertex's incident edges, exactly.
 
@@ -94,17 +106,74 @@ def _incident_sum(xp, a: dict[str, Any], per_edge: Any) -> Any:
     return xp.take(csum, indptr[1:]) - xp.take(csum, indptr[:-1])
 
 
-def compute_attributes(graph, counters: dict[str, np.ndarray], attributes: str = "consensus"):
+#: edge column -> (its counter, the counter's denominator in trees)
+EDGE_FRACTIONS = {"in_tree": ("in_tree", 1), "negative": ("negative", 1), "switched": ("switched", 1),
+                  "agreement": ("agree2", 2)}
+
+
+@numba.njit(parallel=True, cache=True)
+def _fractions_in_place(counts, denominator):
+    # the float64 fraction takes the place of its int64 count: no second array of the edges' size
+    out = counts.view(np.float64)
+    for i in numba.prange(counts.size):
+        out[i] = counts[i] / denominator
+    return out
+
+
+class TableCounters(dict):
+    """The counters of a host result whose edge counters became the edge table's columns.
+
+    ``balance()`` writes each edge fraction over its int64 counter (8 bytes
+    per edge and counter not held twice); reading an edge counter here gives
+    it back from the table, exactly (``count = fraction * trees * d``, with
+    ``d`` 2 for ``agree2``: the fraction is a correctly rounded quotient of
+    integers far below 2**52), as a fresh int64 array.
+    """
+
+    def __init__(self, counters: dict, edges: Any, trees: int):
+        # edge counters listed first (as zero_counters orders them), recovered when read
+        super().__init__({**dict.fromkeys(EDGE_COUNTERS),
+                          **{k: v for k, v in counters.items() if k not in EDGE_COUNTERS}})
+        # the columns as Series: pandas copies a column on write while another Series shares it,
+        # so a user's edit of the table does not reach the counters
+        self._columns = {key: (edges[col], den * trees) for col, (key, den) in EDGE_FRACTIONS.items()}
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        value = super().__getitem__(key)
+        if value is None:
+            column, scale = self._columns.pop(key)
+            value = np.rint(column.to_numpy() * scale).astype(np.int64)
+            super().__setitem__(key, value)
+        return value
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if key in self else default
+
+    def items(self):
+        return [(k, self[k]) for k in self]
+
+    def values(self):
+        return [self[k] for k in self]
+
+    def __reduce__(self):
+        return dict, (dict(self.items()),)
+
+
+def compute_attributes(graph, counters: dict[str, np.ndarray], attributes: str = "consensus",
+                       consume: bool = False):
     """Vertex and edge tables from the counters (see :func:`balance` for formulas).
 
     Counters on the device (a GPU run on a graph kept on the device) give
     cuDF tables built from device arrays; host counters give pandas tables
     (cuDF for a graph kept on the device), through :func:`_output.make_table`.
     Incident sums are exact integer sums, so every backend gives the same bits.
+    With ``consume`` host edge counters are turned into their float64
+    fractions in place (``counters`` then no longer holds them: see
+    :class:`TableCounters`).
     """
     from array_api_compat import array_namespace
 
-    from .._output import make_table
+    from .._output import make_table, wants_device
 
     if attributes not in ATTRIBUTE_DEFINITIONS:
         raise ValueError(f"attributes must be one of {ATTRIBUTE_DEFINITIONS}, got {attributes!r}")
@@ -114,7 +183,6 @@ def compute_attributes(graph, counters: dict[str, np.ndarray], attributes: str =
     f64 = xp.float64
     T = int(counters["trees"][0])
     status = xp.astype(counters["status2"], f64) / (2.0 * T)
-    agreement = xp.astype(counters["agree2"], f64) / (2.0 * T)
     # int32 ids index as well as int64 ones: no 16 bytes per edge of widened copies
     src, dst = a["edge_src"], a["edge_dst"]
     indptr = xp.astype(a["indptr"], xp.int64)
@@ -123,33 +191,42 @@ def compute_attributes(graph, counters: dict[str, np.ndarray], attributes: str =
     if attributes == "consensus":
         influence = influence / degree
         # mean over v's edges of (status(u) + status(v)) / 2 = sum(status2[u] + status2[v]) / (4T deg)
-        edge_status4 = xp.take(counters["status2"], src) + xp.take(counters["status2"], dst)
-        authority = xp.astype(_incident_sum(xp, a, edge_status4), f64) / (4.0 * T) / degree
-        del edge_status4  # 8 bytes per edge, not kept while the tables are built
+        if on_host:
+            status4 = _incident_pair_sum_host(a["indptr"], graph.indices, counters["status2"])
+        else:
+            edge_status4 = xp.take(counters["status2"], src) + xp.take(counters["status2"], dst)
+            status4 = _incident_sum(xp, a, edge_status4)
+            del edge_status4  # 8 bytes per edge, not kept while the tables are built
+        authority = xp.astype(status4, f64) / (4.0 * T) / degree
     else:  # datalab
         authority = xp.astype(counters["clean"], f64) / float(T)
-    sign = xp.astype(a["sign"], xp.int8)
-    if a["zero_sign"] is not None:
-        sign = xp.where(a["zero_sign"], xp.zeros_like(sign), sign)
     if on_host:
-        labels = graph.labels
-        vertex, src_lab, dst_lab = labels, labels[graph.edge_src], labels[graph.edge_dst]
+        from .._xp import gather
+
+        vertex = graph.labels.copy()  # the table's own copy (the graph's labels are read-only)
     else:
         from ..io._device import device_labels_column
 
         vertex = device_labels_column(graph)
-        src_lab, dst_lab = device_labels_column(graph, src), device_labels_column(graph, dst)
     vertices = make_table({"vertex": vertex, "status": status, "influence": influence,
-                           "authority": authority}, like=graph)
-    edges = make_table(copy=False, like=graph, columns={  # fresh columns: the table keeps them
-        "src": src_lab,
-        "dst": dst_lab,
-        "sign": sign,
-        "in_tree": xp.astype(counters["in_tree"], f64) / float(T),
-        "negative": xp.astype(counters["negative"], f64) / float(T),
-        "switched": xp.astype(counters["switched"], f64) / float(T),
-        "agreement": agreement,
-    })
+                           "authority": authority}, like=graph, copy=not on_host)
+    # the vertex temporaries go before the per-edge columns are made
+    del vertex, status, influence, authority, degree, indptr
+    sign = xp.astype(a["sign"], xp.int8)
+    if a["zero_sign"] is not None:
+        sign = xp.where(a["zero_sign"], xp.zeros_like(sign), sign)
+    if on_host:
+        src_lab, dst_lab = gather(graph.labels, graph.edge_src), gather(graph.labels, graph.edge_dst)
+    else:
+        src_lab, dst_lab = device_labels_column(graph, src), device_labels_column(graph, dst)
+    if consume and on_host and not wants_device(graph):
+        fractions = {col: _fractions_in_place(counters.pop(key), float(den * T))
+                     for col, (key, den) in EDGE_FRACTIONS.items()}
+    else:
+        fractions = {col: xp.astype(counters[key], f64) / float(den * T)
+                     for col, (key, den) in EDGE_FRACTIONS.items()}
+    edges = make_table(copy=False, like=graph,  # fresh columns: the table keeps them
+                       columns={"src": src_lab, "dst": dst_lab, "sign": sign, **fractions})
     return vertices, edges
 
 
@@ -202,7 +279,11 @@ class BalanceResult:
         The arguments the result was computed with (backend resolved).
     counters : dict of numpy.ndarray or device arrays
         The integer counters behind the attributes (see module docstring);
-        CuPy arrays after a GPU run on a graph kept on the device.
+        CuPy arrays after a GPU run on a graph kept on the device.  After a
+        host run the edge counters are not held twice: each fraction of the
+        edge table was written over its counter, and the counter is
+        recovered from that column, exactly, when first read
+        (:class:`TableCounters`; it pickles as a plain dict).
     graph : SignedGraph
         The graph balanced.
     """

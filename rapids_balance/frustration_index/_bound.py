@@ -176,7 +176,8 @@ def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 
     x = np.where(side > 0, -1, 1).astype(np.int8)
     frustrated = graph.sign * x[graph.edge_src] * x[graph.edge_dst] < 0
     fe = np.flatnonzero(frustrated).astype(np.int64)
-    adj = (graph.indptr, graph.indices.astype(np.int64), graph.slot_edge.astype(np.int64))
+    # the graph's own int32 arrays: widened copies would be 32 bytes per edge of the bound's peak
+    adj = (graph.indptr, graph.indices, graph.slot_edge)
     setup = time.perf_counter() - start
     deadline = (np.inf if time_limit is None
                 else max(start + setup, start + time_limit - RESERVE_SETUPS * setup))
