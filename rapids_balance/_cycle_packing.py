@@ -53,6 +53,8 @@ CHAIN = 20              # plateau search: swaps in a row before a random restart
 NEVER = 2**62           # plateau search: no locking phase
 STALL = 20_000          # plateau search: steps without a gain before it stops
 REACH = 5_000           # exchanges: vertices one path search may reach (hubs make them costly)
+CHEAP_CAP = 4_096       # timed large searches: adjacency entries one search of the cheap pass may scan
+CHEAP_RATE = 2e7        # adjacency entries per second the rounds are assumed to scan (a low estimate)
 
 
 @numba.njit(cache=True)
@@ -96,8 +98,59 @@ def _grow(indptr, idx, slot_edge, blocked, q, lo, hi, qt, dist, par, pedge, leve
     return qt, best, ma, mb, me
 
 
+@numba.njit(cache=True, inline="always")
+def _frontier_work(indptr, q, lo, hi):
+    """Adjacency entries that expanding ``q[lo:hi]`` would scan."""
+    w = 0
+    for j in range(lo, hi):
+        w += indptr[q[j] + 1] - indptr[q[j]]
+    return w
+
+
+@numba.njit(cache=True, inline="always")
+def _close(adj, radj, blocked, s, t, L, cap, ds, dt, ps, pt, es, et, qs, qt):
+    """Shortest path ``s -> t`` of at most ``L`` unblocked edges (bidirectional BFS, the
+    smaller frontier first); with ``cap`` > 0, given up before a level whose expansion
+    would bring the adjacency entries scanned past ``cap`` (hubs are reached, not expanded).
+
+    Returns ``(best, a, b, e, sn, tn, exhausted)``: a path of ``best`` <= L edges joined
+    by edge ``e`` from ``a`` (``s`` side) to ``b`` (``t`` side), or ``best`` > L;
+    ``exhausted``: ``t`` is out of reach (only more edges get blocked later).  The
+    queues hold ``sn`` / ``tn`` vertices whose marks the caller clears.
+    """
+    indptr, idx, slot_edge = adj
+    rindptr, ridx, rslot = radj
+    ds[s] = 0
+    dt[t] = 0
+    qs[0] = s
+    qt[0] = t
+    slo, shi, sn, ls = 0, 1, 1, 0
+    tlo, thi, tn, lt = 0, 1, 1, 0
+    best, a, b, e = np.int64(1) << 40, -1, -1, -1
+    work = 0
+    while slo < shi and tlo < thi and ls + lt < L and best > L:
+        if shi - slo <= thi - tlo:
+            if cap > 0:
+                work += _frontier_work(indptr, qs, slo, shi)
+                if work > cap:
+                    break
+            sn, best, a, b, e = _grow(indptr, idx, slot_edge, blocked, qs, slo, shi, sn,
+                                      ds, ps, es, ls, dt)
+            slo, shi, ls = shi, sn, ls + 1
+        else:
+            if cap > 0:
+                work += _frontier_work(rindptr, qt, tlo, thi)
+                if work > cap:
+                    break
+            tn, best, b, a, e = _grow(rindptr, ridx, rslot, blocked, qt, tlo, thi, tn,
+                                      dt, pt, et, lt, ds)
+            tlo, thi, lt = thi, tn, lt + 1
+    return best, a, b, e, sn, tn, best > L and (slo == shi or tlo == thi)
+
+
 @numba.njit(cache=True, nogil=True)
-def _pack_cycles(adj, radj, excluded, fu, fv, fe, max_length, deadline):
+def _pack_cycles(adj, radj, excluded, fu, fv, fe, max_length, deadline, cheap=np.empty(0, np.int64),
+                 cap=0):
     """Greedy edge-disjoint cycles, one per seed edge, shortest first (see the module notes).
 
     Seed ``i`` is edge ``fe[i]``, closed by a path from ``fu[i]`` to
@@ -105,14 +158,16 @@ def _pack_cycles(adj, radj, excluded, fu, fv, fe, max_length, deadline):
     Paths are shortest paths found by bidirectional breadth-first search
     (the smaller frontier grows first; the ``fu`` side follows ``adj``, the
     ``fv`` side ``radj``), so searches near hubs stay cheap.
+    With ``cheap`` (seed indices, the cheapest first), one pass over those
+    seeds comes first, each search given up past ``cap`` adjacency entries:
+    on a large graph whose rounds take long, cycles are packed from the
+    start (see :func:`pack_cycles`).
     Returns ``(ptr, edges)``: cycle ``i`` is ``edges[ptr[i]:ptr[i + 1]]``
     (edge ids, the seed edge first).  Sequential: the result depends
     only on the inputs (the packing so far once ``perf_counter`` passes
     ``deadline``).
     """
-    indptr, idx, slot_edge = adj
-    rindptr, ridx, rslot = radj
-    n = indptr.size - 1
+    n = adj[0].size - 1
     m = excluded.size
     blocked = excluded.copy()  # excluded, or already in a cycle
     nf = fe.size
@@ -130,10 +185,13 @@ def _pack_cycles(adj, radj, excluded, fu, fv, fe, max_length, deadline):
     nc = 0
     ne = 0
     work = 0
-    for L in range(1, max_length + 1):  # shortest cycles first: they block the fewest others
+    # pass 0: the cheap seeds, capped; then rounds L = 1.. (shortest cycles first: they
+    # block the fewest others)
+    for L in range(0 if cheap.size > 0 else 1, max_length + 1):
         if nc == nf:
             break
-        for i in range(nf):
+        for j in range(cheap.size if L == 0 else nf):
+            i = cheap[j] if L == 0 else j
             if done[i]:
                 continue
             work += 1
@@ -141,23 +199,10 @@ def _pack_cycles(adj, radj, excluded, fu, fv, fe, max_length, deadline):
                 return ptr[:nc + 1].copy(), edges[:ne].copy()
             s = fu[i]
             t = fv[i]
-            ds[s] = 0
-            dt[t] = 0
-            qs[0] = s
-            qt[0] = t
-            slo, shi, sn, ls = 0, 1, 1, 0
-            tlo, thi, tn, lt = 0, 1, 1, 0
-            best, a, b, e = np.int64(1) << 40, -1, -1, -1
-            while slo < shi and tlo < thi and ls + lt < L and best > L:
-                if shi - slo <= thi - tlo:
-                    sn, best, a, b, e = _grow(indptr, idx, slot_edge, blocked, qs, slo, shi, sn,
-                                              ds, ps, es, ls, dt)
-                    slo, shi, ls = shi, sn, ls + 1
-                else:
-                    tn, best, b, a, e = _grow(rindptr, ridx, rslot, blocked, qt, tlo, thi, tn,
-                                              dt, pt, et, lt, ds)
-                    tlo, thi, lt = thi, tn, lt + 1
-            if best <= L:  # a on the s side, b on the t side, joined by edge e
+            best, a, b, e, sn, tn, exhausted = _close(
+                adj, radj, blocked, s, t, max_length if L == 0 else L, cap if L == 0 else 0,
+                ds, dt, ps, pt, es, et, qs, qt)
+            if best <= (max_length if L == 0 else L):  # a on the s side, b on the t side, by e
                 done[i] = True
                 edges[ne] = fe[i]
                 edges[ne + 1] = e
@@ -175,12 +220,12 @@ def _pack_cycles(adj, radj, excluded, fu, fv, fe, max_length, deadline):
                     b = pt[b]
                 nc += 1
                 ptr[nc] = ne
-            elif slo == shi or tlo == thi:  # t is out of reach, and only more edges get blocked
+            elif exhausted:  # t is out of reach, and only more edges get blocked
                 done[i] = True
-            for j in range(sn):
-                ds[qs[j]] = -1
-            for j in range(tn):
-                dt[qt[j]] = -1
+            for k in range(sn):
+                ds[qs[k]] = -1
+            for k in range(tn):
+                dt[qt[k]] = -1
     return ptr[:nc + 1].copy(), edges[:ne].copy()
 
 
@@ -406,6 +451,8 @@ def _improve(adj, radj, frustrated, pk, max_length, reach, passes, steps, tenure
     ``deadline``.
     Sequential: the result depends only on the inputs.
     """
+    if _now() > deadline:  # not even the scratch: it is a pass over the vertices
+        return
     nf = pk.fe.size
     nv = adj[0].size - 1
     ws = np.empty((5, nv), np.int64)  # dist, par, pedge, via, queue of each side
@@ -419,7 +466,8 @@ def _improve(adj, radj, frustrated, pk, max_length, reach, passes, steps, tenure
             if pk.packed[i]:
                 continue
             work += 1
-            if (work & 255) == 0 and _now() > deadline:
+            # a path search may cost milliseconds near hubs: the clock is read every 16
+            if (work & 15) == 0 and _now() > deadline:
                 return
             if _move(adj, radj, frustrated, pk, i, 0, max_length, reach, 0, False, ws,
                      wt) == -1:
@@ -431,7 +479,7 @@ def _improve(adj, radj, frustrated, pk, max_length, reach, passes, steps, tenure
     cur, chain, last_gain, last_unlock = -1, 0, 0, 0
     for step in range(1, steps + 1):
         if (pk.n_out[0] == 0 or step - last_gain > stall
-                or ((step & 255) == 0 and _now() > deadline)):
+                or ((step & 15) == 0 and _now() > deadline)):
             return
         locking = step > lock_after
         if locking and step - max(last_gain, last_unlock, lock_after) > UNLOCK:  # stuck
@@ -516,6 +564,20 @@ def csr_pair(arc_src: np.ndarray, arc_dst: np.ndarray, arc_edge: np.ndarray, n: 
     return one(arc_src, arc_dst), one(arc_dst, arc_src)
 
 
+def _cheap_order(adj, fu, fv, max_length: int, deadline: float) -> np.ndarray:
+    """Seeds for the capped first pass (fewest edges at their ends first, ties by index), or
+    none: without a deadline, or when the rounds' first levels (each seed's ends' edges,
+    ``max_length`` times) fit in half the time left at ``CHEAP_RATE``."""
+    left = deadline - time.perf_counter()
+    if not np.isfinite(deadline):
+        return np.empty(0, np.int64)
+    deg = np.diff(adj[0])
+    cost = deg[fu] + deg[fv]
+    if float(cost.sum()) * max_length <= CHEAP_RATE * 0.5 * max(left, 0.0):
+        return np.empty(0, np.int64)
+    return np.argsort(cost, kind="stable").astype(np.int64)
+
+
 def pack_cycles(adj, radj, excluded: np.ndarray, fe: np.ndarray, fu: np.ndarray, fv: np.ndarray,
                 *, max_length: int, augment_length: int, passes: int, steps: int, seed: int,
                 deadline: float, stall: int = STALL, lock_after: int = NEVER):
@@ -530,12 +592,19 @@ def pack_cycles(adj, radj, excluded: np.ndarray, fe: np.ndarray, fu: np.ndarray,
     ``lock_after`` the cycles swapped in are locked in rounds and a round
     without a gain doubles the reach of the path searches, which suits a
     search that runs until a deadline);
-    everything stops once ``perf_counter`` passes ``deadline``.
+    everything stops once ``perf_counter`` passes ``deadline``.  When the
+    greedy rounds would not fit in half the time to ``deadline``
+    (:func:`_cheap_order`), a pass over the seeds, those whose ends have the
+    fewest edges first, packs the cycles it finds within ``CHEAP_CAP``
+    adjacency entries each before the rounds: the bound grows from the start
+    instead of waiting for rounds whose searches go through hubs.
     Returns ``(ptr, edges)``: the cycles in the order of their seeds, each
     ``edges[ptr[i]:ptr[i + 1]]`` (edge ids, the seed first).
     """
     m = excluded.size
-    ptr, edges = _pack_cycles(adj, radj, excluded, fu, fv, fe, int(max_length), deadline)
+    cheap = _cheap_order(adj, fu, fv, int(max_length), deadline)
+    ptr, edges = _pack_cycles(adj, radj, excluded, fu, fv, fe, int(max_length), deadline, cheap,
+                              CHEAP_CAP)
     pk = _packing(ptr, edges, fe, fu, fv, m, augment_length)
     walk_seed = int(np.random.SeedSequence(seed).generate_state(1)[0])  # numba seeds take 32 bits
     _improve(adj, radj, excluded, pk, augment_length, REACH, passes, int(steps), TENURE, walk_seed,

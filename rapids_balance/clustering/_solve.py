@@ -110,6 +110,11 @@ class ClusteringResult:
 
 # -- public entry point ----------------------------------------------------------------
 
+#: a timed search stops this many passes over the graph (timed by building its first
+#: level) before its limit: the last contraction or sweep it started, the cost of its best
+#: and the output tables fit in them (10^7 edges: about 1.6 passes), so the call returns
+#: within its limit
+RESERVE_PASSES = 2.5
 MAX_ITERATIONS = 2**50   # restart ids r enter the kernels as 7919 * (r + 1), an int64
 MAX_INT32 = 2**31 - 1    # cluster ids and perturbation levels are int32 in the kernels
 INITS = ("singletons", "one")
@@ -222,8 +227,10 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
         later; see :func:`rapids_balance.warmup`), so a first call gets its
         whole limit; ``info["seconds_compile"]`` reports that time and
         ``info["seconds_search"]`` the rest.  The local searches read the
-        clock every thousand or so steps, so the search returns within a
-        few per cent of the limit; a search cut
+        clock every thousand or so steps, and the search stops early enough
+        for what follows it (a few passes over the graph, timed on the
+        machine as it is, reserved from the limit), so the call returns
+        within a few per cent of the limit; a search cut
         short still returns a valid clustering (the first restart or
         V-cycle, if the limit ends it, is no longer a 1-opt optimum).
     seed : int
@@ -350,8 +357,13 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
     time_limit, seed = p["time_limit"], p["seed"]
     compile_s = _ready(graph, method, p, be, client is not None)
     clock = time.perf_counter()  # the limit counts from here: graph read, kernels ready
-    deadline = None if time_limit is None else clock + float(time_limit)
     level = Level.of_graph(graph)
+    # what follows the search whatever it found (the last contraction or sweep it started,
+    # the cost of its best, the output tables) is a pass or two over the graph: its time,
+    # counted in passes like the one that just built the level, is taken out of the limit
+    reserve = RESERVE_PASSES * (time.perf_counter() - clock)
+    deadline = (None if time_limit is None
+                else max(clock, clock + float(time_limit) - reserve))
     params = dict(method=method, seed=seed, max_clusters=p["n_clusters"] or 0,
                   alpha=p["alpha"], local_search=local_search, construction=construction,
                   perturbation_max=p["perturbation_max"], ils_max=p["ils_max"],

@@ -39,13 +39,17 @@ from ..io._roles import check_roles
 from ..errors import GraphInputError
 from ..graph import graph_from_any
 from ._result import FrustrationBound
-from ._states import count_frustrated, side_vector
+from ._states import side_vector
 
 MAX_LENGTH = 2**31 - 1  # path lengths are int32 in the search
 AUGMENT_PASSES = 2      # passes of one-for-two exchanges after the greedy packing
 AUGMENT_LENGTH = 8      # longest path (edges) the exchanges look for
 MAX_STEPS = 2**62       # steps are int64 in the search
 DEFAULT_STEPS = 30_000  # plateau search steps without a time limit
+#: a timed search stops this many times the seconds of its set-up (the frustrated edges and
+#: the adjacency, a couple of passes over the edges) before its limit: the cycles' order,
+#: table and the index fit in them (10^7 edges: about half)
+RESERVE_SETUPS = 1.0
 
 __all__ = ["frustration_lower_bound"]
 
@@ -169,12 +173,14 @@ def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 
     side = side_vector(graph, state, "state")
     compile_s = _ready()
     start = time.perf_counter()
-    deadline = np.inf if time_limit is None else start + time_limit
     x = np.where(side > 0, -1, 1).astype(np.int8)
     frustrated = graph.sign * x[graph.edge_src] * x[graph.edge_dst] < 0
     fe = np.flatnonzero(frustrated).astype(np.int64)
     # the graph's own int32 arrays: widened copies would be 32 bytes per edge of the bound's peak
     adj = (graph.indptr, graph.indices, graph.slot_edge)
+    setup = time.perf_counter() - start
+    deadline = (np.inf if time_limit is None
+                else max(start + setup, start + time_limit - RESERVE_SETUPS * setup))
     steps, stall = _effort(steps, time_limit)
     # the untimed default's steps first, unchanged; only past them does the search lock cycles
     lock_after = DEFAULT_STEPS if stall == MAX_STEPS else MAX_STEPS
@@ -188,7 +194,7 @@ def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 
     frame = make_table({"cycle": cyc, "src": label_column(graph, graph.edge_src[edges]),
                         "dst": label_column(graph, graph.edge_dst[edges]), "sign": graph.sign[edges]},
                        like=graph)
-    index = count_frustrated(graph, side)
+    index = fe.size  # the edges the state frustrates
     bound = int(lengths.size)
     return FrustrationBound(bound=bound, index=int(index), gap=int(index) - bound, cycles=frame,
                             info={"seconds_compile": compile_s,

@@ -9,6 +9,7 @@ the same fold, so they return the same cloud, bit for bit.
 
 from __future__ import annotations
 
+import math
 import numbers
 import time
 from dataclasses import asdict, dataclass, replace
@@ -29,7 +30,7 @@ from ..errors import GraphInputError
 from ..graph import graph_from_any
 from ..balancing._roots import check_root_labels, check_roots_arg
 from ._cloud import Cloud, CloudPart, build_part, merge_part, states_for_cap, thin_history
-from ._refine import RefineParams, bfs_ball, parallel_descent, refine as refine_states
+from ._refine import RefineParams, bfs_ball, parallel_descent, refine as refine_states, slot_signs
 from ._result import FrustrationResult, state_frame, switched_frame
 from ._samplers import SAMPLERS, sample_trees
 from ._states import count_frustrated, tree_states, words_to_sides
@@ -54,6 +55,15 @@ LARGE_REFINE = {"population": 2, "rounds": 2, "tabu_factor": 1, "grow": 1}
 #: good states)
 TREE_SHARE = 0.1
 LARGE_TREE_SHARE = 0.05
+#: a chunk of trees (one per thread) costs about this many connectivity BFS passes
+TREE_PASSES = 4.0
+#: reserves of a timed search, in connectivity BFS passes over the graph (measured on the
+#: machine as it is, before the clock starts): FINAL_PASSES for what follows the search
+#: whatever it found (each cut V-cycle's cost, the frustration count, the output tables),
+#: UNWIND_PASSES more for the improving moves of the V-cycles cut at the search's deadline
+#: and the polish (parallel descent), so that the call returns within its limit
+FINAL_PASSES = 1.0
+UNWIND_PASSES = 1.5
 #: bytes of the trees sampled at once without a deadline (a tree holds parent, parent edge
 #: and order as int32 and a path sign as int8 per vertex)
 CHUNK_BYTES = 64 * 2**20
@@ -291,18 +301,27 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
         stages, once per process: tens of seconds in a fresh environment,
         under a second later; see :func:`rapids_balance.warmup`), so a
         first call gets its whole limit; ``info["seconds_compile"]``
-        reports that time and ``info["seconds_search"]`` the rest.  With
+        reports that time and ``info["seconds_search"]`` the rest (the
+        graph's connectivity check included: the call takes the limit plus
+        the compilation).  With
         ``refine`` the search is anytime: trees take a tenth of the limit
-        (a twentieth above 900,000 edges) or ``n_trees``; then a first wave
+        (a twentieth above 900,000 edges) or ``n_trees`` (at least one tree:
+        with a limit a tree cannot fit in, a single one); then a first wave
         of V-cycles (one per thread, from the best tree states) gives a
         good state early, and the time that wave took on the machine as it
         is sets how many more states the population gets (as many as leave
         room for two rounds of recombination), so a short limit or a busy
         machine still recombines.  A V-cycle cut by the limit keeps the
         gains of the levels it built (it finishes only the improving moves
-        it is on), and none starts after it.  Work is checked every few
-        thousand steps, so the search returns within a few per cent of the
-        limit.  Trees on a Dask ``client`` are not cut short.
+        it is on), and none starts after it.  What follows the search
+        whatever it found (the last moves, the count, the output tables)
+        is a pass or two over the graph: its time, measured by the
+        connectivity check on the machine as it is, is reserved from the
+        limit.  The kernels read the clock every few hundred thousand
+        adjacency entries scanned, so the call returns within a few per
+        cent of the limit (or a few milliseconds), unless a single tree
+        takes longer than the limit.  Trees on a Dask ``client`` are not
+        cut short.
     backend : {"auto", "cpu", "gpu"}
         Where BFS trees, path signs, state words and move gains are computed.
     progress : bool or None, default None
@@ -390,7 +409,7 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
                                                    weight=weight))
     be = resolve_backend(backend)
     graph = graph_from_any(graph, signed=True, **roles)
-    _check_graph(graph)
+    _check_signs(graph)
     cap = states_for_cap(graph.n, p["max_states"], p["memory_limit"])
     rp = p["refine"]
     if p["refine_auto"]:
@@ -401,19 +420,50 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
                                batch_size=p["batch_size"] or DEFAULT_BATCH)
     if params.roots is not None:
         check_root_labels(graph, params.roots, "frustration")
+    pass_s = _check_graph(graph)
     compile_s = _ready(params, rp)
     t0 = time.perf_counter()  # the clock starts once the graph is read and the kernels ready
-    deadline = deadline_of(t0, p["time_limit"])
+    # ... but the connectivity check (a pass over the graph, seconds at 10^8 edges) counts
+    deadline = deadline_of(t0 - pass_s, p["time_limit"])
+    budget = _Budget(t0, deadline, pass_s)
     tree_deadline = deadline
     if deadline != NO_DEADLINE and rp is not None:
         share = TREE_SHARE if graph.m <= LARGE_EDGES else LARGE_TREE_SHARE
-        tree_deadline = min(deadline, t0 + share * max(deadline - t0, 0.0))
-    cloud = _run_cloud(graph, params, progress, client, tree_deadline)
+        tree_deadline = min(budget.search, t0 + share * max(budget.search - t0, 0.0))
+    # the refinement needs a tree state (fresh V-cycles start far worse on large graphs), but
+    # one only: when a chunk would overrun the trees' share, the first holds a single tree
+    single = tree_deadline != NO_DEADLINE and t0 + TREE_PASSES * pass_s > tree_deadline
+    cloud = _run_cloud(graph, params, progress, client, tree_deadline, TREE_PASSES * pass_s,
+                       single)
     t_cloud = time.perf_counter() - t0
-    res = _finalize(graph, cloud, params, rp, progress, t_cloud, deadline)
+    res = _finalize(graph, cloud, params, rp, progress, t_cloud, budget)
     res.info["seconds_compile"] = compile_s
-    res.info["seconds_search"] = time.perf_counter() - t0
+    res.info["seconds_search"] = time.perf_counter() - t0 + pass_s
     return res
+
+
+@dataclass(frozen=True)
+class _Budget:
+    """A timed search's deadlines: ``search`` for the search itself, ``hard`` for the
+    improving moves of the V-cycles it cut, ``final`` (the user's) for the whole call.
+
+    The reserves are counted in passes of ``pass_s`` seconds (the connectivity BFS,
+    timed on the machine as it is): the work after the search is one pass or two
+    whatever the search found, and grows with the graph, so it is taken out of the
+    limit instead of being added to it.
+    """
+
+    start: float
+    final: float
+    pass_s: float
+
+    @property
+    def hard(self) -> float:
+        return max(self.start, self.final - FINAL_PASSES * self.pass_s)
+
+    @property
+    def search(self) -> float:
+        return max(self.start, self.hard - UNWIND_PASSES * self.pass_s)
 
 
 def _ready(params: FrustrationParams, rp: RefineParams | None) -> float:
@@ -437,26 +487,48 @@ def _ready(params: FrustrationParams, rp: RefineParams | None) -> float:
         frustration(tiny_signed_graph(), 4, sampler=params.sampler, seed=params.seed,
                     refine=False if tiny is None else tiny, max_states=2 if capped else None,
                     time_limit=3600.0, backend=tiny_backend(params.backend), progress=False)
+        # a chunk of a single tree (a limit shorter than a chunk's trees) samples alone
+        frustration(tiny_signed_graph(), 1, sampler=params.sampler, seed=params.seed,
+                    refine=False, max_states=2 if capped else None, time_limit=3600.0,
+                    backend=tiny_backend(params.backend), progress=False)
 
     return ready(key, job)
 
 
-def _check_graph(graph) -> None:
+def _check_signs(graph) -> None:
     if graph.sign is None:
         raise GraphInputError("frustration needs a signed graph (a sign for every edge)")
     if graph.directed:
         raise GraphInputError("frustration needs an undirected signed graph")
-    # a BFS over the CSR: no matrix copy (seconds and ~50 bytes per edge at 10^7 edges)
+
+
+def _check_graph(graph) -> float:
+    """Refuse a disconnected graph; returns the seconds of the check, a pass over the graph
+    (what a timed search counts its reserves in, see :class:`_Budget`)."""
+    # a BFS over the CSR: no matrix copy (seconds and ~50 bytes per edge at 10^7 edges);
+    # loaded (or compiled) first on one vertex, so that the pass is timed alone
+    bfs_ball(graph.indptr[:2], graph.indices, 0, 1)
+    start = time.perf_counter()
     if graph.n > 1 and bfs_ball(graph.indptr, graph.indices, 0, graph.n).size != graph.n:
         raise GraphInputError("frustration needs a connected graph; build it with "
                               "component='largest'")
+    return time.perf_counter() - start
 
 
 def _run_cloud(graph, params: FrustrationParams, progress: bool, client,
-               deadline: float = NO_DEADLINE) -> Cloud:
-    """The cloud of ``params.n_trees`` trees, or of those sampled before ``deadline``."""
+               deadline: float = NO_DEADLINE, estimate: float = 0.0,
+               single: bool = False) -> Cloud:
+    """The cloud of ``params.n_trees`` trees, or of those sampled before ``deadline``.
+
+    No chunk of trees starts that would end past ``deadline`` at the pace of
+    the faster of the two before (``estimate`` seconds for the first; one
+    slow chunk, a pause of the machine, does not end the sampling).  The first chunk
+    always runs; with ``single`` it holds one tree (a chunk holds one per
+    thread, but costs more than one tree).
+    """
     batches = _batches(params)
     cloud = Cloud(max_states=params.max_states)
+    last = math.inf  # seconds of the last chunk
     if client is not None:
         from ..distributed._run import run_batches
 
@@ -467,10 +539,13 @@ def _run_cloud(graph, params: FrustrationParams, progress: bool, client,
     with progress_bar(params.n_trees, "frustration trees", progress, unit="tree") as bar:
         for b in batches:
             rows = len(cloud.history)
-            for chunk in _chunks(b, params, deadline, graph.n):
-                if passed(deadline) and cloud.n_trees > 0:
+            for chunk in _chunks(b, params, deadline, graph.n, single and cloud.n_trees == 0):
+                if cloud.n_trees > 0 and passed(deadline - estimate):
                     return cloud
+                t = time.perf_counter()
                 _merge_clouds([_cloud_partial(graph, chunk, params)], params, cloud, whole_batches=False)
+                took = time.perf_counter() - t
+                estimate, last = min(last, took), took
                 # no forced redraw: the bar redraws at its own pace (a log file gets a few lines)
                 bar.set_postfix_str(f"best {cloud.best}, states {len(cloud)}", refresh=False)
                 bar.update(len(chunk))
@@ -479,7 +554,7 @@ def _run_cloud(graph, params: FrustrationParams, progress: bool, client,
     return cloud
 
 
-def _chunks(batch, params: FrustrationParams, deadline: float, n: int):
+def _chunks(batch, params: FrustrationParams, deadline: float, n: int, single: bool = False):
     """The batch in pieces small enough to stop near ``deadline`` and to bound the memory.
 
     With a state cap (applied per batch, so part of the result's
@@ -488,7 +563,8 @@ def _chunks(batch, params: FrustrationParams, deadline: float, n: int):
     ``CHUNK_BYTES`` (at least as many trees as threads), so a large graph
     never holds a whole batch of trees at once.  Without a cap the cloud does
     not depend on how the trees are cut (states keep their order of first
-    appearance and exact counts), so chunks change no result.
+    appearance and exact counts), so chunks change no result.  ``single``:
+    the first chunk holds one tree.
     """
     if params.max_states is not None:
         yield batch
@@ -496,12 +572,16 @@ def _chunks(batch, params: FrustrationParams, deadline: float, n: int):
     step = max(1, numba.get_num_threads())
     if deadline == NO_DEADLINE:
         step = max(step, CHUNK_BYTES // (TREE_BYTES * max(n, 1)))
-    for i in range(0, len(batch), step):
+    first = 1 if single else 0
+    if first:
+        yield batch[:first]
+    for i in range(first, len(batch), step):
         yield batch[i:i + step]
 
 
 def _finalize(graph, cloud: Cloud, params: FrustrationParams, rp: RefineParams | None,
-              progress: bool, t_cloud: float, deadline: float = NO_DEADLINE) -> FrustrationResult:
+              progress: bool, t_cloud: float, budget: _Budget | None = None) -> FrustrationResult:
+    deadline = NO_DEADLINE if budget is None else budget.final
     k = len(cloud)
     order = cloud.best_positions(k)
     first = np.asarray(cloud.first_tree, np.int64)
@@ -518,9 +598,12 @@ def _finalize(graph, cloud: Cloud, params: FrustrationParams, rp: RefineParams |
     hist_rows = [("trees", t, 0, b) for t, b in cloud.history]
     tree_index = cloud.best if k else None
     best_side = words_to_sides(words[0], graph.n) if k else np.zeros(graph.n, np.int8)
-    refined_index = None
+    refined_index = side = None
     t1 = time.perf_counter()
     rounds_log: list[int] = []
+    search = hard = deadline
+    if budget is not None and deadline != NO_DEADLINE:
+        search, hard = budget.search, budget.hard
     if rp is not None:
         starts = [np.where(words_to_sides(w, graph.n) > 0, -1, 1).astype(np.int8)
                   for w in words[:max(1, (rp.population + 1) // 2)]]
@@ -530,17 +613,18 @@ def _finalize(graph, cloud: Cloud, params: FrustrationParams, rp: RefineParams |
                 bar.update(1)
                 bar.set_postfix_str(f"best {best}", refresh=False)
 
+            signs = slot_signs(graph)
             x, _ = refine_states(graph, starts, seed=params.seed, params=rp, progress=report,
-                                 deadline=deadline)
+                                 deadline=search, hard=hard, signs=signs)
         x, _ = parallel_descent(graph, x, seed=params.seed, backend=params.backend,
-                                deadline=deadline)
+                                deadline=search, signs=signs)
         side = (x < 0).astype(np.int8)
         side = (side != side[0]).astype(np.int8)
         refined_index = count_frustrated(graph, side)
         if tree_index is None or refined_index <= tree_index:
             best_side = side
         hist_rows += [("refine", params.n_trees, r, b) for r, b in enumerate(rounds_log)]
-    index = count_frustrated(graph, best_side)
+    index = refined_index if best_side is side else count_frustrated(graph, best_side)
     hist = make_table({"stage": [r[0] for r in hist_rows],
                        **{c: np.array([r[i] for r in hist_rows], np.int64)
                           for i, c in enumerate(("trees", "round", "index"), 1)}}, like=graph)
@@ -548,7 +632,7 @@ def _finalize(graph, cloud: Cloud, params: FrustrationParams, rp: RefineParams |
             "max_states": params.max_states, "seconds_cloud": t_cloud,
             "seconds_refine": time.perf_counter() - t1 if rp is not None else 0.0,
             "backend": params.backend,
-            "stopped": "time_limit" if cloud.n_trees < params.n_trees or passed(deadline) else None}
+            "stopped": "time_limit" if cloud.n_trees < params.n_trees or passed(search) else None}
     res = FrustrationResult(index=int(index), tree_index=tree_index, refined_index=refined_index,
                             best_state=state_frame(graph, best_side),
                             switched=switched_frame(graph, best_side), cloud=frame, history=hist,

@@ -52,7 +52,7 @@ from numba import prange
 
 from .._random import hash64
 from ..clustering._moves import members_by_cluster
-from .._deadline import NO_DEADLINE, expired, passed
+from .._deadline import NO_DEADLINE, now, overdue, passed
 from ._shared import MOVE_STREAM, _move_priority  # noqa: F401 (MOVE_STREAM: one of the streams below)
 
 __all__ = ["RefineParams", "refine", "parallel_descent", "vertex_gains"]
@@ -132,16 +132,21 @@ def _bucket_unlink(head, nxt, prv, v, b):
 
 
 @numba.njit(cache=True, nogil=True)
-def _tabu(indptr, idx, J, x, iters, tenure, deadline, stall=2**62):
+def _tabu(indptr, idx, J, x, iters, tenure, deadline, stall=2**62, hard=NO_DEADLINE):
     """Tabu search from ``x`` (modified in place, left at the best state seen).
 
     Stops after ``iters`` steps or ``stall`` steps in a row without a new
     best.  Past ``deadline`` (``perf_counter`` seconds) it only finishes the
     run of improving moves it is on (a greedy descent when called late): a
     V-cycle cut by the deadline still returns the gains of the levels it
-    built, at the cost of one pass over each level's edges.
+    built, at the cost of one pass over each level's edges.  Past ``hard``
+    it stops where it is (and does not start: its set-up is a pass over the
+    level).  The clock is read every ``CHECK_WORK`` adjacency entries
+    scanned, so a run of hub moves cannot overrun.
     Returns the drop in frustration (>= 0).
     """
+    if hard != NO_DEADLINE and now() >= hard:
+        return 0
     n = x.size
     d = np.empty(n, np.int64)
     D = 0
@@ -167,9 +172,16 @@ def _tabu(indptr, idx, J, x, iters, tenure, deadline, stall=2**62):
     qh = 0
     qn = 0
     it = 0
+    work = 0
+    mark = 0
+    soft = deadline
     while it < iters and it - best_it <= stall:
-        if expired(deadline, it):
+        late, mark = overdue(soft, work, mark)
+        if late:
+            if soft == hard:  # past the hard deadline too: back to the best seen
+                break
             stall = 0  # past the deadline: improving moves only, then back to the best seen
+            soft = hard
         while top >= 0 and head[top] < 0:
             top -= 1
         if top < 0:
@@ -181,6 +193,7 @@ def _tabu(indptr, idx, J, x, iters, tenure, deadline, stall=2**62):
         cur -= g
         x[v] = -x[v]
         d[v] = -g
+        work += indptr[v + 1] - indptr[v] + 1
         for k in range(indptr[v], indptr[v + 1]):
             u = idx[k]
             delta = -2 * J[k] * x[v] * x[u]
@@ -279,10 +292,14 @@ def _match(indptr, idx, J, x, x2, vw, limit, seed, level, respect, grow, deadlin
     csize = np.zeros(n, np.int64)
     nc = 0
     first = GROW if grow else PAIR
+    work = 0
+    mark = 0
     for i in range(n):  # heavy-edge matching
-        if expired(deadline, i):
-            return cmap, orient, n, csize
         u = perm[i]
+        work += indptr[u + 1] - indptr[u] + 1
+        late, mark = overdue(deadline, work, mark)
+        if late:
+            return cmap, orient, n, csize
         if cmap[u] >= 0:
             continue
         bk = _heaviest(indptr, idx, J, x, x2, u, cmap, csize, vw, limit, seed, level, respect, first)
@@ -303,6 +320,10 @@ def _match(indptr, idx, J, x, x2, vw, limit, seed, level, respect, grow, deadlin
         u = perm[i]
         if cmap[u] >= 0:
             continue
+        work += indptr[u + 1] - indptr[u] + 1
+        late, mark = overdue(deadline, work, mark)
+        if late:
+            return cmap, orient, n, csize
         bk = _heaviest(indptr, idx, J, x, x2, u, cmap, csize, vw, limit, seed, level, respect, JOIN)
         if bk >= 0:
             v = idx[bk]
@@ -351,12 +372,17 @@ def _coarsen(indptr, idx, J, cmap, orient, nc, deadline=NO_DEADLINE):
     out_idx = np.empty(idx.size, np.int32)  # vertex ids fit (as in the graph's CSR)
     out_J = np.empty(idx.size, J.dtype)  # int32 unless the graph has 2**31 edges
     pos = 0
+    work = 0
+    mark = 0
     for c in range(nc):
-        if expired(deadline, c):
+        # clusters hold very different numbers of edges: the clock follows the edges scanned
+        late, mark = overdue(deadline, work, mark)
+        if late:
             return out_ptr[:1].copy(), out_idx[:0].copy(), out_J[:0].copy()
         nt = 0
         for q in range(start[c], start[c + 1]):
             u = members[q]
+            work += indptr[u + 1] - indptr[u] + 1
             for k in range(indptr[u], indptr[u + 1]):
                 w = idx[k]
                 cw = cmap[w]
@@ -394,10 +420,11 @@ def _u64(seed: int) -> np.uint64:
 
 
 def _vcycle(level0, x, seed, respect, x2=None, p: RefineParams = RefineParams(),
-            deadline: float = NO_DEADLINE):
+            deadline: float = NO_DEADLINE, hard: float = NO_DEADLINE):
     """One V-cycle; returns the refined copy of ``x``.
 
-    At ``deadline`` the coarsening stops and the tabu searches end, but the
+    At ``deadline`` the coarsening stops and the tabu searches end (a greedy
+    descent on each level on the way up, none past ``hard``), but the
     state is still projected back up: a valid state, never worse than the
     start when ``respect`` holds.
     """
@@ -422,12 +449,12 @@ def _vcycle(level0, x, seed, respect, x2=None, p: RefineParams = RefineParams(),
         vw = cw
         lev += 1
     n = indptr.size - 1
-    _tabu(indptr, idx, J, x, 20 * n + 1000, max(5, n // 20), deadline, p.stall)
+    _tabu(indptr, idx, J, x, 20 * n + 1000, max(5, n // 20), deadline, p.stall, hard)
     for (fp, fi, fj, cmap, orient) in reversed(levels):
         x = _project_up(x, cmap, orient)
         nn = fp.size - 1
         _tabu(fp, fi, fj, x, max(p.tabu_factor * nn, 10_000), max(5, nn // p.tenure_divisor),
-              deadline, p.stall)
+              deadline, p.stall, hard)
     return x
 
 
@@ -440,7 +467,8 @@ def _canonical(x):
 
 
 def refine(graph, starts, *, seed: int = 0, params: RefineParams = RefineParams(),
-           progress=None, deadline: float = NO_DEADLINE):
+           progress=None, deadline: float = NO_DEADLINE, hard: float = NO_DEADLINE,
+           signs=None):
     """Improve the bipartitions ``starts`` (list of ±1 int8 vectors) by multilevel memetic search.
 
     Half the population grows from the given states (cluster V-cycles that
@@ -450,10 +478,14 @@ def refine(graph, starts, *, seed: int = 0, params: RefineParams = RefineParams(
     ``params.restarts`` restarts, each followed by rounds, until that many
     in a row bring no new best.  At ``deadline`` (``time.perf_counter()``
     seconds) the running V-cycles end early and no new round or restart
-    starts.  Returns ``(x, history)``: the best state (int8 ±1) and the
-    best frustration after each round and restart.
+    starts; the V-cycles it cut make only improving moves on their way up,
+    and none past ``hard`` (so that a caller can budget for what follows).
+    ``signs``: :func:`slot_signs` of the graph when the caller has them.
+    Returns ``(x, history)``: the best state (int8 ±1) and the best
+    frustration after each round and restart.
     """
-    level0 = (graph.indptr, np.ascontiguousarray(graph.indices, dtype=np.int32), slot_signs(graph))
+    level0 = (graph.indptr, np.ascontiguousarray(graph.indices, dtype=np.int32),
+              slot_signs(graph) if signs is None else signs)
     P = max(2, int(params.population))
     threads = params.threads or numba.get_num_threads()
     jobs = []
@@ -470,7 +502,7 @@ def refine(graph, starts, *, seed: int = 0, params: RefineParams = RefineParams(
         if passed(deadline) and not late:  # a V-cycle started after the limit only costs time
             return None
         x0, s, respect = job
-        x = _vcycle(level0, x0, s, respect, None, params, deadline)
+        x = _vcycle(level0, x0, s, respect, None, params, deadline, hard)
         return cost(x), x
 
     history = []
@@ -483,7 +515,8 @@ def refine(graph, starts, *, seed: int = 0, params: RefineParams = RefineParams(
         if progress is not None:
             progress(history[-1])
         # r: rounds so far over all restarts (their seeds stay apart)
-        r = _rounds(pop, pool, level0, seed, 0, params, history, progress, deadline, cost)
+        r = _rounds(pop, pool, level0, seed, 0, params, history, progress, deadline, cost,
+                   hard)
         restart = stale_restarts = 0
         while stale_restarts < params.restarts and not passed(deadline):
             restart += 1
@@ -492,7 +525,8 @@ def refine(graph, starts, *, seed: int = 0, params: RefineParams = RefineParams(
             history.append(min(c for c, _ in pop))
             if progress is not None:
                 progress(history[-1])
-            r = _rounds(pop, pool, level0, seed, r, params, history, progress, deadline, cost)
+            r = _rounds(pop, pool, level0, seed, r, params, history, progress, deadline, cost,
+                   hard)
             stale_restarts = stale_restarts + 1 if history[-1] >= best_before else 0
     i = min(range(len(pop)), key=lambda i: (pop[i][0], i))
     return pop[i][1], history
@@ -584,7 +618,8 @@ def bfs_ball(indptr, idx, root, limit):
     return queue[:tail]
 
 
-def _rounds(pop, pool, level0, seed, r, params, history, progress, deadline, cost):
+def _rounds(pop, pool, level0, seed, r, params, history, progress, deadline, cost,
+            hard=NO_DEADLINE):
     """Recombination rounds (in place on ``pop``) until ``params.patience`` bring nothing
     new or ``params.rounds`` are done; returns the round counter ``r`` after them."""
     P = len(pop)
@@ -606,7 +641,7 @@ def _rounds(pop, pool, level0, seed, r, params, history, progress, deadline, cos
             if passed(deadline):
                 return None
             a, b, s = pair
-            x = _vcycle(level0, pop[a][1], s, True, pop[b][1], params, deadline)
+            x = _vcycle(level0, pop[a][1], s, True, pop[b][1], params, deadline, hard)
             return cost(x), x
 
         children = [c for c in pool.map(child, pairs) if c is not None]
@@ -672,25 +707,30 @@ def vertex_gains(graph, x, *, backend: str = "cpu") -> np.ndarray:
 
 
 def parallel_descent(graph, x, *, seed: int = 0, backend: str = "cpu", max_rounds: int = 10_000,
-                     deadline: float = NO_DEADLINE):
+                     deadline: float = NO_DEADLINE, signs=None):
     """Simultaneous improving moves until no vertex move lowers the frustration.
 
     Returns ``(x, rounds)``; ``x`` is a 1-opt local minimum unless
-    ``deadline`` (``time.perf_counter()`` seconds) passed first.  CPU and
-    GPU give the same state.
+    ``deadline`` (``time.perf_counter()`` seconds) passed first: no round
+    starts that would end past it, at the pace of the rounds before it.
+    CPU and GPU give the same state.  ``signs``: :func:`slot_signs` of
+    the graph when the caller has them.
     """
     x = np.array(x, dtype=np.int8, copy=True)
     if backend == "gpu":
         from ._gpu import parallel_descent_gpu
 
         return parallel_descent_gpu(graph, x, seed, max_rounds, deadline)
-    J = slot_signs(graph)
+    J = slot_signs(graph) if signs is None else signs
     d = np.empty(graph.n, np.int64)
     flip = np.empty(graph.n, np.bool_)
     rounds = 0
-    while rounds < max_rounds and not passed(deadline):
+    pace = 0.0  # seconds of the slowest round so far
+    while rounds < max_rounds and not passed(deadline - pace):
+        t = time.perf_counter()
         _gains_cpu(graph.indptr, graph.indices, J, x, d)
         if _descent_round_cpu(graph.indptr, graph.indices, J, x, d, _u64(seed), flip) == 0:
             break
         rounds += 1
+        pace = max(pace, time.perf_counter() - t)
     return x, rounds
