@@ -34,12 +34,15 @@ def _c_stdout_silenced() -> Iterator[None]:
         os.close(devnull)
 
 
-def new_highs(highspy: Any, verbose: bool) -> Any:
-    """A HiGHS instance, silent unless ``verbose``.
+def new_highs(highspy: Any, verbose: bool, threads: int = 0) -> Any:
+    """A HiGHS instance, silent unless ``verbose``, using ``threads`` threads (0: HiGHS's choice).
 
     HiGHS prints its copyright banner from C++ on the first instance of a
     process, before any option can be set, so a quiet instance is built with
-    the process's C-level stdout sent to /dev/null.
+    the process's C-level stdout sent to /dev/null.  Its thread pool is one per
+    process, sized by the first solve, and a later solve asking for another
+    size is refused (status 'Not Set', no solution): the pool is reset here, so
+    every instance gets the size it asks for.
     """
     if verbose:
         h = highspy.Highs()
@@ -47,4 +50,9 @@ def new_highs(highspy: Any, verbose: bool) -> Any:
         with _c_stdout_silenced():
             h = highspy.Highs()
     h.setOptionValue("output_flag", bool(verbose))
+    reset = getattr(highspy.Highs, "resetGlobalScheduler", None)
+    if reset is not None:
+        reset(True)
+    if threads:
+        h.setOptionValue("threads", int(threads))
     return h

@@ -244,3 +244,19 @@ def test_cluster_cli_bound(tmp_path, capsys):
     assert main(["cluster", "--example", "highland", "--method", "ils", "--max-iterations", "2",
                  "--bound", "--bound-method", "packing"]) == 0
     assert "(packing," in capsys.readouterr().out
+
+
+def test_lp_bound_and_exact_solver_share_one_process_whatever_their_threads():
+    """HiGHS keeps one thread pool per process: a solve asking for another size than
+    the first one's used to be refused, so the LP bound returned 0 after the exact
+    frustration solver had run (and the solver failed after the LP)."""
+    import rapids_balance as rb
+
+    g = random_graph(7, 0.45, 0.4, 0, False)
+    opt, arg = brute_force(g)
+    first = clustering_lower_bound(g, arg, method="lp")
+    for threads in (None, 2, 1):
+        exact = rb.frustration_index_exact(g, threads=threads, time_limit=30)
+        assert exact.optimal
+        again = clustering_lower_bound(g, arg, method="lp")
+        assert again.lp_converged and again.bound == first.bound > 0

@@ -146,8 +146,7 @@ def lp_packing(graph: Graph, w: np.ndarray, start_ptr: np.ndarray, start_edges: 
 
     m = graph.m
     arcs = _separation_arcs(graph)
-    h = new_highs(highspy, verbose=False)
-    h.setOptionValue("threads", 1)
+    h = new_highs(highspy, verbose=False, threads=1)
     # the LP is very degenerate: the interior point method solves it in a fraction of
     # the dual simplex's time, and its duals need no vertex (they are scaled feasible)
     h.setOptionValue("solver", "ipm")

@@ -240,15 +240,10 @@ def frustration_index_exact(graph: Any, *, time_limit: float = 60.0, solver: str
     graph = graph_from_any(graph, signed=True, **roles)
     if graph.sign is None:
         raise GraphInputError("frustration_index_exact needs a signed graph")
-    h = new_highs(highspy, verbose)
+    h = new_highs(highspy, verbose, threads or 0)
     h.setOptionValue("time_limit", float(time_limit))
     h.setOptionValue("mip_rel_gap", 0.0)
     h.setOptionValue("mip_abs_gap", 1.0 - 1e-6)  # integer objective: a gap below 1 is optimal
-    if threads:
-        h.setOptionValue("threads", int(threads))
-        # HiGHS sizes one thread pool per process at its first solve and refuses (status
-        # 'Not Set', no solution) a later solve asking for another count: start a new pool
-        highspy.Highs.resetGlobalScheduler(True)
     t0 = time.perf_counter()
     lp = _model(graph)
     n_cuts, lp_bound = 0, 0.0
