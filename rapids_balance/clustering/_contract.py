@@ -6,6 +6,7 @@ import numba
 import numpy as np
 from numba import prange
 
+from .._deadline import NO_DEADLINE, overdue
 from ._moves import members_by_cluster
 
 # -- contraction ----------------------------------------------------------------
@@ -30,14 +31,23 @@ def _gather(v, stamp, skip, indptr, indices, a, lab, acc, seen, touched, nt):
 
 @numba.njit(cache=True, nogil=True)
 def _contract_range(c0, c1, indptr, indices, a, lab, nc, mstart, members, bound, tmp_idx, tmp_a,
-                    count):
+                    count, deadline, stop):
     """The coarse rows ``c0..c1-1`` of :func:`contract`, each written from
     ``bound[c]`` (the sum of its members' degrees: room enough) with its
-    length in ``count[c]``."""
+    length in ``count[c]``.  Once ``deadline`` passes (the clock read every
+    ``CHECK_WORK`` slots gathered) or another range set ``stop[0]``, it sets
+    ``stop[0]`` and returns."""
     acc = np.zeros(nc, dtype=np.float64)
     seen = np.full(nc, -1, dtype=np.int64)
     touched = np.empty(nc, dtype=np.int64)
+    work = 0
+    mark = 0
     for c in range(c0, c1):
+        late, mark = overdue(deadline, work, mark)
+        if late or stop[0]:
+            stop[0] = 1
+            return
+        work += bound[c + 1] - bound[c]
         nt = 0
         for q in range(mstart[c], mstart[c + 1]):
             nt = _gather(members[q], c, c, indptr, indices, a, lab, acc, seen, touched, nt)
@@ -53,14 +63,14 @@ def _contract_range(c0, c1, indptr, indices, a, lab, nc, mstart, members, bound,
 
 @numba.njit(parallel=True, cache=True, nogil=True)
 def _contract_parts(cut, indptr, indices, a, lab, nc, mstart, members, bound, tmp_idx, tmp_a,
-                    count):
+                    count, deadline, stop):
     for t in prange(cut.size - 1):
         _contract_range(cut[t], cut[t + 1], indptr, indices, a, lab, nc, mstart, members, bound,
-                        tmp_idx, tmp_a, count)
+                        tmp_idx, tmp_a, count, deadline, stop)
 
 
 @numba.njit(cache=True, nogil=True)
-def contract(indptr, indices, a, lab, nc, parts):
+def contract(indptr, indices, a, lab, nc, parts, deadline=NO_DEADLINE):
     """Coarse graph with one vertex per cluster of ``lab`` (ids 0..nc-1).
 
     Coarse edge weight = sum of the signed weights between the two clusters
@@ -70,7 +80,10 @@ def contract(indptr, indices, a, lab, nc, parts):
     sorted rows: every choice among clusters breaks ties by id).  Coarse rows
     are built independently (with ``parts`` > 1 in that many ranges of equal
     slot counts, in parallel, each row in its own place), so the result does
-    not depend on ``parts`` or the threads.
+    not depend on ``parts`` or the threads.  Once ``deadline`` passes it
+    stops and returns no level (``out_ptr`` of size 1, not ``nc + 1``): a
+    contraction of the input level of 10^7 edges takes seconds, which a
+    search cut by its limit has no time for.
     """
     mstart, members = members_by_cluster(lab, nc)
     bound = np.zeros(nc + 1, dtype=np.int64)
@@ -87,12 +100,15 @@ def contract(indptr, indices, a, lab, nc, parts):
     cut = np.searchsorted(bound, np.arange(parts + 1) * (bound[nc] / parts))
     cut[0] = 0
     cut[parts] = nc
+    stop = np.zeros(1, dtype=np.int64)
     if parts == 1:
         _contract_range(0, nc, indptr, indices, a, lab, nc, mstart, members, bound, tmp_idx,
-                        tmp_a, count)
+                        tmp_a, count, deadline, stop)
     else:
         _contract_parts(cut, indptr, indices, a, lab, nc, mstart, members, bound, tmp_idx, tmp_a,
-                        count)
+                        count, deadline, stop)
+    if stop[0]:
+        return np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int32), np.empty(0, np.float64)
     out_ptr = np.zeros(nc + 1, dtype=np.int64)
     for c in range(nc):
         out_ptr[c + 1] = out_ptr[c] + count[c]

@@ -83,7 +83,9 @@ def coarsen(level0: Level, seed: int, stream: int, constraint: np.ndarray | None
         if nc > MIN_SHRINK * cur.n or len(levels) >= MAX_LEVELS or nc <= 1 or passed(deadline):
             return levels, maps, lab, cons
         parts = numba.get_num_threads() if cur.indices.size >= CONTRACT_PARALLEL_MIN_SLOTS else 1
-        ptr, idx, a = _cpu.contract(cur.indptr, cur.indices, cur.a, lab, nc, parts)
+        ptr, idx, a = _cpu.contract(cur.indptr, cur.indices, cur.a, lab, nc, parts, deadline)
+        if ptr.size != nc + 1:  # the deadline passed while contracting: no such level
+            return levels, maps, lab, cons
         cur.count(cur.indices.size)
         if cons is not None:
             cc = np.zeros(nc, np.int32)

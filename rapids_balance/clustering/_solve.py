@@ -111,10 +111,11 @@ class ClusteringResult:
 # -- public entry point ----------------------------------------------------------------
 
 #: a timed search stops this many passes over the graph (timed by building its first
-#: level) before its limit: the last contraction or sweep it started, the cost of its best
-#: and the output tables fit in them (10^7 edges: about 1.6 passes), so the call returns
-#: within its limit
-RESERVE_PASSES = 2.5
+#: level) before its limit: the cost of its best, the output tables and the last sweep's
+#: stop fit in them (10^7 edges: about one pass, now that a contraction stops at the
+#: deadline too and labels are renumbered without a sort; twice that for a machine whose
+#: load changes during the call), so the call returns within its limit
+RESERVE_PASSES = 2.0
 MAX_ITERATIONS = 2**50   # restart ids r enter the kernels as 7919 * (r + 1), an int64
 MAX_INT32 = 2**31 - 1    # cluster ids and perturbation levels are int32 in the kernels
 INITS = ("singletons", "one")
@@ -226,8 +227,9 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
         process: tens of seconds in a fresh environment, under a second
         later; see :func:`rapids_balance.warmup`), so a first call gets its
         whole limit; ``info["seconds_compile"]`` reports that time and
-        ``info["seconds_search"]`` the rest.  The local searches read the
-        clock every thousand or so steps, and the search stops early enough
+        ``info["seconds_search"]`` the rest.  The local searches and the
+        contractions of the multilevel method read the clock every thousand
+        or so steps (or ~65,000 adjacency entries), and the search stops early enough
         for what follows it (a few passes over the graph, timed on the
         machine as it is, reserved from the limit), so the call returns
         within a few per cent of the limit; a search cut

@@ -101,7 +101,9 @@ def _run(args) -> int:
         draw_plot(run, args, res, **({} if bound is None else {"bound": bound}))
     run.finish(seed=args.seed, backend=res.info.get("backend"))
     ref = "" if res.refined_index is None else f", refined {res.refined_index}"
-    if res.tree_index is None:  # --trees 0: the refinement's own start, no tree was sampled
+    if res.tree_index is None and res.info.get("start") not in (None, "trees"):
+        trees = f"no time for a tree: started from the {res.info['start']} state{ref}"
+    elif res.tree_index is None:  # --trees 0: the refinement's own start, no tree was sampled
         trees = f"no trees sampled (--trees 0), refinement only{ref}"
     else:
         trees = (f"{res.info['trees']} {args.sampler} trees, {len(res.cloud)} states; "

@@ -30,10 +30,10 @@ from ..errors import GraphInputError
 from ..graph import graph_from_any
 from ..balancing._roots import check_root_labels, check_roots_arg
 from ._cloud import Cloud, CloudPart, build_part, merge_part, states_for_cap, thin_history
-from ._refine import RefineParams, bfs_ball, parallel_descent, refine as refine_states, slot_signs
+from ._refine import RefineParams, parallel_descent, refine as refine_states, slot_signs
 from ._result import FrustrationResult, state_frame, switched_frame
 from ._samplers import SAMPLERS, sample_trees
-from ._states import count_frustrated, tree_states, words_to_sides
+from ._states import bfs_sides, count_frustrated, tree_states, words_to_sides
 
 __all__ = ["frustration", "FrustrationParams", "default_trees", "default_refine",
            "_cloud_partial", "_merge_clouds"]
@@ -64,6 +64,8 @@ TREE_PASSES = 4.0
 #: and the polish (parallel descent), so that the call returns within its limit
 FINAL_PASSES = 1.0
 UNWIND_PASSES = 1.5
+#: a first tree estimated under this many seconds is sampled whatever the limit
+TREE_GRACE_S = 0.01
 #: bytes of the trees sampled at once without a deadline (a tree holds parent, parent edge
 #: and order as int32 and a path sign as int8 per vertex)
 CHUNK_BYTES = 64 * 2**20
@@ -319,9 +321,18 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
         connectivity check on the machine as it is, is reserved from the
         limit.  The kernels read the clock every few hundred thousand
         adjacency entries scanned, so the call returns within a few per
-        cent of the limit (or a few milliseconds), unless a single tree
-        takes longer than the limit.  Trees on a Dask ``client`` are not
-        cut short.
+        cent of the limit (or a few milliseconds).  At very short limits
+        (on the CPU backend): when the first tree, about four passes,
+        would end past the search's share of the limit, no tree is
+        sampled (``info["trees"]`` is 0, ``tree_index`` None, the cloud
+        empty) and the search starts from the state of the connectivity
+        check's own BFS tree, or from all vertices on one side when that
+        frustrates fewer edges (``info["start"]`` is ``"check-bfs"`` or
+        ``"one-side"``; ``"trees"`` otherwise); when the limit leaves no
+        time for an improving move either, that state is returned as it
+        is (the refinement, which could make no move, is skipped; its one
+        history row is that state's index).  Trees on a Dask ``client``
+        are not cut short.
     backend : {"auto", "cpu", "gpu"}
         Where BFS trees, path signs, state words and move gains are computed.
     progress : bool or None, default None
@@ -420,23 +431,31 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
                                batch_size=p["batch_size"] or DEFAULT_BATCH)
     if params.roots is not None:
         check_root_labels(graph, params.roots, "frustration")
-    pass_s = _check_graph(graph)
+    pass_s, check_side = _check_graph(graph)
     compile_s = _ready(params, rp)
     t0 = time.perf_counter()  # the clock starts once the graph is read and the kernels ready
     # ... but the connectivity check (a pass over the graph, seconds at 10^8 edges) counts
     deadline = deadline_of(t0 - pass_s, p["time_limit"])
     budget = _Budget(t0, deadline, pass_s)
-    tree_deadline = deadline
-    if deadline != NO_DEADLINE and rp is not None:
-        share = TREE_SHARE if graph.m <= LARGE_EDGES else LARGE_TREE_SHARE
-        tree_deadline = min(budget.search, t0 + share * max(budget.search - t0, 0.0))
-    # the refinement needs a tree state (fresh V-cycles start far worse on large graphs), but
-    # one only: when a chunk would overrun the trees' share, the first holds a single tree
-    single = tree_deadline != NO_DEADLINE and t0 + TREE_PASSES * pass_s > tree_deadline
-    cloud = _run_cloud(graph, params, progress, client, tree_deadline, TREE_PASSES * pass_s,
-                       single)
+    start = None
+    if deadline != NO_DEADLINE and params.backend == "cpu" and _no_room_for_a_tree(
+            budget, rp is not None):
+        # the first tree alone would overrun the limit: start from the check's own tree
+        start = _cheap_start(graph, check_side)
+        cloud = Cloud(max_states=params.max_states)
+    else:
+        tree_deadline = deadline
+        if deadline != NO_DEADLINE and rp is not None:
+            share = TREE_SHARE if graph.m <= LARGE_EDGES else LARGE_TREE_SHARE
+            tree_deadline = min(budget.search, t0 + share * max(budget.search - t0, 0.0))
+        # the refinement needs a tree state (fresh V-cycles start far worse on large graphs),
+        # but one only: when a chunk would overrun the trees' share, the first holds one tree
+        single = tree_deadline != NO_DEADLINE and t0 + TREE_PASSES * pass_s > tree_deadline
+        cloud = _run_cloud(graph, params, progress, client, tree_deadline,
+                           TREE_PASSES * pass_s, single)
+    del check_side
     t_cloud = time.perf_counter() - t0
-    res = _finalize(graph, cloud, params, rp, progress, t_cloud, budget)
+    res = _finalize(graph, cloud, params, rp, progress, t_cloud, budget, start)
     res.info["seconds_compile"] = compile_s
     res.info["seconds_search"] = time.perf_counter() - t0 + pass_s
     return res
@@ -464,6 +483,23 @@ class _Budget:
     @property
     def search(self) -> float:
         return max(self.start, self.hard - UNWIND_PASSES * self.pass_s)
+
+
+def _no_room_for_a_tree(budget: _Budget, refining: bool) -> bool:
+    """True when the first tree (``TREE_PASSES`` passes) would end past the search's
+    deadline (past the reserve of the work after it, without a refinement); a tree
+    estimated under ``TREE_GRACE_S`` is always sampled."""
+    end = budget.search if refining else budget.hard
+    return TREE_PASSES * budget.pass_s > max(end - budget.start, TREE_GRACE_S)
+
+
+def _cheap_start(graph, check_side: np.ndarray) -> tuple[np.ndarray, str]:
+    """The first state of a search that has no time for a tree: the better of the
+    connectivity check's BFS tree state and all vertices on one side (whose
+    frustrated edges are the negative ones), with its name for ``info["start"]``."""
+    if count_frustrated(graph, check_side) <= np.count_nonzero(graph.sign < 0):
+        return check_side, "check-bfs"
+    return np.zeros(graph.n, np.int8), "one-side"
 
 
 def _ready(params: FrustrationParams, rp: RefineParams | None) -> float:
@@ -502,17 +538,19 @@ def _check_signs(graph) -> None:
         raise GraphInputError("frustration needs an undirected signed graph")
 
 
-def _check_graph(graph) -> float:
+def _check_graph(graph) -> tuple[float, np.ndarray]:
     """Refuse a disconnected graph; returns the seconds of the check, a pass over the graph
-    (what a timed search counts its reserves in, see :class:`_Budget`)."""
+    (what a timed search counts its reserves in, see :class:`_Budget`), and the state of
+    its BFS tree (the first state of a search with no time for a sampled tree)."""
     # a BFS over the CSR: no matrix copy (seconds and ~50 bytes per edge at 10^7 edges);
-    # loaded (or compiled) first on one vertex, so that the pass is timed alone
-    bfs_ball(graph.indptr[:2], graph.indices, 0, 1)
+    # loaded (or compiled) first on no vertex, so that the pass is timed alone
+    bfs_sides(graph.indptr[:1], graph.indices, graph.slot_edge, graph.sign)
     start = time.perf_counter()
-    if graph.n > 1 and bfs_ball(graph.indptr, graph.indices, 0, graph.n).size != graph.n:
+    reached, side = bfs_sides(graph.indptr, graph.indices, graph.slot_edge, graph.sign)
+    if reached != graph.n:
         raise GraphInputError("frustration needs a connected graph; build it with "
                               "component='largest'")
-    return time.perf_counter() - start
+    return time.perf_counter() - start, side
 
 
 def _run_cloud(graph, params: FrustrationParams, progress: bool, client,
@@ -579,8 +617,31 @@ def _chunks(batch, params: FrustrationParams, deadline: float, n: int, single: b
         yield batch[i:i + step]
 
 
+def _refined(graph, starts: list, params: FrustrationParams, rp: RefineParams, progress: bool,
+             search: float, hard: float, rounds_log: list[int]) -> np.ndarray:
+    """The refinement from ``starts`` (±1 vectors), then the parallel descent: the best
+    state's sides (int8 0/1, vertex 0 on side 0); the best index after each round is
+    appended to ``rounds_log``."""
+    with progress_bar(rp.rounds + 1, "refine", progress, unit="round") as bar:
+        def report(best):
+            rounds_log.append(int(best))
+            bar.update(1)
+            bar.set_postfix_str(f"best {best}", refresh=False)
+
+        signs = slot_signs(graph)
+        x, _ = refine_states(graph, starts, seed=params.seed, params=rp, progress=report,
+                             deadline=search, hard=hard, signs=signs)
+    x, _ = parallel_descent(graph, x, seed=params.seed, backend=params.backend,
+                            deadline=search, signs=signs)
+    side = (x < 0).astype(np.int8)
+    return (side != side[0]).astype(np.int8)
+
+
 def _finalize(graph, cloud: Cloud, params: FrustrationParams, rp: RefineParams | None,
-              progress: bool, t_cloud: float, budget: _Budget | None = None) -> FrustrationResult:
+              progress: bool, t_cloud: float, budget: _Budget | None = None,
+              start: tuple[np.ndarray, str] | None = None) -> FrustrationResult:
+    """The result: the cloud's table, the refinement from its best states (or from
+    ``start``, a side vector and its name, when no tree was sampled), the tables."""
     deadline = NO_DEADLINE if budget is None else budget.final
     k = len(cloud)
     order = cloud.best_positions(k)
@@ -597,7 +658,12 @@ def _finalize(graph, cloud: Cloud, params: FrustrationParams, rp: RefineParams |
     words = [cloud.words[i] for i in order]
     hist_rows = [("trees", t, 0, b) for t, b in cloud.history]
     tree_index = cloud.best if k else None
-    best_side = words_to_sides(words[0], graph.n) if k else np.zeros(graph.n, np.int8)
+    if k:
+        best_side, start_name = words_to_sides(words[0], graph.n), "trees"
+    elif start is not None:
+        best_side, start_name = start
+    else:
+        best_side, start_name = np.zeros(graph.n, np.int8), None
     refined_index = side = None
     t1 = time.perf_counter()
     rounds_log: list[int] = []
@@ -605,22 +671,17 @@ def _finalize(graph, cloud: Cloud, params: FrustrationParams, rp: RefineParams |
     if budget is not None and deadline != NO_DEADLINE:
         search, hard = budget.search, budget.hard
     if rp is not None:
-        starts = [np.where(words_to_sides(w, graph.n) > 0, -1, 1).astype(np.int8)
-                  for w in words[:max(1, (rp.population + 1) // 2)]]
-        with progress_bar(rp.rounds + 1, "refine", progress, unit="round") as bar:
-            def report(best):
-                rounds_log.append(int(best))
-                bar.update(1)
-                bar.set_postfix_str(f"best {best}", refresh=False)
-
-            signs = slot_signs(graph)
-            x, _ = refine_states(graph, starts, seed=params.seed, params=rp, progress=report,
-                                 deadline=search, hard=hard, signs=signs)
-        x, _ = parallel_descent(graph, x, seed=params.seed, backend=params.backend,
-                                deadline=search, signs=signs)
-        side = (x < 0).astype(np.int8)
-        side = (side != side[0]).astype(np.int8)
+        # past ``hard`` no move is made: the refinement would return its first start, after
+        # seconds of set-up on a large graph (the signs of the slots, a count)
+        side = best_side
+        if not passed(hard):
+            starts = [np.where(words_to_sides(w, graph.n) > 0, -1, 1).astype(np.int8)
+                      for w in words[:max(1, (rp.population + 1) // 2)]]
+            if start is not None:
+                starts = [np.where(best_side > 0, -1, 1).astype(np.int8)]
+            side = _refined(graph, starts, params, rp, progress, search, hard, rounds_log)
         refined_index = count_frustrated(graph, side)
+        rounds_log = rounds_log or [refined_index]
         if tree_index is None or refined_index <= tree_index:
             best_side = side
         hist_rows += [("refine", params.n_trees, r, b) for r, b in enumerate(rounds_log)]
@@ -631,7 +692,7 @@ def _finalize(graph, cloud: Cloud, params: FrustrationParams, rp: RefineParams |
     info = {"trees": cloud.n_trees, "states": k, "evicted": cloud.evicted,
             "max_states": params.max_states, "seconds_cloud": t_cloud,
             "seconds_refine": time.perf_counter() - t1 if rp is not None else 0.0,
-            "backend": params.backend,
+            "backend": params.backend, "start": start_name,
             "stopped": "time_limit" if cloud.n_trees < params.n_trees or passed(search) else None}
     res = FrustrationResult(index=int(index), tree_index=tree_index, refined_index=refined_index,
                             best_state=state_frame(graph, best_side),

@@ -41,7 +41,8 @@ class FrustrationResult:
         Fewest edge sign switches found (refined when ``refine`` was on).
     tree_index : int or None
         Fewest switches of any tree's nearest balanced state (graphB++'s
-        estimate); None when no tree was sampled (``n_trees=0``).
+        estimate); None when no tree was sampled (``n_trees=0``, or a time
+        limit too short for one).
     refined_index : int or None
         Frustration after the local-search refinement (None without it).
     best_state : pandas.DataFrame
@@ -65,8 +66,11 @@ class FrustrationResult:
         cap, timings (``seconds_compile``: kernels compiled or loaded
         before the clock started, 0 once a process has them;
         ``seconds_search``: the rest of the call, which ``time_limit``
-        bounds); ``stopped``: ``"time_limit"`` when the time limit cut the
-        work short, else None.
+        bounds); ``start``: where the best state's search started
+        (``"trees"``; ``"check-bfs"`` or ``"one-side"`` when the time limit
+        left no room for a tree, see :func:`~rapids_balance.frustration`;
+        None with ``n_trees=0``); ``stopped``: ``"time_limit"`` when the
+        time limit cut the work short, else None.
     """
 
     index: int

@@ -24,7 +24,7 @@ from ..errors import GraphInputError
 from ._shared import HASH_STREAM, n_words
 
 __all__ = ["n_words", "tree_states", "state_words", "words_to_sides", "count_frustrated",
-           "side_vector"]
+           "side_vector", "bfs_sides"]
 
 
 @numba.njit(cache=True, inline="always")
@@ -109,6 +109,36 @@ def words_to_sides(words: np.ndarray, n: int) -> np.ndarray:
     """Unpack canonical words into a 0/1 side vector (int8, vertex 0 on side 0)."""
     bits = np.unpackbits(np.ascontiguousarray(words, dtype="<u8").view(np.uint8), bitorder="little")
     return bits[:n].astype(np.int8)
+
+
+@numba.njit(cache=True, nogil=True)
+def bfs_sides(indptr, indices, slot_edge, sign):
+    """One BFS from vertex 0 (each vertex's parent: the first to reach it): the number of
+    vertices reached and the Harary sides (int8 0/1) of that tree's path signs.
+
+    A pass over the graph, the cost of a connectivity check, that also yields a
+    spanning tree's nearest balanced state (unreached vertices stay on side 0).
+    """
+    n = indptr.size - 1
+    side = np.zeros(n, np.int8)
+    if n == 0:
+        return 0, side
+    seen = np.zeros(n, np.bool_)
+    queue = np.empty(n, np.int32)
+    seen[0] = True
+    queue[0] = 0
+    head, tail = 0, 1
+    while head < tail:
+        u = queue[head]
+        head += 1
+        for k in range(indptr[u], indptr[u + 1]):
+            v = indices[k]
+            if not seen[v]:
+                seen[v] = True
+                side[v] = side[u] ^ np.int8(sign[slot_edge[k]] < 0)
+                queue[tail] = v
+                tail += 1
+    return tail, side
 
 
 @numba.njit(cache=True)
