@@ -16,9 +16,12 @@ bound), ``seconds_search`` (the result's own timing) and the planted cost.
 
 The machine may be shared with other jobs: the load average is recorded
 with each row, and only the ratios of rows measured in the same run compare.
+``--compete`` runs every row with one core taken by a competing CPU-bound
+process started by this script (as ``bench_anytime.py`` does; the rows say
+so in ``condition``).
 
 Run: ``python benchmarks/bench_limits.py --prev PATH [--edges 1e7] [--limits 10,30,60]
-[--only frustration|clustering|bound|bound-tree]``
+[--only frustration|clustering|bound|bound-tree] [--compete]``
 """
 
 from __future__ import annotations
@@ -81,6 +84,7 @@ def run_row(kind: str, path: str, limit: float) -> dict:
     return {"seconds": round(seconds, 2), "quality": quality,
             "seconds_search": round(res.info.get("seconds_search", float("nan")), 2),
             "seconds_compile": round(res.info.get("seconds_compile", float("nan")), 2),
+            "trees": res.info.get("trees"), "start": res.info.get("start"),
             "module": rb.__file__}
 
 
@@ -114,6 +118,11 @@ def _child(kind: str, path: str, limit: float, code: Path) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def _competitor() -> subprocess.Popen:
+    """A CPU-bound process on one core (pure Python: one thread)."""
+    return subprocess.Popen([sys.executable, "-c", "while True: pass"])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--prev", help="checkout of the previous code (its repository root)")
@@ -121,6 +130,8 @@ def main() -> None:
     ap.add_argument("--limits", default="10,30,60")
     ap.add_argument("--only", choices=KINDS)
     ap.add_argument("--out", default=None, help="JSON folder (default bench-results/)")
+    ap.add_argument("--compete", action="store_true",
+                    help="one core taken by a competing CPU-bound process during every call")
     ap.add_argument("--row", help=argparse.SUPPRESS)
     ap.add_argument("--graph", help=argparse.SUPPRESS)
     ap.add_argument("--limit", type=float, help=argparse.SUPPRESS)
@@ -137,7 +148,8 @@ def main() -> None:
                               capture_output=True, text=True).stdout.strip()
     rep = Report("limits", description=__doc__.split("\n\n")[0],
                  params={"edges": args.edges, "limits": limits, "prev": prev_rev,
-                         "shared_machine": True})
+                         "shared_machine": True, "compete": args.compete})
+    condition = "one core taken" if args.compete else "no competitor of ours"
     with tempfile.TemporaryDirectory() as tmp:
         graphs = {}
         for kind in kinds:
@@ -146,8 +158,14 @@ def main() -> None:
                 graphs[k] = _graph_file(Path(tmp), k, int(args.edges))
             path, n, m, planted = graphs[k]
             for limit in limits:
-                ours = _child(kind, path, limit, REPO)
-                theirs = _child(kind, path, limit, prev)
+                other = _competitor() if args.compete else None
+                try:
+                    ours = _child(kind, path, limit, REPO)
+                    theirs = _child(kind, path, limit, prev)
+                finally:
+                    if other is not None:
+                        other.kill()
+                        other.wait()
                 name = f"planted k={k}, {n:,} v, {m:,} e"
                 call = CALLS[kind].format(f"{limit:g}")
                 if "error" in ours or "error" in theirs:
@@ -155,7 +173,7 @@ def main() -> None:
                             error=ours.get("error") or theirs.get("error"))
                     continue
                 rep.add(input=name, figure=call, value=round(ours["seconds"] / limit, 3),
-                        unit="wall/limit", peer=f"previous code ({prev_rev})",
+                        unit="wall/limit", peer=f"previous code ({prev_rev})", condition=condition,
                         peer_value=round(theirs["seconds"] / limit, 3),
                         quality=ours["quality"], peer_quality=theirs["quality"],
                         quality_unit={"frustration": "frustrated edges (lower is better)",
@@ -164,7 +182,9 @@ def main() -> None:
                                       "bound-tree": "cycles packed (higher is better)"}[kind],
                         planted_cost=planted, seconds=ours["seconds"],
                         peer_seconds=theirs["seconds"], seconds_search=ours["seconds_search"],
-                        peer_seconds_search=theirs["seconds_search"])
+                        peer_seconds_search=theirs["seconds_search"],
+                        **({"trees": ours["trees"], "peer_trees": theirs["trees"],
+                            "start": ours["start"]} if kind == "frustration" else {}))
     rep.finish(args.out)
 
 

@@ -145,10 +145,12 @@ def _cold_child(tmp_path, what: str, limit: float) -> dict:
 
 def test_a_cold_first_call_gets_its_whole_limit(tmp_path):
     """Empty numba cache: the trees' kernels compile before the clock, then the search
-    samples trees for its whole limit (it stops at the first check after the deadline)."""
+    samples trees for its whole limit (it starts no chunk of trees that would end past the
+    deadline at the pace of the chunks before: on a loaded machine a chunk takes a few ms,
+    so the search may stop that much short of the limit)."""
     info = _cold_child(tmp_path, "frustration", 1.0)
     assert info["seconds_compile"] > 0.0 and info["compiled_in_search"] == []
-    assert info["seconds_search"] >= 1.0
+    assert info["seconds_search"] >= 0.9
     assert info["stopped"] == "time_limit" and info["trees"] > 1
 
 
