@@ -110,7 +110,8 @@ def _graph_file(tmp: Path, k: int, m: int) -> tuple[str, int, int, int]:
 
 
 def _child(kind: str, path: str, limit: float, code: Path) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(code))
+    # the harness puts this checkout first on sys.path: the child puts ``code`` before it
+    env = dict(os.environ, PYTHONPATH=str(code), BENCH_LIMITS_CODE=str(code))
     cmd = [sys.executable, os.path.abspath(__file__), "--row", kind, "--graph", path, "--limit", str(limit)]
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=code, env=env)
     if done.returncode != 0:
@@ -136,7 +137,8 @@ def main() -> None:
     ap.add_argument("--graph", help=argparse.SUPPRESS)
     ap.add_argument("--limit", type=float, help=argparse.SUPPRESS)
     args = ap.parse_args()
-    if args.row:  # a child process: one call, one JSON line
+    if args.row:  # a child process: one call, one JSON line, with the code of the row
+        sys.path.insert(0, os.environ.get("BENCH_LIMITS_CODE", str(REPO)))
         print(json.dumps(run_row(args.row, args.graph, args.limit), default=str))
         return
     if not args.prev:
@@ -183,6 +185,7 @@ def main() -> None:
                         planted_cost=planted, seconds=ours["seconds"],
                         peer_seconds=theirs["seconds"], seconds_search=ours["seconds_search"],
                         peer_seconds_search=theirs["seconds_search"],
+                        module=ours["module"], peer_module=theirs["module"],
                         **({"trees": ours["trees"], "peer_trees": theirs["trees"],
                             "start": ours["start"]} if kind == "frustration" else {}))
     rep.finish(args.out)
