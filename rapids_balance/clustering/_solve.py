@@ -112,9 +112,9 @@ class ClusteringResult:
 
 #: a timed search stops this many passes over the graph (timed by building its first
 #: level) before its limit: the cost of its best, the output tables and the last sweep's
-#: stop fit in them (10^7 edges: about one pass, now that a contraction stops at the
-#: deadline too and labels are renumbered without a sort; twice that for a machine whose
-#: load changes during the call), so the call returns within its limit
+#: stop fit in them (10^7 edges: about one pass, the contractions stopping at the deadline
+#: too; twice that for a machine whose load changes during the call), so the call returns
+#: within its limit
 RESERVE_PASSES = 2.0
 MAX_ITERATIONS = 2**50   # restart ids r enter the kernels as 7919 * (r + 1), an int64
 MAX_INT32 = 2**31 - 1    # cluster ids and perturbation levels are int32 in the kernels
