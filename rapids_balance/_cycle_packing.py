@@ -621,7 +621,10 @@ def pack_cycles(adj, radj, excluded: np.ndarray, fe: np.ndarray, fu: np.ndarray,
     (:func:`_cheap_order`), a pass over the seeds, those whose ends have the
     fewest edges first, packs the cycles it finds within ``CHEAP_CAP``
     adjacency entries each before the rounds: the bound grows from the start
-    instead of waiting for rounds whose searches go through hubs.
+    instead of waiting for rounds whose searches go through hubs.  Those
+    capped searches meet vertices of more than ``CHEAP_HUB`` edges but do not
+    expand them (a seed whose path needs a hub expanded is left to the
+    rounds): the scans stay short, and many more seeds are tried per second.
     Returns ``(ptr, edges)``: the cycles in the order of their seeds, each
     ``edges[ptr[i]:ptr[i + 1]]`` (edge ids, the seed first).
     """
