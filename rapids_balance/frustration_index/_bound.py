@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from .._cycle_packing import STALL, pack_cycles
+from .._cycle_packing import LONG_TENURE, NEVER, STALL, pack_cycles
 from .._output import frames_like_input, is_cudf, label_column, make_table
 from .._validation import check_int, check_seed, check_time_limit
 from ..io._roles import check_roles
@@ -46,6 +46,7 @@ AUGMENT_PASSES = 2      # passes of one-for-two exchanges after the greedy packi
 AUGMENT_LENGTH = 8      # longest path (edges) the exchanges look for
 MAX_STEPS = 2**62       # steps are int64 in the search
 DEFAULT_STEPS = 30_000  # plateau search steps without a time limit
+BOUND_REACH = 15_000    # vertices one path search may reach (wider ones pack more per second)
 #: a timed search stops this many times the seconds of its set-up (the frustrated edges and
 #: the adjacency, a couple of passes over the edges) before its limit: the cycles' order,
 #: table and the index fit in them (10^7 edges: about half)
@@ -182,13 +183,14 @@ def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 
     deadline = (np.inf if time_limit is None
                 else max(start + setup, start + time_limit - RESERVE_SETUPS * setup))
     steps, stall = _effort(steps, time_limit)
-    # the untimed default's steps first, unchanged; only past them does the search lock cycles
-    lock_after = DEFAULT_STEPS if stall == MAX_STEPS else MAX_STEPS
+    # the untimed default's steps first, unchanged; only past them do the path searches widen
+    grow_after = DEFAULT_STEPS if stall == MAX_STEPS else NEVER
     ptr, edges = pack_cycles(adj, adj, frustrated, fe, graph.edge_src[fe].astype(np.int64),
                              graph.edge_dst[fe].astype(np.int64), max_length=int(max_length),
                              augment_length=min(int(max_length), AUGMENT_LENGTH),
                              passes=AUGMENT_PASSES, steps=steps, seed=seed, deadline=deadline,
-                             stall=stall, lock_after=lock_after)
+                             stall=stall, tenure=LONG_TENURE, reach=BOUND_REACH,
+                             grow_after=grow_after)
     lengths = np.diff(ptr)
     cyc = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
     frame = make_table({"cycle": cyc, "src": label_column(graph, graph.edge_src[edges]),
