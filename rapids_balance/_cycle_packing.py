@@ -428,8 +428,10 @@ def _improve(adj, radj, frustrated, pk, max_length, reach, passes, steps, tenure
 
     First passes over the left-out seed edges (in their order) with
     one-for-two exchanges (:func:`_move` without plateau swaps), until one
-    gains nothing or ``passes`` ran.  Then ``steps`` steps of a plateau
-    search: each takes a left-out edge (the one just swapped out, up to
+    gains nothing or ``passes`` ran (their path searches reach at most
+    ``REACH`` vertices: wider ones pay more in the plateau search).  Then
+    ``steps`` steps of a plateau search: each takes a left-out edge (the
+    one just swapped out, up to
     ``CHAIN`` in a row, else a random one) and tries :func:`_move` with
     plateau swaps, which move the packing to equally large ones where new
     exchanges open; a cycle swapped in is not swapped out again for
@@ -458,8 +460,8 @@ def _improve(adj, radj, frustrated, pk, max_length, reach, passes, steps, tenure
             # a path search may cost milliseconds near hubs: the clock is read every 16
             if (work & 15) == 0 and _now() > deadline:
                 return
-            if _move(adj, radj, frustrated, pk, i, 0, max_length, reach, 0, False, ws,
-                     wt) == -1:
+            if _move(adj, radj, frustrated, pk, i, 0, max_length, min(reach, REACH), 0, False,
+                     ws, wt) == -1:
                 gained += 1
         if gained == 0:
             break
