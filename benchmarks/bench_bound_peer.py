@@ -6,7 +6,8 @@ checkout) is written to a temporary file; then, for each time limit,
 with the peer checkout's code (``--peer``, e.g. a worktree of the main line)
 and in a fresh process with this checkout's, one after the other, so both
 see the same machine load.  Each child compiles (or loads) the kernels before
-its clock starts, as the function itself does.  Rows: the bound, the gap
+its clock starts, as the function itself does (``--untimed``: first the
+untimed default's steps, reproducible).  Rows: the bound, the gap
 against the refined index of that state and against the best known index
 (``BEST_KNOWN``), wall seconds and the child's process CPU seconds of the call.
 
@@ -50,16 +51,17 @@ side = np.load(sys.argv[3])
 tiny = build_graph([0, 1, 2, 2, 3], [1, 2, 0, 3, 0], sign=[1, 1, -1, 1, 1])
 frustration_lower_bound(tiny, [0, 0, 0, 0], steps=10)  # kernels compiled or loaded
 t0, c0 = time.perf_counter(), time.process_time()
-lb = frustration_lower_bound(g, side, time_limit=float(sys.argv[4]))
+lb = frustration_lower_bound(g, side, time_limit=None if sys.argv[4] == "none" else float(sys.argv[4]))
 print(json.dumps({"bound": lb.bound, "index": lb.index, "seconds": time.perf_counter() - t0,
                   "cpu_seconds": time.process_time() - c0,
                   "seconds_search": lb.info["seconds_search"]}))
 """
 
 
-def child(checkout: Path, path: Path, state: Path, limit: float) -> dict:
+def child(checkout: Path, path: Path, state: Path, limit: float | None) -> dict:
     out = subprocess.run([sys.executable, "-c", _CHILD, str(checkout), str(path), str(state),
-                          str(limit)], cwd=checkout, capture_output=True, text=True, check=True)
+                          "none" if limit is None else str(limit)], cwd=checkout,
+                         capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -70,6 +72,8 @@ def main() -> None:
     ap.add_argument("--limits", nargs="*", type=float, default=[15.0, 30.0, 60.0, 120.0],
                     help="time limits (s) for Slashdot; the other inputs take --other-limits")
     ap.add_argument("--other-limits", nargs="*", type=float, default=[60.0])
+    ap.add_argument("--untimed", action="store_true",
+                    help="first a row per input with the untimed default (default steps)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     peer = Path(args.peer).resolve()
@@ -82,11 +86,13 @@ def main() -> None:
             res = rb.frustration(g, 16, progress=False)
             state = Path(tmp) / f"{name}.npy"
             np.save(state, side_vector(g, res.best_state))
-            for limit in args.limits if name == "Slashdot" else args.other_limits:
+            limits = args.limits if name == "Slashdot" else args.other_limits
+            for limit in [None] * args.untimed + limits:
                 runs = {who: child(where, path, state, limit) for who, where in
                         (("peer", peer), ("this", REPO))}
                 this, other = runs["this"], runs["peer"]
-                rep.add(input=name, figure=f"bound, time_limit={limit:g} s", value=this["bound"],
+                how = "default steps, no limit" if limit is None else f"time_limit={limit:g} s"
+                rep.add(input=name, figure=f"bound, {how}", value=this["bound"],
                         unit="edges", lower_is_better=False, peer="peer checkout, same run",
                         peer_value=other["bound"], index=this["index"], best_known=BEST_KNOWN[name],
                         gap_percent=_gap(this["bound"], BEST_KNOWN[name]),

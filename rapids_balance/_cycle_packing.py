@@ -22,9 +22,10 @@ keeps swapping a left-out seed for the one of the cycle its path crosses
 when that cycle cannot be rerouted: the packing keeps its size but
 changes, and new exchanges open; a cycle swapped in stays for ``tenure``
 steps (``TENURE`` by default).  A long tenure keeps the search from
-undoing its own swaps: the frustration bound keeps each swap for
-``LONG_TENURE`` steps (on Slashdot, 30,000 such steps pack about 700 more
-cycles than with a tenure of 10 steps).  Path searches give up past
+undoing its own swaps: the frustration bound's timed search keeps each
+swap for ``LONG_TENURE`` steps (on Slashdot, 30,000 such steps pack about
+700 more cycles than with a tenure of 10 steps, each step costing more: the
+untimed default keeps the short tenure).  Path searches give up past
 ``reach`` vertices; a search that runs on (past step ``grow_after``: the
 frustration bound's timed search, once past the untimed default's steps)
 doubles the reach each time its step count doubles, so its later steps go
