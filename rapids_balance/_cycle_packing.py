@@ -242,9 +242,11 @@ def _expand(indptr, idx, slot_edge, frustrated, owner, tabu, step, allow_one, q,
             dist, par, pedge, via, odist, ovia):
     """Expand one level ``q[lo:hi]`` of one side of :func:`_path_search`.
 
-    Returns the new queue end and the first meeting with the other side
+    Returns the new queue end, the adjacency entries of the vertices it
+    queued (the next level's work) and the first meeting with the other side
     (this side's vertex, the other side's vertex, the edge, the cycle the
     joined path crosses), or vertex -1 when there is none yet."""
+    work = 0
     for j in range(lo, hi):
         a = q[j]
         for k in range(indptr[a], indptr[a + 1]):
@@ -261,7 +263,7 @@ def _expand(indptr, idx, slot_edge, frustrated, owner, tabu, step, allow_one, q,
             if odist[b] >= 0:
                 joined = _join(nv, ovia[b])
                 if joined != -2:
-                    return qn, a, b, e, joined
+                    return qn, work, a, b, e, joined
             elif dist[b] < 0:
                 dist[b] = dist[a] + 1
                 par[b] = a
@@ -269,13 +271,14 @@ def _expand(indptr, idx, slot_edge, frustrated, owner, tabu, step, allow_one, q,
                 via[b] = nv
                 q[qn] = b
                 qn += 1
+                work += indptr[b + 1] - indptr[b]
             elif nv == -1 and via[b] >= 0 and dist[b] == dist[a] + 1:
                 # b is in the level being built, reached over a packed cycle first: a free
                 # path to it leaves every cycle open to the rest of the search
                 par[b] = a
                 pedge[b] = e
                 via[b] = -1
-    return qn, -1, -1, -1, -1
+    return qn, work, -1, -1, -1, -1
 
 
 @numba.njit(cache=True, nogil=True)
@@ -304,17 +307,19 @@ def _path_search(adj, radj, frustrated, owner, tabu, step, s, t, max_length, all
     slo, shi, sn, ls = 0, 1, 1, 0
     tlo, thi, tn, lt = 0, 1, 1, 0
     c, a, b, e = -2, -1, -1, -1
+    sw = indptr[s + 1] - indptr[s]  # adjacency entries of each frontier
+    tw = rindptr[t + 1] - rindptr[t]
     while slo < shi and tlo < thi and ls + lt < max_length and sn + tn <= reach:
         # the frontier with fewer adjacency entries grows (hubs make vertex counts mislead)
-        if _frontier_work(indptr, ws[4], slo, shi) <= _frontier_work(rindptr, wt[4], tlo, thi):
-            sn, a, b, e, c = _expand(indptr, idx, slot_edge, frustrated, owner, tabu, step,
-                                     allow_one, ws[4], slo, shi, sn, ws[0], ws[1], ws[2], ws[3],
-                                     wt[0], wt[3])
+        if sw <= tw:
+            sn, sw, a, b, e, c = _expand(indptr, idx, slot_edge, frustrated, owner, tabu, step,
+                                         allow_one, ws[4], slo, shi, sn, ws[0], ws[1], ws[2],
+                                         ws[3], wt[0], wt[3])
             slo, shi, ls = shi, sn, ls + 1
         else:
-            tn, b, a, e, c = _expand(rindptr, ridx, rslot, frustrated, owner, tabu, step,
-                                     allow_one, wt[4], tlo, thi, tn, wt[0], wt[1], wt[2], wt[3],
-                                     ws[0], ws[3])
+            tn, tw, b, a, e, c = _expand(rindptr, ridx, rslot, frustrated, owner, tabu, step,
+                                         allow_one, wt[4], tlo, thi, tn, wt[0], wt[1], wt[2],
+                                         wt[3], ws[0], ws[3])
             tlo, thi, lt = thi, tn, lt + 1
         if a >= 0:
             break

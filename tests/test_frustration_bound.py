@@ -143,9 +143,9 @@ def test_level_prefers_free_paths():
     par = np.full(3, -1, np.int64)
     pedge = np.full(3, -1, np.int64)
     via = np.array([-1, -1, -1], np.int64)
-    qn, a, *_ = _expand(indptr, idx, slot_edge, frustrated, owner, tabu, 1, True, q, 0, 2, 2,
+    qn, work, a, *_ = _expand(indptr, idx, slot_edge, frustrated, owner, tabu, 1, True, q, 0, 2, 2,
                         dist, par, pedge, via, np.full(3, -1, np.int64), np.full(3, -1, np.int64))
-    assert (qn, a) == (3, -1) and q[2] == 2 and dist[2] == 2
+    assert (qn, work, a) == (3, 2, -1) and q[2] == 2 and dist[2] == 2
     assert via[2] == -1 and par[2] == 1 and pedge[2] == 1
 
 
