@@ -107,7 +107,8 @@ def _graph_file(tmp: Path, k: int, m: int) -> tuple[str, int, int, int]:
 
 def _child(kind: str, path: str, limit: float, code: Path) -> dict:
     env = dict(os.environ, PYTHONPATH=str(code))
-    cmd = [sys.executable, os.path.abspath(__file__), "--row", kind, "--graph", path, "--limit", str(limit)]
+    cmd = [sys.executable, os.path.abspath(__file__), "--row", kind, "--graph", path, "--limit", str(limit),
+           "--code", str(code)]
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=code, env=env)
     if done.returncode != 0:
         return {"error": (done.stderr or done.stdout)[-2000:]}
@@ -124,8 +125,11 @@ def main() -> None:
     ap.add_argument("--row", help=argparse.SUPPRESS)
     ap.add_argument("--graph", help=argparse.SUPPRESS)
     ap.add_argument("--limit", type=float, help=argparse.SUPPRESS)
+    ap.add_argument("--code", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.row:  # a child process: one call, one JSON line
+        # the checkout asked for, ahead of this one (which _harness put first on the path)
+        sys.path.insert(0, args.code or str(REPO))
         print(json.dumps(run_row(args.row, args.graph, args.limit), default=str))
         return
     if not args.prev:
@@ -154,6 +158,8 @@ def main() -> None:
                     rep.add(input=name, figure=call, value=None,
                             error=ours.get("error") or theirs.get("error"))
                     continue
+                if Path(theirs["module"]).resolve().parents[1] != prev:
+                    raise RuntimeError(f"the previous code's row imported {theirs['module']}")
                 rep.add(input=name, figure=call, value=round(ours["seconds"] / limit, 3),
                         unit="wall/limit", peer=f"previous code ({prev_rev})",
                         peer_value=round(theirs["seconds"] / limit, 3),

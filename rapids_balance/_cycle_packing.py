@@ -51,6 +51,7 @@ NEVER = 2**62           # plateau search: the reach never grows
 STALL = 20_000          # plateau search: steps without a gain before it stops
 REACH = 5_000           # exchanges: vertices one path search may reach (hubs make them costly)
 CHEAP_CAP = 4_096       # timed large searches: adjacency entries one search of the cheap pass may scan
+CHEAP_HUB = 32          # the capped pass's searches: vertices of more edges are met, not expanded
 CHEAP_RATE = 2e7        # adjacency entries per second the rounds are assumed to scan (a low estimate)
 
 
@@ -63,8 +64,10 @@ def _now():
 
 
 @numba.njit(cache=True, inline="always")
-def _grow(indptr, idx, slot_edge, blocked, q, lo, hi, qt, dist, par, pedge, level, odist):
-    """Expand one BFS level ``q[lo:hi]`` over unblocked edges.
+def _grow(indptr, idx, slot_edge, blocked, q, lo, hi, qt, dist, par, pedge, level, odist, hub=0):
+    """Expand one BFS level ``q[lo:hi]`` over unblocked edges; with ``hub`` > 0, past the
+    first level, vertices of more than ``hub`` edges are left unexpanded (the other side
+    may still meet them).
 
     Returns the new queue end and the best meeting with the other search
     (``odist``): (length, this side's vertex, other side's vertex, edge).
@@ -75,6 +78,8 @@ def _grow(indptr, idx, slot_edge, blocked, q, lo, hi, qt, dist, par, pedge, leve
     me = -1
     for j in range(lo, hi):
         a = q[j]
+        if hub > 0 and level > 0 and indptr[a + 1] - indptr[a] > hub:
+            continue
         for k in range(indptr[a], indptr[a + 1]):
             e = slot_edge[k]
             if blocked[e]:
@@ -96,19 +101,29 @@ def _grow(indptr, idx, slot_edge, blocked, q, lo, hi, qt, dist, par, pedge, leve
 
 
 @numba.njit(cache=True, inline="always")
-def _frontier_work(indptr, q, lo, hi):
-    """Adjacency entries that expanding ``q[lo:hi]`` would scan."""
+def _frontier_work(indptr, q, lo, hi, level, hub):
+    """Adjacency entries that expanding ``q[lo:hi]`` would scan (see :func:`_grow` for
+    ``hub``), and whether a vertex is left unexpanded."""
     w = 0
+    skipped = False
     for j in range(lo, hi):
-        w += indptr[q[j] + 1] - indptr[q[j]]
-    return w
+        d = indptr[q[j] + 1] - indptr[q[j]]
+        if hub > 0 and level > 0 and d > hub:
+            skipped = True
+        else:
+            w += d
+    return w, skipped
 
 
 @numba.njit(cache=True, inline="always")
-def _close(adj, radj, blocked, s, t, L, cap, ds, dt, ps, pt, es, et, qs, qt):
+def _close(adj, radj, blocked, s, t, L, cap, ds, dt, ps, pt, es, et, qs, qt, hub=0):
     """Shortest path ``s -> t`` of at most ``L`` unblocked edges (bidirectional BFS, the
     smaller frontier first); with ``cap`` > 0, given up before a level whose expansion
-    would bring the adjacency entries scanned past ``cap`` (hubs are reached, not expanded).
+    would bring the adjacency entries scanned past ``cap`` (hubs are reached, not expanded);
+    with ``hub`` > 0 vertices of more than ``hub`` edges past the ends are met but not
+    expanded (a path, not always a shortest one; a side left with hubs alone ends the
+    search, which stays cheap: at 10^7 edges around a tree state, twice the cycles of the
+    same 10 s).
 
     Returns ``(best, a, b, e, sn, tn, exhausted)``: a path of ``best`` <= L edges joined
     by edge ``e`` from ``a`` (``s`` side) to ``b`` (``t`` side), or ``best`` > L;
@@ -125,29 +140,37 @@ def _close(adj, radj, blocked, s, t, L, cap, ds, dt, ps, pt, es, et, qs, qt):
     tlo, thi, tn, lt = 0, 1, 1, 0
     best, a, b, e = np.int64(1) << 40, -1, -1, -1
     work = 0
+    pruned = False  # a vertex was left unexpanded: an empty frontier no longer proves t out of reach
     while slo < shi and tlo < thi and ls + lt < L and best > L:
-        if shi - slo <= thi - tlo:
+        # the smaller frontier first; skipping hubs, a tie goes to the side of fewer levels (a
+        # spoke's one neighbour, a hub, is met from the other side rather than given up)
+        s_side = shi - slo < thi - tlo or (shi - slo == thi - tlo and (hub == 0 or ls <= lt))
+        if s_side:
             if cap > 0:
-                work += _frontier_work(indptr, qs, slo, shi)
+                w, skipped = _frontier_work(indptr, qs, slo, shi, ls, hub)
+                work += w
+                pruned = pruned or skipped
                 if work > cap:
                     break
             sn, best, a, b, e = _grow(indptr, idx, slot_edge, blocked, qs, slo, shi, sn,
-                                      ds, ps, es, ls, dt)
+                                      ds, ps, es, ls, dt, hub)
             slo, shi, ls = shi, sn, ls + 1
         else:
             if cap > 0:
-                work += _frontier_work(rindptr, qt, tlo, thi)
+                w, skipped = _frontier_work(rindptr, qt, tlo, thi, lt, hub)
+                work += w
+                pruned = pruned or skipped
                 if work > cap:
                     break
             tn, best, b, a, e = _grow(rindptr, ridx, rslot, blocked, qt, tlo, thi, tn,
-                                      dt, pt, et, lt, ds)
+                                      dt, pt, et, lt, ds, hub)
             tlo, thi, lt = thi, tn, lt + 1
-    return best, a, b, e, sn, tn, best > L and (slo == shi or tlo == thi)
+    return best, a, b, e, sn, tn, best > L and (slo == shi or tlo == thi) and not pruned
 
 
 @numba.njit(cache=True, nogil=True)
 def _pack_cycles(adj, radj, excluded, fu, fv, fe, max_length, deadline, cheap=np.empty(0, np.int64),
-                 cap=0):
+                 cap=0, hub=0):
     """Greedy edge-disjoint cycles, one per seed edge, shortest first (see the module notes).
 
     Seed ``i`` is edge ``fe[i]``, closed by a path from ``fu[i]`` to
@@ -158,7 +181,8 @@ def _pack_cycles(adj, radj, excluded, fu, fv, fe, max_length, deadline, cheap=np
     With ``cheap`` (seed indices, the cheapest first), one pass over those
     seeds comes first, each search given up past ``cap`` adjacency entries:
     on a large graph whose rounds take long, cycles are packed from the
-    start (see :func:`pack_cycles`).
+    start (see :func:`pack_cycles`); with ``hub`` > 0, its searches leave
+    vertices of more than ``hub`` edges unexpanded (:func:`_close`).
     Returns ``(ptr, edges)``: cycle ``i`` is ``edges[ptr[i]:ptr[i + 1]]``
     (edge ids, the seed edge first).  Sequential: the result depends
     only on the inputs (the packing so far once ``perf_counter`` passes
@@ -198,7 +222,7 @@ def _pack_cycles(adj, radj, excluded, fu, fv, fe, max_length, deadline, cheap=np
             t = fv[i]
             best, a, b, e, sn, tn, exhausted = _close(
                 adj, radj, blocked, s, t, max_length if L == 0 else L, cap if L == 0 else 0,
-                ds, dt, ps, pt, es, et, qs, qt)
+                ds, dt, ps, pt, es, et, qs, qt, hub if L == 0 else 0)
             if best <= (max_length if L == 0 else L):  # a on the s side, b on the t side, by e
                 done[i] = True
                 edges[ne] = fe[i]
@@ -587,14 +611,17 @@ def pack_cycles(adj, radj, excluded: np.ndarray, fe: np.ndarray, fu: np.ndarray,
     (:func:`_cheap_order`), a pass over the seeds, those whose ends have the
     fewest edges first, packs the cycles it finds within ``CHEAP_CAP``
     adjacency entries each before the rounds: the bound grows from the start
-    instead of waiting for rounds whose searches go through hubs.
+    instead of waiting for rounds whose searches go through hubs.  Those
+    capped searches meet vertices of more than ``CHEAP_HUB`` edges but do not
+    expand them (a seed whose path needs a hub expanded is left to the
+    rounds): the scans stay short, and many more seeds are tried per second.
     Returns ``(ptr, edges)``: the cycles in the order of their seeds, each
     ``edges[ptr[i]:ptr[i + 1]]`` (edge ids, the seed first).
     """
     m = excluded.size
     cheap = _cheap_order(adj, fu, fv, int(max_length), deadline)
     ptr, edges = _pack_cycles(adj, radj, excluded, fu, fv, fe, int(max_length), deadline, cheap,
-                              CHEAP_CAP)
+                              CHEAP_CAP, CHEAP_HUB)
     pk = _packing(ptr, edges, fe, fu, fv, m, augment_length)
     walk_seed = int(np.random.SeedSequence(seed).generate_state(1)[0])  # numba seeds take 32 bits
     _improve(adj, radj, excluded, pk, augment_length, int(reach), passes, int(steps), int(tenure),

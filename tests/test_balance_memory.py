@@ -51,6 +51,17 @@ def test_chunks_follow_available_memory_without_changing_the_result(graph, monke
         assert np.array_equal(v, got.counters[k]), k
 
 
+def test_path_sign_trees_run_in_one_batch_whatever_the_free_memory(graph, monkeypatch):
+    """Block state does not grow with the batch, and a second batch would run its per-thread
+    state on top of counters the first one wrote: memory sets the thread chunks, not the batch
+    (the cycle walk, whose sides grow with the batch, is still cut by memory)."""
+    monkeypatch.setattr(_engine, "available_memory", lambda: 1 << 16)
+    assert _engine.batch_size_for(graph, BalanceParams(n_trees=64)) == 64
+    assert _engine.batch_size_for(graph, BalanceParams(n_trees=10**6)) == _engine.MAX_CPU_BLOCK_BATCH
+    assert _engine.batch_size_for(graph, BalanceParams(n_trees=64, method="cycle")) < 64
+    assert _engine.batch_size_for(graph, BalanceParams(n_trees=64, batch_size=7)) == 7
+
+
 def test_available_memory_honours_the_cgroup_and_address_space(monkeypatch):
     monkeypatch.setattr(_engine, "_available_ram", lambda: 10 << 30)
     monkeypatch.setattr(_engine, "_cgroup_room", lambda: 3 << 30)

@@ -1,5 +1,5 @@
-"""balance(): the edge fractions written over their counters give the same tables, and the same
-counters back, as tables built beside the counters."""
+"""balance(): the edge fractions and the vertex status written over their counters give the same
+tables, and the same counters back, as tables built beside the counters."""
 
 import pickle
 
@@ -41,8 +41,10 @@ def test_counters_do_not_follow_edits_of_the_table_and_pickle_as_a_dict(graph):
     res = balance(graph, n_trees=10, seed=1, progress=False, backend="cpu")
     res.edges.loc[0, "in_tree"] = 123.0
     res.edges["negative"] *= 0
+    res.vertices["status"] *= 0
     assert int(res.counters["in_tree"][0]) <= 10
     assert res.counters["negative"].any()
+    assert res.counters["status2"].any() and res.counters["status2"].dtype == np.int64
     copy = pickle.loads(pickle.dumps(res.counters))
     assert type(copy) is dict and copy.keys() == res.counters.keys()
     assert all(np.array_equal(copy[k], res.counters[k]) for k in copy)

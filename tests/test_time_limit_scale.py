@@ -11,7 +11,8 @@ import time
 import numpy as np
 import pytest
 
-from rapids_balance._cycle_packing import CHEAP_CAP, _cheap_order, _pack_cycles
+from rapids_balance._cycle_packing import CHEAP_CAP, CHEAP_HUB, _cheap_order, _close, _pack_cycles
+from rapids_balance.graph import build_graph
 from rapids_balance._deadline import CHECK_WORK, NO_DEADLINE, overdue
 from rapids_balance.frustration_index import frustration, frustration_lower_bound
 from rapids_balance.frustration_index._frustration import (FrustrationParams, _Budget, _chunks,
@@ -117,24 +118,41 @@ def test_a_capped_first_pass_then_the_rounds_pack_disjoint_unbalanced_cycles(pla
     adj = (g.indptr, g.indices.astype(np.int64), g.slot_edge.astype(np.int64))
     fu, fv = g.edge_src[fe].astype(np.int64), g.edge_dst[fe].astype(np.int64)
     order = np.arange(fe.size, dtype=np.int64)
-    ptr, edges = _pack_cycles(adj, adj, frustrated, fu, fv, fe, 8, np.inf, order, CHEAP_CAP)
     full, _ = _pack_cycles(adj, adj, frustrated, fu, fv, fe, 8, np.inf, order[:0], 0)
-    assert ptr.size > 1 and full.size > 1
-    used = edges.tolist()
-    assert len(used) == len(set(used))  # edge-disjoint
-    for c in range(ptr.size - 1):
-        cyc = edges[ptr[c]:ptr[c + 1]]
-        assert frustrated[cyc].sum() == 1 and cyc[0] in set(fe.tolist())
+    assert full.size > 1
+    for hub in (0, CHEAP_HUB):
+        ptr, edges = _pack_cycles(adj, adj, frustrated, fu, fv, fe, 8, np.inf, order, CHEAP_CAP, hub)
+        assert ptr.size > 1
+        used = edges.tolist()
+        assert len(used) == len(set(used))  # edge-disjoint
+        for c in range(ptr.size - 1):
+            cyc = edges[ptr[c]:ptr[c + 1]]
+            assert frustrated[cyc].sum() == 1 and cyc[0] in set(fe.tolist())
+            assert 2 <= cyc.size <= 9  # the seed and a path of at most 8 edges
 
 
-def test_a_bound_with_a_passed_limit_on_a_large_graph_still_packs(planted):
-    """The cheapest seeds come first: even a limit spent before the packing starts leaves
-    the cycles found before the first clock read, valid and disjoint (the rounds, shortest
-    cycles first, spent it on seeds whose searches found nothing: at 10^7 edges and a
-    10 s limit the bound was 0, see benchmarks/bench_limits.py)."""
-    g = planted.graph
-    state = planted_sides(planted)
-    lb = frustration_lower_bound(g, state, time_limit=0.0)
-    assert lb.bound > 0 and check_cycles(g, lb) == lb.bound
-    assert lb.index == int((g.sign * np.where(state[g.edge_src] == state[g.edge_dst], 1, -1)
-                            < 0).sum())
+def _star_search(s, t, hub):
+    """``_close`` between s and t on two hubs, 0 with spokes 1-41 and 100 with spokes 101-140,
+    spoke 7 on both, and a pendant 42 on hub 100."""
+    src = [0] * 41 + [100] * 40 + [100, 100]
+    dst = list(range(1, 42)) + list(range(101, 141)) + [7, 42]
+    g = build_graph(src, dst, sign=[1] * len(src))
+    adj = (g.indptr, g.indices, g.slot_edge)
+    s, t = (int(v) for v in g.vertex_ids([s, t]))
+    work = [np.full(g.n, -1, np.int64) if k < 2 else np.empty(g.n, np.int64) for k in range(8)]
+    best, a, b, e, sn, tn, exhausted = _close(adj, adj, np.zeros(g.m, np.bool_), s, t, 8, CHEAP_CAP,
+                                              *work, hub)
+    assert (work[0] >= 0).sum() == sn and (work[1] >= 0).sum() == tn  # the marks the caller clears
+    return best, exhausted
+
+
+def test_capped_searches_meet_hubs_without_expanding_them():
+    """Two spokes close a triangle through the hub, met from both sides; a spoke and a pendant
+    of the other hub, through the shared spoke, when that spoke's side grows; a path that needs
+    a hub expanded (41 - hub - 7 - hub - 42) is left to the uncapped rounds: not found, and not
+    given up as unreachable."""
+    assert _star_search(1, 2, CHEAP_HUB) == (2, False)
+    assert _star_search(7, 42, CHEAP_HUB) == (2, False)
+    assert _star_search(41, 42, 0) == (4, False)
+    best, exhausted = _star_search(41, 42, CHEAP_HUB)
+    assert best > 8 and not exhausted

@@ -210,12 +210,17 @@ def _gpu_free_memory() -> int:
 def batch_size_for(graph, params: BalanceParams) -> int:
     """Trees per batch: what a quarter of free memory holds, within fixed caps.
 
-    Per tree, the CPU batch keeps one byte of side per vertex (plus one
-    byte per edge for ``method="cycle"``; tree edges are counted per thread
-    chunk, not stored per tree; ``method="path-sign"`` works in blocks of
-    64 trees with per-thread state of about 44 bytes per vertex and 16 per
-    edge, whatever the batch, so this bound is loose there: see
-    :func:`memory_needed`); free memory is :func:`available_memory`, which
+    Per tree, the CPU ``method="cycle"`` batch keeps one byte of side per
+    vertex and one per edge (tree edges are counted per thread chunk, not
+    stored per tree); ``method="path-sign"`` works in blocks of 64 trees
+    with per-thread state of about 44 bytes per vertex and 20 per edge,
+    whatever the batch (:func:`memory_needed`, which sets the thread
+    chunks), so its batch is not cut by memory: up to
+    ``MAX_CPU_BLOCK_BATCH`` trees in one batch, whose blocks are full.  (A
+    second batch would run its per-thread state on top of counters the
+    first one already wrote: at 10^8 edges, 64 trees cut into batches of 43
+    and 21 peaked 21 bytes per edge above the same trees in one batch.)
+    Free memory is :func:`available_memory`, which
     honours cgroup and address-space limits; the GPU batch
     keeps about 64 bytes per vertex of BFS, path-sign and component state
     (plus one byte per edge for the cycle walk).  The batch size changes
@@ -228,10 +233,12 @@ def batch_size_for(graph, params: BalanceParams) -> int:
     if params.backend == "gpu":
         per_tree = 64 * n + 2 * cyc
         free, cap = _gpu_free_memory() // 4, MAX_GPU_BATCH
-    else:
+    elif params.method == "cycle":
         per_tree = n + cyc
-        cap = MAX_CPU_BATCH if params.method == "cycle" else MAX_CPU_BLOCK_BATCH
+        cap = MAX_CPU_BATCH
         free = min(available_memory() // 4, 1 << 30)
+    else:
+        return int(max(1, min(MAX_CPU_BLOCK_BATCH, params.n_trees)))
     return int(max(1, min(cap, params.n_trees, free // max(per_tree, 1))))
 
 
@@ -395,8 +402,8 @@ def _balance_finalize(graph, counters: dict[str, np.ndarray], params: BalancePar
     if host:
         release_free_heap()  # the trees' freed scratch, before the tables need the room
     vertices, edges = compute_attributes(graph, counters, params.attributes, consume=host)
-    if "in_tree" not in counters:  # the edge counters became the edge table's columns
-        counters = TableCounters(counters, edges, T)
+    if "in_tree" not in counters:  # the edge counters and status2 became the tables' columns
+        counters = TableCounters(counters, edges, T, vertices)
     p = asdict(params)
     p["roots"] = list(params.roots) if params.roots is not None else None
     return BalanceResult(vertices=vertices, edges=edges, n_trees=T, params=p, counters=counters, graph=graph)

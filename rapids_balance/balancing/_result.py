@@ -121,22 +121,26 @@ def _fractions_in_place(counts, denominator):
 
 
 class TableCounters(dict):
-    """The counters of a host result whose edge counters became the edge table's columns.
+    """The counters of a host result whose edge counters (and ``status2``) became table columns.
 
-    ``balance()`` writes each edge fraction over its int64 counter (8 bytes
-    per edge and counter not held twice); reading an edge counter here gives
-    it back from the table, exactly (``count = fraction * trees * d``, with
-    ``d`` 2 for ``agree2``: the fraction is a correctly rounded quotient of
-    integers far below 2**52), as a fresh int64 array.
+    ``balance()`` writes each edge fraction over its int64 counter, and the
+    vertex ``status`` over ``status2`` (8 bytes per edge and counter, and per
+    vertex, not held twice); reading such a counter here gives it back from
+    its column, exactly (``count = fraction * trees * d``, with ``d`` 2 for
+    ``agree2`` and ``status2``: the fraction is a correctly rounded quotient
+    of integers far below 2**52), as a fresh int64 array.
     """
 
-    def __init__(self, counters: dict, edges: Any, trees: int):
-        # edge counters listed first (as zero_counters orders them), recovered when read
-        super().__init__({**dict.fromkeys(EDGE_COUNTERS),
-                          **{k: v for k, v in counters.items() if k not in EDGE_COUNTERS}})
+    def __init__(self, counters: dict, edges: Any, trees: int, vertices: Any = None):
+        # the counters in zero_counters' order, those written over recovered when read
+        order = (*EDGE_COUNTERS, *VERTEX_COUNTERS)
+        super().__init__({**{k: counters.get(k) for k in order},
+                          **{k: v for k, v in counters.items() if k not in order}})
         # the columns as Series: pandas copies a column on write while another Series shares it,
         # so a user's edit of the table does not reach the counters
         self._columns = {key: (edges[col], den * trees) for col, (key, den) in EDGE_FRACTIONS.items()}
+        if "status2" not in counters:
+            self._columns["status2"] = (vertices["status"], 2 * trees)
 
     def __getitem__(self, key: str) -> np.ndarray:
         value = super().__getitem__(key)
@@ -167,9 +171,9 @@ def compute_attributes(graph, counters: dict[str, np.ndarray], attributes: str =
     cuDF tables built from device arrays; host counters give pandas tables
     (cuDF for a graph kept on the device), through :func:`_output.make_table`.
     Incident sums are exact integer sums, so every backend gives the same bits.
-    With ``consume`` host edge counters are turned into their float64
-    fractions in place (``counters`` then no longer holds them: see
-    :class:`TableCounters`).
+    With ``consume`` host edge counters and ``status2`` are turned into
+    their float64 fractions in place (``counters`` then no longer holds
+    them: see :class:`TableCounters`).
     """
     from array_api_compat import array_namespace
 
@@ -182,7 +186,7 @@ def compute_attributes(graph, counters: dict[str, np.ndarray], attributes: str =
     a = _graph_arrays(graph, on_host)
     f64 = xp.float64
     T = int(counters["trees"][0])
-    status = xp.astype(counters["status2"], f64) / (2.0 * T)
+    in_place = consume and on_host and not wants_device(graph)
     # int32 ids index as well as int64 ones: no 16 bytes per edge of widened copies
     src, dst = a["edge_src"], a["edge_dst"]
     indptr = xp.astype(a["indptr"], xp.int64)
@@ -198,8 +202,12 @@ def compute_attributes(graph, counters: dict[str, np.ndarray], attributes: str =
             status4 = _incident_sum(xp, a, edge_status4)
             del edge_status4  # 8 bytes per edge, not kept while the tables are built
         authority = xp.astype(status4, f64) / (4.0 * T) / degree
+        del status4  # 8 bytes per vertex, not kept while the edge columns are made
     else:  # datalab
         authority = xp.astype(counters["clean"], f64) / float(T)
+    # the last reader of status2 is done: its fraction may take its place
+    status = (_fractions_in_place(counters.pop("status2"), 2.0 * T) if in_place
+              else xp.astype(counters["status2"], f64) / (2.0 * T))
     if on_host:
         from .._xp import gather
 
@@ -219,7 +227,7 @@ def compute_attributes(graph, counters: dict[str, np.ndarray], attributes: str =
         src_lab, dst_lab = gather(graph.labels, graph.edge_src), gather(graph.labels, graph.edge_dst)
     else:
         src_lab, dst_lab = device_labels_column(graph, src), device_labels_column(graph, dst)
-    if consume and on_host and not wants_device(graph):
+    if in_place:
         fractions = {col: _fractions_in_place(counters.pop(key), float(den * T))
                      for col, (key, den) in EDGE_FRACTIONS.items()}
     else:
