@@ -20,19 +20,18 @@ a seed left out takes a path that crosses one packed cycle, whose own seed
 is rerouted over free edges.  Last, a plateau search (:func:`_improve`)
 keeps swapping a left-out seed for the one of the cycle its path crosses
 when that cycle cannot be rerouted: the packing keeps its size but
-changes, and new exchanges open; a cycle swapped in stays for ``TENURE``
-steps.  A search that runs on (past step ``lock_after``: the frustration
-bound's timed search, once past the untimed default's steps) locks the
-cycles it swaps in (no later path may cross them) until it goes ``UNLOCK``
-steps without a gain; then every cycle is unlocked, and after a whole such
-round without a gain the path searches reach twice as far.  Locking keeps
-the search from undoing its own swaps (on Slashdot, 30,000 locked steps
-pack about 500 more cycles than with a tenure of 10 steps) but makes
-failed path searches, the costly ones, more frequent, so the untimed
-default does not lock; locked restarts prefer seeds whose searches have
-not failed since the last unlock.  The search is one seeded trajectory, so
-a longer search (more steps, or a later deadline) starts from the packing
-of a shorter one and only adds to it.
+changes, and new exchanges open; a cycle swapped in stays for ``tenure``
+steps (``TENURE`` by default).  A long tenure keeps the search from
+undoing its own swaps: the frustration bound's timed search keeps each
+swap for ``LONG_TENURE`` steps (on Slashdot, 30,000 such steps pack about
+700 more cycles than with a tenure of 10 steps, each step costing more: the
+untimed default keeps the short tenure).  Path searches give up past
+``reach`` vertices; a search that runs on (past step ``grow_after``: the
+frustration bound's timed search, once past the untimed default's steps)
+doubles the reach each time its step count doubles, so its later steps go
+to the wider searches that still find cycles.  The search is one seeded
+trajectory, so a longer search (more steps, or a later deadline) starts
+from the packing of a shorter one and only adds to it.
 """
 
 from __future__ import annotations
@@ -43,14 +42,12 @@ from collections import namedtuple
 import numba
 import numpy as np
 
-__all__ = ["pack_cycles", "csr_pair", "REACH", "TENURE", "STALL", "CHAIN"]
+__all__ = ["pack_cycles", "csr_pair", "REACH", "TENURE", "LONG_TENURE", "STALL", "CHAIN", "NEVER"]
 
-TENURE = 10             # plateau search: steps a cycle swapped in stays
-LOCKED = 2**40          # plateau search past lock_after: a cycle swapped in stays until an unlock
-UNLOCK = 2_000          # plateau search past lock_after: steps without a gain before every unlock
-DRAWS = 4               # plateau search past lock_after: random draws per restart (least failed wins)
+TENURE = 10             # plateau search: steps a cycle swapped in stays (default)
+LONG_TENURE = 10_000    # plateau search of the frustration bound: steps a cycle swapped in stays
 CHAIN = 20              # plateau search: swaps in a row before a random restart
-NEVER = 2**62           # plateau search: no locking phase
+NEVER = 2**62           # plateau search: the reach never grows
 STALL = 20_000          # plateau search: steps without a gain before it stops
 REACH = 5_000           # exchanges: vertices one path search may reach (hubs make them costly)
 CHEAP_CAP = 4_096       # timed large searches: adjacency entries one search of the cheap pass may scan
@@ -269,9 +266,11 @@ def _expand(indptr, idx, slot_edge, frustrated, owner, tabu, step, allow_one, q,
             dist, par, pedge, via, odist, ovia):
     """Expand one level ``q[lo:hi]`` of one side of :func:`_path_search`.
 
-    Returns the new queue end and the first meeting with the other side
+    Returns the new queue end, the adjacency entries of the vertices it
+    queued (the next level's work) and the first meeting with the other side
     (this side's vertex, the other side's vertex, the edge, the cycle the
     joined path crosses), or vertex -1 when there is none yet."""
+    work = 0
     for j in range(lo, hi):
         a = q[j]
         for k in range(indptr[a], indptr[a + 1]):
@@ -288,7 +287,7 @@ def _expand(indptr, idx, slot_edge, frustrated, owner, tabu, step, allow_one, q,
             if odist[b] >= 0:
                 joined = _join(nv, ovia[b])
                 if joined != -2:
-                    return qn, a, b, e, joined
+                    return qn, work, a, b, e, joined
             elif dist[b] < 0:
                 dist[b] = dist[a] + 1
                 par[b] = a
@@ -296,7 +295,14 @@ def _expand(indptr, idx, slot_edge, frustrated, owner, tabu, step, allow_one, q,
                 via[b] = nv
                 q[qn] = b
                 qn += 1
-    return qn, -1, -1, -1, -1
+                work += indptr[b + 1] - indptr[b]
+            elif nv == -1 and via[b] >= 0 and dist[b] == dist[a] + 1:
+                # b is in the level being built, reached over a packed cycle first: a free
+                # path to it leaves every cycle open to the rest of the search
+                par[b] = a
+                pedge[b] = e
+                via[b] = -1
+    return qn, work, -1, -1, -1, -1
 
 
 @numba.njit(cache=True, nogil=True)
@@ -305,7 +311,9 @@ def _path_search(adj, radj, frustrated, owner, tabu, step, s, t, max_length, all
     """Path ``s -> t`` of at most ``max_length`` satisfied edges that are free
     (``owner`` -1) or, with ``allow_one``, held by one single packed cycle
     along the whole path, one not tabu (``tabu[c] > step``); bidirectional
-    breadth-first search, the smaller frontier first, given up once both
+    breadth-first search, the frontier with fewer adjacency entries first
+    (a vertex of the level being built that a free edge also reaches is
+    marked free: free paths are preferred), given up once both
     sides reached more than ``reach`` vertices (``ws``/``wt``: per-side
     scratch, dist/par/pedge/via/queue rows, dist all -1 on entry and on return).
 
@@ -323,16 +331,19 @@ def _path_search(adj, radj, frustrated, owner, tabu, step, s, t, max_length, all
     slo, shi, sn, ls = 0, 1, 1, 0
     tlo, thi, tn, lt = 0, 1, 1, 0
     c, a, b, e = -2, -1, -1, -1
+    sw = indptr[s + 1] - indptr[s]  # adjacency entries of each frontier
+    tw = rindptr[t + 1] - rindptr[t]
     while slo < shi and tlo < thi and ls + lt < max_length and sn + tn <= reach:
-        if shi - slo <= thi - tlo:
-            sn, a, b, e, c = _expand(indptr, idx, slot_edge, frustrated, owner, tabu, step,
-                                     allow_one, ws[4], slo, shi, sn, ws[0], ws[1], ws[2], ws[3],
-                                     wt[0], wt[3])
+        # the frontier with fewer adjacency entries grows (hubs make vertex counts mislead)
+        if sw <= tw:
+            sn, sw, a, b, e, c = _expand(indptr, idx, slot_edge, frustrated, owner, tabu, step,
+                                         allow_one, ws[4], slo, shi, sn, ws[0], ws[1], ws[2],
+                                         ws[3], wt[0], wt[3])
             slo, shi, ls = shi, sn, ls + 1
         else:
-            tn, b, a, e, c = _expand(rindptr, ridx, rslot, frustrated, owner, tabu, step,
-                                     allow_one, wt[4], tlo, thi, tn, wt[0], wt[1], wt[2], wt[3],
-                                     ws[0], ws[3])
+            tn, tw, b, a, e, c = _expand(rindptr, ridx, rslot, frustrated, owner, tabu, step,
+                                         allow_one, wt[4], tlo, thi, tn, wt[0], wt[1], wt[2],
+                                         wt[3], ws[0], ws[3])
             tlo, thi, lt = thi, tn, lt + 1
         if a >= 0:
             break
@@ -441,38 +452,24 @@ def _move(adj, radj, frustrated, pk, i, step, max_length, reach, tenure, plateau
 
 
 @numba.njit(cache=True, nogil=True)
-def _fresh(pk, fails):
-    """A left-out seed edge to restart the plateau search from: the one with the
-    fewest failed searches among ``DRAWS`` random draws (failed searches are the
-    costly ones, and a seed that failed tends to fail again until an unlock)."""
-    best = pk.out[np.random.randint(pk.n_out[0])]
-    for _ in range(DRAWS - 1):
-        if fails[best] == 0:
-            break
-        i = pk.out[np.random.randint(pk.n_out[0])]
-        if fails[i] < fails[best]:
-            best = i
-    return best
-
-
-@numba.njit(cache=True, nogil=True)
 def _improve(adj, radj, frustrated, pk, max_length, reach, passes, steps, tenure, seed,
-             deadline, stall=STALL, lock_after=NEVER):
+             deadline, stall=STALL, grow_after=NEVER):
     """Grow a packing by exchanges, then search its plateaus.
 
     First passes over the left-out seed edges (in their order) with
     one-for-two exchanges (:func:`_move` without plateau swaps), until one
-    gains nothing or ``passes`` ran.  Then ``steps`` steps of a plateau
-    search: each takes a left-out edge (the one just swapped out, up to
+    gains nothing or ``passes`` ran (their path searches reach at most
+    ``REACH`` vertices: wider ones pay more in the plateau search).  Then
+    ``steps`` steps of a plateau search: each takes a left-out edge (the
+    one just swapped out, up to
     ``CHAIN`` in a row, else a random one) and tries :func:`_move` with
     plateau swaps, which move the packing to equally large ones where new
     exchanges open; a cycle swapped in is not swapped out again for
-    ``tenure`` steps.  Past step ``lock_after`` it stays until ``UNLOCK``
-    steps without a gain unlock every cycle (after a whole such round
-    without a gain, ``reach`` doubles), and restarts take the least failed
-    of ``DRAWS`` random seeds.  The size never decreases.  Stops early after
-    ``stall`` steps without a gain, or once ``perf_counter`` passes
-    ``deadline``.
+    ``tenure`` steps.  At step ``grow_after`` and each time the step count
+    doubles after it, ``reach`` doubles (up to twice the vertices): a long
+    search spends its later steps on the wider searches that still pay.
+    The size never decreases.  Stops early after ``stall`` steps without a
+    gain, or once ``perf_counter`` passes ``deadline``.
     Sequential: the result depends only on the inputs.
     """
     if _now() > deadline:  # not even the scratch: it is a pass over the vertices
@@ -493,37 +490,29 @@ def _improve(adj, radj, frustrated, pk, max_length, reach, passes, steps, tenure
             # a path search may cost milliseconds near hubs: the clock is read every 16
             if (work & 15) == 0 and _now() > deadline:
                 return
-            if _move(adj, radj, frustrated, pk, i, 0, max_length, reach, 0, False, ws,
-                     wt) == -1:
+            if _move(adj, radj, frustrated, pk, i, 0, max_length, min(reach, REACH), 0, False,
+                     ws, wt) == -1:
                 gained += 1
         if gained == 0:
             break
     np.random.seed(seed)
-    fails = np.zeros(nf, np.int64)  # failed searches per seed edge since the last unlock
-    cur, chain, last_gain, last_unlock = -1, 0, 0, 0
+    cur, chain, last_gain, grow_at = -1, 0, 0, grow_after
     for step in range(1, steps + 1):
         if (pk.n_out[0] == 0 or step - last_gain > stall
                 or ((step & 15) == 0 and _now() > deadline)):
             return
-        locking = step > lock_after
-        if locking and step - max(last_gain, last_unlock, lock_after) > UNLOCK:  # stuck
-            pk.tabu[:] = 0
-            fails[:] = 0
-            if last_unlock > last_gain:  # a whole locked round without a gain
-                reach = min(2 * reach, 2 * nv)
-            last_unlock = step
+        if step == grow_at:
+            reach = min(2 * reach, 2 * nv)
+            grow_at *= 2
         if cur >= 0 and chain < CHAIN:  # the cycle just swapped out goes next
             i = cur
             chain += 1
         else:  # a fresh start: long chains end up swapping the same few cycles around
-            i = _fresh(pk, fails) if locking else pk.out[np.random.randint(pk.n_out[0])]
+            i = pk.out[np.random.randint(pk.n_out[0])]
             chain = 0
-        cur = _move(adj, radj, frustrated, pk, i, step, max_length, reach,
-                    LOCKED if locking else tenure, True, ws, wt)
+        cur = _move(adj, radj, frustrated, pk, i, step, max_length, reach, tenure, True, ws, wt)
         if cur == -1:
             last_gain = step
-        elif cur == -2:
-            fails[i] += 1
 
 
 _Packing = namedtuple("_Packing", ["fe", "fu", "fv", "pool", "top", "cstart", "clen", "packed",
@@ -604,7 +593,8 @@ def _cheap_order(adj, fu, fv, max_length: int, deadline: float) -> np.ndarray:
 
 def pack_cycles(adj, radj, excluded: np.ndarray, fe: np.ndarray, fu: np.ndarray, fv: np.ndarray,
                 *, max_length: int, augment_length: int, passes: int, steps: int, seed: int,
-                deadline: float, stall: int = STALL, lock_after: int = NEVER):
+                deadline: float, stall: int = STALL, tenure: int = TENURE, reach: int = REACH,
+                grow_after: int = NEVER):
     """Edge-disjoint cycles through the seeds: greedy, then exchanges and plateau search.
 
     ``excluded`` (bool per graph edge) marks edges no path may use (the
@@ -612,10 +602,10 @@ def pack_cycles(adj, radj, excluded: np.ndarray, fe: np.ndarray, fu: np.ndarray,
     search-graph vertices their paths join.  Greedy paths have at most
     ``max_length`` edges, exchange paths at most ``augment_length``;
     ``passes`` rounds of exchanges, ``steps`` plateau steps seeded with
-    ``seed`` (ended by ``stall`` steps in a row without a gain; past step
-    ``lock_after`` the cycles swapped in are locked in rounds and a round
-    without a gain doubles the reach of the path searches, which suits a
-    search that runs until a deadline);
+    ``seed`` (ended by ``stall`` steps in a row without a gain), each swap
+    kept for ``tenure`` steps; path searches give up past ``reach``
+    vertices, and from step ``grow_after`` on the reach doubles each time
+    the step count does (which suits a search that runs until a deadline);
     everything stops once ``perf_counter`` passes ``deadline``.  When the
     greedy rounds would not fit in half the time to ``deadline``
     (:func:`_cheap_order`), a pass over the seeds, those whose ends have the
@@ -634,6 +624,6 @@ def pack_cycles(adj, radj, excluded: np.ndarray, fe: np.ndarray, fu: np.ndarray,
                               CHEAP_CAP, CHEAP_HUB)
     pk = _packing(ptr, edges, fe, fu, fv, m, augment_length)
     walk_seed = int(np.random.SeedSequence(seed).generate_state(1)[0])  # numba seeds take 32 bits
-    _improve(adj, radj, excluded, pk, augment_length, REACH, passes, int(steps), TENURE, walk_seed,
-             deadline, int(stall), int(lock_after))
+    _improve(adj, radj, excluded, pk, augment_length, int(reach), passes, int(steps), int(tenure),
+             walk_seed, deadline, int(stall), int(grow_after))
     return _cycles_of(pk)

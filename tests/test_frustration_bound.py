@@ -123,3 +123,74 @@ def test_exchanges_and_plateau_search_add_cycles(monkeypatch):
         assert check_cycles(g, searched) == searched.bound >= exchanged.bound
         gained += [exchanged.bound - greedy.bound, searched.bound - exchanged.bound]
     assert (gained > 0).all()
+
+
+def test_level_prefers_free_paths():
+    """A vertex of the level being built, reached first over a packed cycle's edge, is
+    marked free once a free edge reaches it too: paths through it may then cross another
+    cycle (a -> x holds cycle 0's edge; b -> x is free)."""
+    from rapids_balance._cycle_packing import _expand
+
+    # vertices 0 (a), 1 (b), 2 (x); edges 0: a-x, 1: b-x
+    indptr = np.array([0, 1, 2, 4], np.int64)
+    idx = np.array([2, 2, 0, 1], np.int64)
+    slot_edge = np.array([0, 1, 0, 1], np.int64)
+    frustrated = np.zeros(2, bool)
+    owner = np.array([0, -1], np.int64)
+    tabu = np.zeros(1, np.int64)
+    q = np.array([0, 1, -1], np.int64)
+    dist = np.array([1, 1, -1], np.int64)
+    par = np.full(3, -1, np.int64)
+    pedge = np.full(3, -1, np.int64)
+    via = np.array([-1, -1, -1], np.int64)
+    qn, work, a, *_ = _expand(indptr, idx, slot_edge, frustrated, owner, tabu, 1, True, q, 0, 2, 2,
+                        dist, par, pedge, via, np.full(3, -1, np.int64), np.full(3, -1, np.int64))
+    assert (qn, work, a) == (3, 2, -1) and q[2] == 2 and dist[2] == 2
+    assert via[2] == -1 and par[2] == 1 and pedge[2] == 1
+
+
+def _check_packing(g, side, ptr, edges):
+    """Each cycle of ``(ptr, edges)`` is closed and simple, with exactly one edge ``side``
+    frustrates (so an odd number of negative edges), and no edge is in two cycles."""
+    x = np.where(np.asarray(side) > 0, -1, 1)
+    frustrated = g.sign * x[g.edge_src] * x[g.edge_dst] < 0
+    assert np.unique(edges).size == edges.size, "edge in two cycles"
+    for i in range(ptr.size - 1):
+        cyc = edges[ptr[i]:ptr[i + 1]]
+        assert frustrated[cyc].sum() == 1 and (g.sign[cyc] < 0).sum() % 2 == 1
+        ends = np.bincount(np.concatenate([g.edge_src[cyc], g.edge_dst[cyc]]))
+        assert set(np.unique(ends[ends > 0])) == {2}, "not a simple closed cycle"
+    return ptr.size - 1
+
+
+def test_widening_search_keeps_cycles_valid_and_only_adds():
+    """The timed bound's schedule (a reach that doubles as the steps do, long tenure),
+    run by steps: every cycle valid, and more steps never fewer cycles (one trajectory)."""
+    from rapids_balance._cycle_packing import pack_cycles
+
+    for seed in (0, 5):
+        g = random_signed(80, 0.08, 0.4, 400 + seed)
+        side = np.random.default_rng(seed).integers(0, 2, g.n)
+        x = np.where(side > 0, -1, 1)
+        frustrated = g.sign * x[g.edge_src] * x[g.edge_dst] < 0
+        fe = np.flatnonzero(frustrated).astype(np.int64)
+        adj = (g.indptr, g.indices, g.slot_edge)
+        sizes = []
+        for steps in (0, 3_000, 12_000):
+            ptr, edges = pack_cycles(adj, adj, frustrated, fe, g.edge_src[fe].astype(np.int64),
+                                     g.edge_dst[fe].astype(np.int64), max_length=8,
+                                     augment_length=8, passes=2, steps=steps, seed=seed,
+                                     deadline=np.inf, stall=2**62, tenure=500, reach=4,
+                                     grow_after=1_000)
+            sizes.append(_check_packing(g, side, ptr, edges))
+        assert sizes[0] <= sizes[1] <= sizes[2] and sizes[0] < sizes[2]
+
+
+def test_timed_search_keeps_cycles_valid():
+    """The timed schedule through the public function: every cycle checked, and the
+    bound between 0 and the index (whatever the machine's speed)."""
+    g = random_signed(50, 0.12, 0.4, 77)
+    side = np.random.default_rng(3).integers(0, 2, g.n)
+    lb = frustration_lower_bound(g, side, time_limit=0.5)
+    assert check_cycles(g, lb) == lb.bound <= lb.index
+    assert lb.bound > 0
