@@ -268,11 +268,44 @@ class Report:
         doc = {"benchmark": self.name, "description": self.description,
                "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                "machine": machine_info(), "params": self.params, "rows": self.rows}
-        path.write_text(json.dumps(doc, indent=2, default=str))
+        path.write_text(json.dumps(portable(doc), indent=2, default=str))
         print()
         print(format_table(self.rows))
         print(f"\nwritten: {path}")
         return path
+
+
+def _checkout_of(path: Path) -> Path | None:
+    for parent in (path, *path.parents):
+        if (parent / "pyproject.toml").is_file() and (parent / "rapids_balance").is_dir():
+            return parent
+    return None
+
+
+def portable_path(text: str) -> str:
+    """An absolute path as a results file may keep it: relative to its checkout
+    (``<this checkout>`` or ``<other checkout>``), else ``<outside>/`` and its
+    name, since where this machine keeps its files says nothing about the result."""
+    path = Path(text)
+    if not path.is_absolute() or len(path.parts) < 3:
+        return text
+    root = _checkout_of(path)
+    if root is not None:
+        label = "<this checkout>" if root.resolve() == REPO else "<other checkout>"
+        rel = path.relative_to(root).as_posix()
+        return label if rel == "." else f"{label}/{rel}"
+    return f"<outside>/{path.name}"
+
+
+def portable(obj: Any) -> Any:
+    """``obj`` with every string that is an absolute path made :func:`portable_path`."""
+    if isinstance(obj, dict):
+        return {k: portable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [portable(v) for v in obj]
+    if isinstance(obj, str) and obj.startswith("/") and "\n" not in obj and " " not in obj:
+        return portable_path(obj)
+    return obj
 
 
 def _num(v: Any) -> str:

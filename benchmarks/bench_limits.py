@@ -36,7 +36,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _harness import REPO, Report
+from _harness import REPO, Report, load_average
 
 KINDS = ("frustration", "clustering", "bound", "bound-tree")
 CALLS = {"frustration": "frustration(g, time_limit={})",
@@ -152,7 +152,7 @@ def main() -> None:
                               capture_output=True, text=True).stdout.strip()
     rep = Report("limits", description=__doc__.split("\n\n")[0],
                  params={"edges": args.edges, "limits": limits, "prev": prev_rev,
-                         "shared_machine": True, "compete": args.compete})
+                         "load_avg_at_start": load_average(), "compete": args.compete})
     condition = "one core taken" if args.compete else "no competitor of ours"
     with tempfile.TemporaryDirectory() as tmp:
         graphs = {}

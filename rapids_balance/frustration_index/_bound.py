@@ -128,12 +128,13 @@ def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 
     parameters and the seed (not on the thread count), unless
     ``time_limit`` cuts the search short.  The bound is only as good as
     the packing: a gap does not mean the state is not optimal.  Measured
-    around the states of ``frustration(g, time_limit=60)``, default steps:
-    Bitcoin OTC 1,148 of 1,148 (so that state is optimal), wiki-Elec 16,730
-    of 16,734 (0.02 %), Epinions 52,433 of 52,487 (0.10 %), Slashdot 73,016
-    of 74,495 (2.0 %); without the plateau search 1,147, 16,663, 52,293 and
-    71,931.  The search is sequential on the CPU: a few seconds for 100 k
-    edges, 10 to 20 s for Slashdot and Epinions (2 cores); path searches
+    around the states of ``frustration(g, 16)``, default steps (quiet 2-core
+    machine): Bitcoin OTC 1,148 of 1,148 (so that state is optimal),
+    wiki-Elec 16,728 of 16,734 (0.04 %, 1.2 s), Epinions 52,444 of 52,487
+    (0.08 %, 8.3 s), Slashdot 72,995 of 74,496 (2.0 %, 20.6 s); without the
+    plateau search (an earlier measurement) 1,147, 16,663, 52,293 and 71,931.
+    The search is sequential on the CPU: a few seconds for 100 k edges, 10 to
+    20 s for Slashdot and Epinions; path searches
     give up past 5,000 vertices, which keeps hubs cheap.  A search run
     until ``time_limit`` keeps each cycle its plateau search swaps in for
     10,000 steps (swaps are not undone, and new exchanges open around
@@ -144,7 +145,8 @@ def frustration_lower_bound(graph: Any, state: Any = None, *, max_length: int = 
     Slashdot, around the state of ``frustration(g, 16)`` (index 74,496), on
     a 2-core machine shared with two other jobs: 72,871 / 73,685 / 73,806
     with ``time_limit`` 15 / 60 / 120 s (gaps 2.2 / 1.09 / 0.92 % against
-    74,495; the previous schedule, same run: 71,857 / 73,466 / 73,558).
+    74,495; the previous schedule, same run: 71,857 / 73,466 / 73,558); on a
+    quiet machine 73,716 with 60 s (1.05 %; the previous schedule 73,506).
 
     References
     ----------
