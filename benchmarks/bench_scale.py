@@ -56,10 +56,11 @@ row reads; the pickle the other rows read and a ``.json`` of its size and
 planted cost lie beside it, as ``--keep DIR`` writes them, owner-only);
 only the rows of its size run, so the 10^8-edge rows can be run a few at
 a time.
-``--peer DIR`` runs the loading and balance rows also with another
-checkout's code (its own ``benchmarks/bench_scale.py --row``), in the same
-run on the same graph: ``peer_value`` (seconds) and
-``peer_peak_bytes_per_edge`` beside ours.
+``--peer DIR`` runs the loading, balance and frustration rows also with
+another checkout's code (its own ``benchmarks/bench_scale.py --row``), in
+the same run on the same graph: ``peer_value`` (seconds; for frustration
+its index, with ``peer_seconds``) and ``peer_peak_bytes_per_edge`` beside
+ours.
 
 Usage: python benchmarks/bench_scale.py [--large | --huge] [--only KIND[,KIND...]]
        [--file CSV | --keep DIR] [--peer DIR [--peer-name NAME]] [--flip F] [--exponent X] [--seed S] [--out DIR]
@@ -325,12 +326,15 @@ def main() -> None:
                                   else _graph_file(Path(args.keep or tmp), k, m, args))
             path, n, m_real, planted = graphs[(k, m)]
             given = str(Path(path).with_suffix(".csv")) if kind == "load" else path
-            if args.peer and kind in ("load", "balance"):
+            if args.peer and kind in ("load", "balance", "frustration"):
                 peer = _subprocess_row(kind, given, kwargs, Path(args.peer).resolve())
                 peer_fields = {"peer": f"the same call, code of {args.peer_name}",
                                "peer_value": peer.get("seconds"),
                                "peer_peak_bytes_per_edge": peer.get("peak_bytes_per_edge"),
                                "peer_error": peer.get("error")}
+                if kind == "frustration":  # the peer's index beside ours, its seconds apart
+                    peer_fields.update(peer_value=peer.get("value"),
+                                       peer_seconds=peer.get("seconds"))
             else:
                 peer_fields = {}
             r = _subprocess_row(kind, given, kwargs)

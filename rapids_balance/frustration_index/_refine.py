@@ -369,45 +369,49 @@ def _coarsen(indptr, idx, J, cmap, orient, nc, deadline=NO_DEADLINE, wide=np.int
     are sized for the fine level's entries, written only as far as the
     coarse level needs, then shrunk in place (no copy: a level of a large
     graph is the search's largest allocation, held by every V-cycle in
-    flight).  The sums are int16 (on large sparse graphs most coarse edges
-    carry one fine edge) unless the fine level's are already wider or one
-    sum does not fit: then the level is built again in ``wide`` (int32 holds
-    any sum below 2**31 edges).  Once ``deadline`` passes it gives up: the
-    returned row pointer has one entry, not ``nc + 1``.
+    flight).  The sums are built in int16 (on large sparse graphs most
+    coarse edges carry one or a few fine edges) and kept in int8 when they
+    all fit, unless the fine level's are already wider or one sum does not
+    fit int16: then the level is built again in ``wide`` (int32 holds any sum
+    below 2**31 edges).  Once ``deadline`` passes it gives up: the returned
+    row pointer has one entry, not ``nc + 1``.
     """
     out_ptr = np.zeros(nc + 1, np.int64)
     out_idx = np.empty(idx.size, np.int32)  # vertex ids fit (as in the graph's CSR)
     for dtype in ((np.int16, wide) if J.dtype.itemsize <= 2 else (wide,)):
         out_J = np.empty(idx.size, dtype)
-        pos = _contract_into(indptr, idx, J, cmap, orient, nc, out_ptr, out_idx, out_J,
-                             np.iinfo(dtype).max, deadline)
+        pos, big = _contract_into(indptr, idx, J, cmap, orient, nc, out_ptr, out_idx, out_J,
+                                  np.iinfo(dtype).max, deadline)
         if pos != OVERFLOW:
             break
     if pos < 0:
         return out_ptr[:1].copy(), out_idx[:0].copy(), out_J[:0].copy()
     # arrays made here own their memory: realloc returns the unwritten tail without moving
     out_idx.resize(pos, refcheck=False)
+    if out_J.dtype == np.int16 and big <= np.iinfo(np.int8).max:
+        return out_ptr, out_idx, out_J[:pos].astype(np.int8)
     out_J.resize(pos, refcheck=False)
     return out_ptr, out_idx, out_J
 
 
 @numba.njit(cache=True, nogil=True)
 def _contract_into(indptr, idx, J, cmap, orient, nc, out_ptr, out_idx, out_J, jmax, deadline):
-    """:func:`_coarsen`'s kernel: writes the coarse CSR into the ``out_`` arrays and
-    returns its number of entries, -1 once ``deadline`` passed, or ``OVERFLOW``
-    when a sum is beyond ``±jmax``."""
+    """:func:`_coarsen`'s kernel: writes the coarse CSR into the ``out_`` arrays;
+    returns its number of entries (-1 once ``deadline`` passed, ``OVERFLOW``
+    when a sum is beyond ``±jmax``) and the largest absolute sum written."""
     start, members = members_by_cluster(cmap, nc)
     acc = np.zeros(nc, np.int64)
     seen = np.full(nc, -1, np.int32)
     touched = np.empty(nc, np.int32)
     pos = 0
+    big = 0
     work = 0
     mark = 0
     for c in range(nc):
         # clusters hold very different numbers of edges: the clock follows the edges scanned
         late, mark = overdue(deadline, work, mark)
         if late:
-            return -1
+            return -1, big
         nt = 0
         for q in range(start[c], start[c + 1]):
             u = members[q]
@@ -427,13 +431,14 @@ def _contract_into(indptr, idx, J, cmap, orient, nc, out_ptr, out_idx, out_J, jm
         for t in range(nt):
             a = acc[cols[t]]
             if a > jmax or a < -jmax:
-                return OVERFLOW
+                return OVERFLOW, big
             if a != 0:
+                big = max(big, abs(a))
                 out_idx[pos] = cols[t]
                 out_J[pos] = acc[cols[t]]
                 pos += 1
         out_ptr[c + 1] = pos
-    return pos
+    return pos, big
 
 
 def slot_signs(graph) -> np.ndarray:
@@ -499,26 +504,28 @@ def _vcycle(level0, x, seed, respect, x2=None, p: RefineParams = RefineParams(),
 
 
 def compile_wide_levels(graph) -> None:
-    """Compile the kernels of levels whose sums are wider than int16, on ``graph`` (tiny).
+    """Compile the kernels of levels whose sums are wider than int8, on ``graph`` (tiny).
 
-    A small graph's sums always fit int16, so a warm-up run on one never
-    builds such a level; a large graph's deep levels may, and their kernels
-    (the contraction into int32 from every narrower level, the matching and
-    the tabu search on int32 sums) would otherwise compile inside a timed
-    search.
+    A small graph's sums always fit int8, so a warm-up run on one never
+    builds a wider level; a large graph's deeper levels may, and their
+    kernels (the contraction into int16 or int32 from every level, the
+    matching and the tabu search on int16 and int32 sums) would otherwise
+    compile inside a timed search.
     """
     indptr, idx = graph.indptr, np.ascontiguousarray(graph.indices, dtype=np.int32)
     cmap = np.zeros(graph.n, np.int32)
     orient = np.ones(graph.n, np.int8)
     # the finest level's arrays are the graph's (read-only), a coarse level's are not
     for ptr, ix in ((indptr, idx), (indptr.copy(), idx.copy())):
-        for fine in (np.int8, np.int16):
-            _contract_into(ptr, ix, np.ones(ix.size, fine), cmap, orient, 1,
-                           np.zeros(2, np.int64), np.empty(ix.size, np.int32),
-                           np.empty(ix.size, np.int32), np.iinfo(np.int32).max, NO_DEADLINE)
-    J = slot_signs(graph).astype(np.int32)
-    _vcycle((indptr, idx, J), np.ones(graph.n, np.int8), 0, True,
-            p=RefineParams(coarsest=8, grow=1), deadline=time.perf_counter() + 3600.0)
+        for fine in (np.int8, np.int16, np.int32):
+            for out in (np.int16, np.int32):
+                _contract_into(ptr, ix, np.ones(ix.size, fine), cmap, orient, 1,
+                               np.zeros(2, np.int64), np.empty(ix.size, np.int32),
+                               np.empty(ix.size, out), np.iinfo(out).max, NO_DEADLINE)
+    for sums in (np.int16, np.int32):
+        _vcycle((indptr.copy(), idx.copy(), slot_signs(graph).astype(sums)),
+                np.ones(graph.n, np.int8), 0, True, p=RefineParams(coarsest=8, grow=1),
+                deadline=time.perf_counter() + 3600.0)
 
 
 # ---------------------------------------------------------------------------
