@@ -450,7 +450,6 @@ def slot_signs(graph) -> np.ndarray:
     return graph.sign[graph.slot_edge].astype(np.int8)
 
 
-
 def _u64(seed: int) -> np.uint64:
     """A derived seed (``seed * 7919 + k`` may pass 2**64) as the kernels' uint64, modulo 2**64."""
     return np.uint64(int(seed) & 0xFFFFFFFFFFFFFFFF)
@@ -515,13 +514,16 @@ def compile_wide_levels(graph) -> None:
     indptr, idx = graph.indptr, np.ascontiguousarray(graph.indices, dtype=np.int32)
     cmap = np.zeros(graph.n, np.int32)
     orient = np.ones(graph.n, np.int8)
-    # the finest level's arrays are the graph's (read-only), a coarse level's are not
-    for ptr, ix in ((indptr, idx), (indptr.copy(), idx.copy())):
-        for fine in (np.int8, np.int16, np.int32):
-            for out in (np.int16, np.int32):
-                _contract_into(ptr, ix, np.ones(ix.size, fine), cmap, orient, 1,
-                               np.zeros(2, np.int64), np.empty(ix.size, np.int32),
-                               np.empty(ix.size, out), np.iinfo(out).max, NO_DEADLINE)
+    # the finest level's arrays are the graph's (read-only, int8 signs), a coarse level's
+    # are not; int16 sums may need int32 on the next level, int32 sums stay int32
+    coarse = (indptr.copy(), idx.copy())
+    for (ptr, ix), fine, out in (((indptr, idx), np.int8, np.int32),
+                                 (coarse, np.int8, np.int16), (coarse, np.int8, np.int32),
+                                 (coarse, np.int16, np.int16), (coarse, np.int16, np.int32),
+                                 (coarse, np.int32, np.int32)):
+        _contract_into(ptr, ix, np.ones(ix.size, fine), cmap, orient, 1, np.zeros(2, np.int64),
+                       np.empty(ix.size, np.int32), np.empty(ix.size, out), np.iinfo(out).max,
+                       NO_DEADLINE)
     for sums in (np.int16, np.int32):
         _vcycle((indptr.copy(), idx.copy(), slot_signs(graph).astype(sums)),
                 np.ones(graph.n, np.int8), 0, True, p=RefineParams(coarsest=8, grow=1),
