@@ -368,7 +368,7 @@ def main() -> None:
                     else "I(P)", published="planted partition's cost", published_value=planted,
                     vs_planted=round(value / planted, 4) if planted else None,
                     within_limit=None if limit is None else r["seconds"] <= 1.1 * limit,
-                    **r)
+                    **peer_fields, **r)
     rep.finish(args.out)
 
 
