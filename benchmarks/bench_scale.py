@@ -15,7 +15,9 @@ Rows (each run in its own Python process, so its peak memory is its own):
   above the process's baseline), with the parse / graph-build split;
 * ``frustration(g, time_limit=60)`` on k = 2 graphs of 10^6 (and, with
   ``--large``, 10^7) edges: seconds, index, trees sampled, whether the limit
-  stopped it, and peak resident memory per edge;
+  stopped it, and peak resident memory per edge; with ``--large`` also
+  ``frustration(g)`` untimed at 10^7 edges (its memory does not depend on
+  how far a limit lets the search go);
 * ``frustration(g)`` with its defaults on the 10^6-edge k = 2 graph
   (target: <= 60 s, at or below the planted cost);
 * ``correlation_clustering(g, time_limit=30)`` on k = 5 graphs of 10^6 (and
@@ -56,10 +58,11 @@ row reads; the pickle the other rows read and a ``.json`` of its size and
 planted cost lie beside it, as ``--keep DIR`` writes them, owner-only);
 only the rows of its size run, so the 10^8-edge rows can be run a few at
 a time.
-``--peer DIR`` runs the loading and balance rows also with another
-checkout's code (its own ``benchmarks/bench_scale.py --row``), in the same
-run on the same graph: ``peer_value`` (seconds) and
-``peer_peak_bytes_per_edge`` beside ours.
+``--peer DIR`` runs the loading, balance and frustration rows also with
+another checkout's code (its own ``benchmarks/bench_scale.py --row``), in
+the same run on the same graph: ``peer_value`` (seconds; for frustration
+its index, with ``peer_seconds``) and ``peer_peak_bytes_per_edge`` beside
+ours.
 
 Usage: python benchmarks/bench_scale.py [--large | --huge] [--only KIND[,KIND...]]
        [--file CSV | --keep DIR] [--peer DIR [--peer-name NAME]] [--flip F] [--exponent X] [--seed S] [--out DIR]
@@ -92,6 +95,7 @@ ROWS = [
 LARGE_ROWS = [
     ("load", 2, 10**7, {}),
     ("frustration", 2, 10**7, {"time_limit": 60}),
+    ("frustration", 2, 10**7, {}),  # no limit: the default search's memory on any machine
     ("clustering", 5, 10**7, {"time_limit": 30}),
     ("balance", 2, 10**7, {"n_trees": 64}),
 ]
@@ -325,12 +329,15 @@ def main() -> None:
                                   else _graph_file(Path(args.keep or tmp), k, m, args))
             path, n, m_real, planted = graphs[(k, m)]
             given = str(Path(path).with_suffix(".csv")) if kind == "load" else path
-            if args.peer and kind in ("load", "balance"):
+            if args.peer and kind in ("load", "balance", "frustration"):
                 peer = _subprocess_row(kind, given, kwargs, Path(args.peer).resolve())
                 peer_fields = {"peer": f"the same call, code of {args.peer_name}",
                                "peer_value": peer.get("seconds"),
                                "peer_peak_bytes_per_edge": peer.get("peak_bytes_per_edge"),
                                "peer_error": peer.get("error")}
+                if kind == "frustration":  # the peer's index beside ours, its seconds apart
+                    peer_fields.update(peer_value=peer.get("value"),
+                                       peer_seconds=peer.get("seconds"))
             else:
                 peer_fields = {}
             r = _subprocess_row(kind, given, kwargs)
@@ -364,7 +371,7 @@ def main() -> None:
                     else "I(P)", published="planted partition's cost", published_value=planted,
                     vs_planted=round(value / planted, 4) if planted else None,
                     within_limit=None if limit is None else r["seconds"] <= 1.1 * limit,
-                    **r)
+                    **peer_fields, **r)
     rep.finish(args.out)
 
 

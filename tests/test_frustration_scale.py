@@ -23,9 +23,9 @@ def frustrated(graph, x):
 def test_grown_clusters_are_exact_contractions(respect):
     g = random_signed(300, 0.02, 0.35, 21)
     J = slot_signs(g)
-    assert J.dtype == np.int32
+    assert J.dtype == np.int8
     x = np.where(np.random.default_rng(1).random(g.n) < 0.5, -1, 1).astype(np.int8)
-    vw = np.ones(g.n, np.int64)
+    vw = np.ones(g.n, np.int32)
     limit = 40
     pairs = _match(g.indptr, g.indices, J, x, x, vw, limit, np.uint64(5), 0, respect, False)
     cmap, orient, nc, cw = _match(g.indptr, g.indices, J, x, x, vw, limit, np.uint64(5), 0,
@@ -34,7 +34,9 @@ def test_grown_clusters_are_exact_contractions(respect):
     assert np.array_equal(np.bincount(cmap, minlength=nc), cw) and cw.max() <= limit
     X = _project_down(x, cmap, orient, nc)
     ptr, idx, W = _coarsen(g.indptr, g.indices, J, cmap, orient, nc)
-    assert W.dtype == np.int32
+    assert W.dtype == (np.int8 if np.abs(W).max() <= 127 else np.int16)
+    # the level holds exactly its entries: no larger buffer behind a view
+    assert idx.size == W.size == ptr[-1] and idx.base is None and W.base is None
     if respect:  # only satisfied edges contracted: the state survives
         assert np.array_equal(_project_up(X, cmap, orient), x)
     # the coarse cost of a coarse state and the cost of its projection differ by one
@@ -44,6 +46,29 @@ def test_grown_clusters_are_exact_contractions(respect):
     for Y in [X] + [np.where(rng.random(nc) < 0.5, -1, 1).astype(np.int8) for _ in range(5)]:
         offsets.add(frustrated(g, _project_up(Y, cmap, orient)) - int(_cost(ptr, idx, W, Y)))
     assert len(offsets) == 1 and min(offsets) >= 0
+
+
+def test_a_level_whose_sums_overflow_int16_is_built_wide_and_exact():
+    # all 200 x 200 positive edges of a complete bipartite graph contract into one
+    # coarse edge of weight 40,000: past int16, so the level is built again in int32
+    a, b = np.meshgrid(np.arange(200), np.arange(200, 400), indexing="ij")
+    g = build_graph(a.ravel(), b.ravel(), np.ones(a.size, np.int8))
+    assert g.n == 400 and g.m == 40_000
+    J = slot_signs(g)
+    cmap = (np.arange(400) >= 200).astype(np.int32)
+    orient = np.ones(400, np.int8)
+    ptr, idx, W = _coarsen(g.indptr, g.indices, J, cmap, orient, 2)
+    assert W.dtype == np.int32 and W.tolist() == [40_000, 40_000] and idx.tolist() == [1, 0]
+    assert ptr.tolist() == [0, 1, 2]
+    # a level below a wide one stays wide (its sums can only grow)
+    assert _coarsen(ptr, idx, W, np.zeros(2, np.int32), np.ones(2, np.int8), 1)[2].dtype == np.int32
+    # sums up to 127 are kept in int8, up to 32767 in int16
+    for left, kept in ((12, np.int8), (15, np.int16)):  # 120 and 150 edges between two clusters
+        a, b = np.meshgrid(np.arange(left), np.arange(left, left + 10), indexing="ij")
+        h = build_graph(a.ravel(), b.ravel(), np.ones(a.size, np.int8))
+        W = _coarsen(h.indptr, h.indices, slot_signs(h), (np.arange(h.n) >= left).astype(np.int32),
+                     np.ones(h.n, np.int8), 2)[2]
+        assert W.dtype == kept and W.tolist() == [10 * left] * 2
 
 
 def test_grown_refinement_is_thread_independent_and_never_worse():

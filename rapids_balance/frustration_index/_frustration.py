@@ -30,7 +30,8 @@ from ..errors import GraphInputError
 from ..graph import graph_from_any
 from ..balancing._roots import check_root_labels, check_roots_arg
 from ._cloud import Cloud, CloudPart, build_part, merge_part, states_for_cap, thin_history
-from ._refine import RefineParams, parallel_descent, refine as refine_states, slot_signs
+from ._refine import (RefineParams, compile_wide_levels, parallel_descent, refine as refine_states,
+                      slot_signs)
 from ._result import FrustrationResult, state_frame, switched_frame
 from ._samplers import SAMPLERS, sample_trees
 from ._states import bfs_sides, count_frustrated, tree_states, words_to_sides
@@ -523,6 +524,8 @@ def _ready(params: FrustrationParams, rp: RefineParams | None) -> float:
         frustration(tiny_signed_graph(), 4, sampler=params.sampler, seed=params.seed,
                     refine=False if tiny is None else tiny, max_states=2 if capped else None,
                     time_limit=3600.0, backend=tiny_backend(params.backend), progress=False)
+        if tiny is not None:
+            compile_wide_levels(tiny_signed_graph())
         # a chunk of a single tree (a limit shorter than a chunk's trees) samples alone
         frustration(tiny_signed_graph(), 1, sampler=params.sampler, seed=params.seed,
                     refine=False, max_states=2 if capped else None, time_limit=3600.0,

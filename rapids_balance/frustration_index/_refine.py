@@ -24,8 +24,9 @@ multilevel memetic local search (our design, not from the papers):
   moved across the cut, then rounds again.
 * **large graphs**: ``RefineParams.grow`` lets clusters grow past pairs on
   every level (coarse levels shrink several times, not twice, so the levels
-  hold a small multiple of the graph's edges), and contracted signs are
-  int32 (:func:`slot_signs`).
+  hold a small multiple of the graph's edges); the signs are int8
+  (:func:`slot_signs`) and the contracted sums int16, widened only on a
+  level whose sums need it.
 
 Every step is deterministic for a given seed (matching orders and tie breaks
 come from ``_random.hash64``), and independent V-cycles run in threads (the
@@ -61,6 +62,9 @@ MATCH_STREAM = 0x4D415443    # "MATC": visiting order of the matching
 TIE_STREAM = 0x54494542      # "TIEB": tie breaks between equal edges
 PAIR_STREAM = 0x50414952     # "PAIR": recombination partners
 PERTURB_STREAM = 0x50455254  # "PERT": roots of the perturbed regions of restarts
+
+#: :func:`_contract_into`'s answer when a contracted sum does not fit its type
+OVERFLOW = -2
 PAIR, JOIN, GROW = 0, 1, 2   # what _heaviest may contract u into (see there)
 
 
@@ -156,9 +160,10 @@ def _tabu(indptr, idx, J, x, iters, tenure, deadline, stall=2**62, hard=NO_DEADL
         for k in range(indptr[v], indptr[v + 1]):
             wd += abs(J[k])
         D = max(D, wd)
-    head = np.full(2 * D + 1, -1, np.int64)
-    nxt = np.empty(n, np.int64)
-    prv = np.empty(n, np.int64)
+    # vertex ids fit int32 (as in the graph's CSR): the buckets and the log take half the memory
+    head = np.full(2 * D + 1, -1, np.int32)
+    nxt = np.empty(n, np.int32)
+    prv = np.empty(n, np.int32)
     free = np.ones(n, np.bool_)  # not tabu: in the buckets
     for v in range(n):
         _bucket_push(head, nxt, prv, v, d[v] + D)
@@ -166,9 +171,9 @@ def _tabu(indptr, idx, J, x, iters, tenure, deadline, stall=2**62, hard=NO_DEADL
     cur = 0
     best = 0
     best_it = 0
-    log = np.empty(iters, np.int64)
+    log = np.empty(iters, np.int32)
     tenure = max(1, min(tenure, n - 1))
-    queue = np.empty(tenure + 1, np.int64)
+    queue = np.empty(tenure + 1, np.int32)
     qh = 0
     qn = 0
     it = 0
@@ -287,9 +292,9 @@ def _match(indptr, idx, J, x, x2, vw, limit, seed, level, respect, grow, deadlin
     for v in range(n):
         key[v] = hash64(seed, MATCH_STREAM + level, v)
     perm = np.argsort(key)
-    cmap = np.full(n, -1, np.int64)
+    cmap = np.full(n, -1, np.int32)  # held for the whole V-cycle: half the memory of int64
     orient = np.ones(n, np.int8)
-    csize = np.zeros(n, np.int64)
+    csize = np.zeros(n, np.int32)  # vertex counts
     nc = 0
     first = GROW if grow else PAIR
     work = 0
@@ -355,30 +360,58 @@ def _project_up(X, cmap, orient):
     return x
 
 
-@numba.njit(cache=True, nogil=True)
-def _coarsen(indptr, idx, J, cmap, orient, nc, deadline=NO_DEADLINE):
+def _coarsen(indptr, idx, J, cmap, orient, nc, deadline=NO_DEADLINE, wide=np.int32):
     """Contract clusters: coarse edges carry the signed sums of their fine edges.
 
     Row by row (the members of each coarse vertex), columns ascending;
     opposite edges that cancel are dropped (such a pair no longer cares
-    about sides).  Memory: the output plus O(n) scratch.  Once ``deadline``
-    passes it gives up: the returned row pointer has one entry, not ``nc + 1``.
+    about sides).  Memory: the output plus O(n) scratch: the edge arrays
+    are sized for the fine level's entries, written only as far as the
+    coarse level needs, then shrunk in place (no copy: a level of a large
+    graph is the search's largest allocation, held by every V-cycle in
+    flight).  The sums are built in int16 (on large sparse graphs most
+    coarse edges carry one or a few fine edges) and kept in int8 when they
+    all fit, unless the fine level's are already wider or one sum does not
+    fit int16: then the level is built again in ``wide`` (int32 holds any sum
+    below 2**31 edges).  Once ``deadline`` passes it gives up: the returned
+    row pointer has one entry, not ``nc + 1``.
     """
-    start, members = members_by_cluster(cmap, nc)
-    acc = np.zeros(nc, np.int64)
-    seen = np.full(nc, -1, np.int64)
-    touched = np.empty(nc, np.int64)
     out_ptr = np.zeros(nc + 1, np.int64)
     out_idx = np.empty(idx.size, np.int32)  # vertex ids fit (as in the graph's CSR)
-    out_J = np.empty(idx.size, J.dtype)  # int32 unless the graph has 2**31 edges
+    for dtype in ((np.int16, wide) if J.dtype.itemsize <= 2 else (wide,)):
+        out_J = np.empty(idx.size, dtype)
+        pos, big = _contract_into(indptr, idx, J, cmap, orient, nc, out_ptr, out_idx, out_J,
+                                  np.iinfo(dtype).max, deadline)
+        if pos != OVERFLOW:
+            break
+    if pos < 0:
+        return out_ptr[:1].copy(), out_idx[:0].copy(), out_J[:0].copy()
+    # arrays made here own their memory: realloc returns the unwritten tail without moving
+    out_idx.resize(pos, refcheck=False)
+    if out_J.dtype == np.int16 and big <= np.iinfo(np.int8).max:
+        return out_ptr, out_idx, out_J[:pos].astype(np.int8)
+    out_J.resize(pos, refcheck=False)
+    return out_ptr, out_idx, out_J
+
+
+@numba.njit(cache=True, nogil=True)
+def _contract_into(indptr, idx, J, cmap, orient, nc, out_ptr, out_idx, out_J, jmax, deadline):
+    """:func:`_coarsen`'s kernel: writes the coarse CSR into the ``out_`` arrays;
+    returns its number of entries (-1 once ``deadline`` passed, ``OVERFLOW``
+    when a sum is beyond ``±jmax``) and the largest absolute sum written."""
+    start, members = members_by_cluster(cmap, nc)
+    acc = np.zeros(nc, np.int64)
+    seen = np.full(nc, -1, np.int32)
+    touched = np.empty(nc, np.int32)
     pos = 0
+    big = 0
     work = 0
     mark = 0
     for c in range(nc):
         # clusters hold very different numbers of edges: the clock follows the edges scanned
         late, mark = overdue(deadline, work, mark)
         if late:
-            return out_ptr[:1].copy(), out_idx[:0].copy(), out_J[:0].copy()
+            return -1, big
         nt = 0
         for q in range(start[c], start[c + 1]):
             u = members[q]
@@ -396,22 +429,25 @@ def _coarsen(indptr, idx, J, cmap, orient, nc, deadline=NO_DEADLINE):
                 acc[cw] += J[k] * orient[u] * orient[w]
         cols = np.sort(touched[:nt])
         for t in range(nt):
-            if acc[cols[t]] != 0:
+            a = acc[cols[t]]
+            if a > jmax or a < -jmax:
+                return OVERFLOW, big
+            if a != 0:
+                big = max(big, abs(a))
                 out_idx[pos] = cols[t]
                 out_J[pos] = acc[cols[t]]
                 pos += 1
         out_ptr[c + 1] = pos
-    return out_ptr, out_idx[:pos].copy(), out_J[:pos].copy()
+    return pos, big
 
 
 def slot_signs(graph) -> np.ndarray:
-    """Sign of the edge of every CSR slot, in the narrowest type that holds any contracted sum.
+    """Sign (int8 ±1) of the edge of every CSR slot: the finest level's ``J``.
 
-    A coarse edge carries the signed sum of at most ``m`` fine edges, so
-    int32 holds every level below 2**31 edges (half the memory of int64 on
-    the largest arrays of the search).
+    The kernels compute in int64 whatever ``J``'s type; the contracted
+    levels hold their sums in int16 or wider (:func:`_coarsen`).
     """
-    return graph.sign[graph.slot_edge].astype(np.int32 if graph.m < 2**31 else np.int64)
+    return graph.sign[graph.slot_edge].astype(np.int8)
 
 
 def _u64(seed: int) -> np.uint64:
@@ -429,10 +465,12 @@ def _vcycle(level0, x, seed, respect, x2=None, p: RefineParams = RefineParams(),
     start when ``respect`` holds.
     """
     indptr, idx, J = level0
+    # a coarse edge carries the signed sum of at most m fine edges
+    wide = np.int32 if idx.size < 2**32 else np.int64
     x = x.copy()
     x2 = x if x2 is None else x2
     levels = []
-    vw = np.ones(indptr.size - 1, np.int64)
+    vw = np.ones(indptr.size - 1, np.int32)
     limit = max(2, (indptr.size - 1) // p.cluster_divisor)
     lev = 0
     while indptr.size - 1 > p.coarsest and not passed(deadline):
@@ -440,22 +478,56 @@ def _vcycle(level0, x, seed, respect, x2=None, p: RefineParams = RefineParams(),
                                       p.grow > 0, deadline)
         if nc > 0.95 * (indptr.size - 1):
             break
-        coarse = _coarsen(indptr, idx, J, cmap, orient, nc, deadline)
+        coarse = _coarsen(indptr, idx, J, cmap, orient, nc, deadline, wide)
         if coarse[0].size != nc + 1:  # the deadline passed while contracting: no such level
             break
         levels.append((indptr, idx, J, cmap, orient))
         x, x2 = _project_down(x, cmap, orient, nc), _project_down(x2, cmap, orient, nc)
         indptr, idx, J = coarse
+        coarse = None
         vw = cw
         lev += 1
     n = indptr.size - 1
     _tabu(indptr, idx, J, x, 20 * n + 1000, max(5, n // 20), deadline, p.stall, hard)
-    for (fp, fi, fj, cmap, orient) in reversed(levels):
+    del indptr, idx, J
+    while levels:
+        # the coarser levels go as the state climbs: the finest level's tabu search,
+        # the largest, does not share the memory with the whole hierarchy
+        fp, fi, fj, cmap, orient = levels.pop()
         x = _project_up(x, cmap, orient)
+        del cmap, orient
         nn = fp.size - 1
         _tabu(fp, fi, fj, x, max(p.tabu_factor * nn, 10_000), max(5, nn // p.tenure_divisor),
               deadline, p.stall, hard)
     return x
+
+
+def compile_wide_levels(graph) -> None:
+    """Compile the kernels of levels whose sums are wider than int8, on ``graph`` (tiny).
+
+    A small graph's sums always fit int8, so a warm-up run on one never
+    builds a wider level; a large graph's deeper levels may, and their
+    kernels (the contraction into int16 or int32 from every level, the
+    matching and the tabu search on int16 and int32 sums) would otherwise
+    compile inside a timed search.
+    """
+    indptr, idx = graph.indptr, np.ascontiguousarray(graph.indices, dtype=np.int32)
+    cmap = np.zeros(graph.n, np.int32)
+    orient = np.ones(graph.n, np.int8)
+    # the finest level's arrays are the graph's (read-only, int8 signs), a coarse level's
+    # are not; int16 sums may need int32 on the next level, int32 sums stay int32
+    coarse = (indptr.copy(), idx.copy())
+    for (ptr, ix), fine, out in (((indptr, idx), np.int8, np.int32),
+                                 (coarse, np.int8, np.int16), (coarse, np.int8, np.int32),
+                                 (coarse, np.int16, np.int16), (coarse, np.int16, np.int32),
+                                 (coarse, np.int32, np.int32)):
+        _contract_into(ptr, ix, np.ones(ix.size, fine), cmap, orient, 1, np.zeros(2, np.int64),
+                       np.empty(ix.size, np.int32), np.empty(ix.size, out), np.iinfo(out).max,
+                       NO_DEADLINE)
+    for sums in (np.int16, np.int32):
+        _vcycle((indptr.copy(), idx.copy(), slot_signs(graph).astype(sums)),
+                np.ones(graph.n, np.int8), 0, True, p=RefineParams(coarsest=8, grow=1),
+                deadline=time.perf_counter() + 3600.0)
 
 
 # ---------------------------------------------------------------------------
