@@ -43,13 +43,16 @@ How each count is taken (the same under numba's CUDA simulator and on a GPU):
   synchronised its stream (``NUMBA_CUDA_ARRAY_INTERFACE_SYNC=1``, its
   default); ``backend.Kernel`` passes unsynchronised views.
 
-Betweenness occupancy at 10**8 edges: the sources one launch takes (one
-thread block each) as the library's batch sizing gives them for the
-reference H100 (80 GiB, 132 SMs; under the simulator the library assumes
-it), and the resident blocks per SM that follow from the launch's blocks
-over 132 SMs, 2048 threads and 65536 registers an SM (threads per block and
-registers per thread as the library states them, else 256 and the 112 that
-``tools/check_gpu_compile.py`` reported for the older kernel at sm_90).
+Betweenness occupancy at 10**8 edges: the sources one launch takes as the
+library's batch sizing gives them for the reference H100 (80 GiB, 132 SMs;
+under the simulator the library assumes it), the thread blocks each source
+gets (one, or several where memory holds fewer than 4 sources per SM:
+``centrality._gpu.blocks_per_source``), and the resident blocks per SM that
+follow from the launch's blocks over 132 SMs, 2048 threads and 65536
+registers an SM (threads per block and registers per thread as the library
+states them, else 256 and the 112 that ``tools/check_gpu_compile.py``
+reported for the older kernel at sm_90).  The ``betweenness-split`` rows
+count the same work with 4 blocks a source, as such graphs run it.
 
 ``--baseline PATH`` counts another checkout (the version before: ``git
 archive main | tar -x -C DIR``) in a subprocess with the same arguments and
@@ -94,7 +97,8 @@ GPU_MODULES = ("rapids_balance.balancing._gpu", "rapids_balance.centrality._gpu"
 BFS_READS_PER_BATCH = 1
 BFS_READS_PER_LEVEL = 2
 # the betweenness occupancy rows: (vertices, edges) at 10**8 edges; SMs of the reference H100
-OCCUPANCY_GRAPHS = ((10**6, 10**8), (2 * 10**6, 10**8), (3 * 10**6, 10**8), (4 * 10**6, 10**8))
+OCCUPANCY_GRAPHS = ((10**6, 10**8), (2 * 10**6, 10**8), (3 * 10**6, 10**8), (4 * 10**6, 10**8),
+                    (10**7, 10**8), (24 * 10**6, 10**8), (10**8, 10**8))
 SM_COUNT = 132
 # versions whose betweenness module does not say: 256 threads a block, and the registers per
 # thread of their `_bc_kernel` at sm_90 as tools/check_gpu_compile.py reports them (112 on
@@ -263,6 +267,23 @@ def workloads(g, trees: int, k: int):
         rb.node_and_edge_betweenness(g, k=min(k, g.n), weight=lengths, seed=0, backend="gpu", progress=False)
         return min(k, g.n)
 
+    def betweenness_split():
+        # as on a graph too large for a block per source: 4 blocks a source (._gpu_split)
+        from rapids_balance.centrality import _gpu_fold
+
+        chosen = _gpu_fold.blocks_per_source
+        _gpu_fold.blocks_per_source = lambda *a, **kw: 4
+        try:
+            return betweenness()
+        finally:
+            _gpu_fold.blocks_per_source = chosen
+
+    import importlib.util
+
+    # versions with the split kernels
+    split = ([("betweenness-split", "source", betweenness_split)]
+             if importlib.util.find_spec("rapids_balance.centrality._gpu_fold") else [])
+
     roots, seeds = tree_roots(g, np.arange(trees), seed=0)
 
     def bfs():
@@ -281,7 +302,7 @@ def workloads(g, trees: int, k: int):
 
     return [("balance", "tree", balance), ("frustration", "tree", frustration),
             ("frustration-kruskal", "tree", frustration_kruskal),
-            ("betweenness", "source", betweenness), ("bfs", "batch", bfs),
+            ("betweenness", "source", betweenness), *split, ("bfs", "batch", bfs),
             ("vnd-best", "move", vnd_moves), ("vnd-parallel", "round", vnd_rounds)]
 
 
@@ -311,14 +332,22 @@ def occupancy() -> list[dict]:
         for what, m_acc in (("node+edge", m), ("node", 0)):
             batches = bmod._batches(np.arange(4096 * 4, dtype=np.int64), n, 2 * m, m_acc, "gpu",
                                     bmod._CHUNK["gpu"])
-            blocks = int(batches[0].size) // bmod._CHUNK["gpu"]
+            sources = int(batches[0].size) // bmod._CHUNK["gpu"]
+            each = 1
             if hasattr(gmod, "resident_blocks_per_sm"):
                 threads, regs = gmod.BLOCK_THREADS, gmod.KERNEL_REGISTERS
-                resident = gmod.resident_blocks_per_sm(blocks, SM_COUNT)
+                if hasattr(gmod, "blocks_per_source"):  # versions that split a source over blocks
+                    each = gmod.blocks_per_source(n, 2 * m, sources, SM_COUNT)
+                    regs = gmod.SPLIT_KERNEL_REGISTERS if each > 1 else regs
+                    resident = gmod.resident_blocks_per_sm(sources, SM_COUNT, threads, regs,
+                                                           blocks_each=each)
+                else:
+                    resident = gmod.resident_blocks_per_sm(sources, SM_COUNT)
             else:
                 threads, regs = OLD_BC_THREADS, OLD_BC_REGISTERS
-                resident = min(2048 // threads, 65536 // (threads * regs), blocks / SM_COUNT)
-            rows.append({"vertices": n, "edges": m, "scores": what, "blocks_per_launch": blocks,
+                resident = min(2048 // threads, 65536 // (threads * regs), sources / SM_COUNT)
+            rows.append({"vertices": n, "edges": m, "scores": what, "sources_per_launch": sources,
+                         "blocks_per_source": each, "blocks_per_launch": sources * each,
                          "threads_per_block": threads, "registers_per_thread": regs,
                          "resident_blocks_per_sm": round(resident, 2)})
     return rows
@@ -402,26 +431,31 @@ def main(argv=None) -> int:
         report["before"] = {"library": before["library"], "sync_per_cupy_argument": before["sync_per_cupy_argument"],
                             "flag_reads_per_launch": before["flag_reads_per_launch"],
                             "occupancy_1e8_edges": before["occupancy_1e8_edges"]}
-        for row, old in zip(report["rows"], before["rows"]):
-            assert (row["workload"], row["vertices"]) == (old["workload"], old["vertices"])
+        olds = {(old["workload"], old["vertices"]): old for old in before["rows"]}
+        for row in report["rows"]:
+            old = olds.get((row["workload"], row["vertices"]))
+            if old is None:  # a workload the version before does not have
+                continue
             row["before"] = {k: old[k] for k in ("launches", "host_syncs", "hd_bytes", "device_bytes",
                                                  "modelled_ms", "units", "launches_by_kernel")}
-    print(f"{'workload':13s} {'n':>6s} {'m':>7s} {'unit':>6s} {'units':>6s} {'launch/u':>9s} {'sync/u':>8s} "
+    print(f"{'workload':19s} {'n':>6s} {'m':>7s} {'unit':>6s} {'units':>6s} {'launch/u':>9s} {'sync/u':>8s} "
           f"{'HD B/u':>9s} {'dev B/u':>10s} {'model ms/u':>10s}" + ("  | before: launch/u sync/u model ms/u"
                                                                   if before else ""))
     for r in report["rows"]:
-        line = (f"{r['workload']:13s} {r['vertices']:6d} {r['edges']:7d} {r['unit']:>6s} {r['units']:6d} "
+        line = (f"{r['workload']:19s} {r['vertices']:6d} {r['edges']:7d} {r['unit']:>6s} {r['units']:6d} "
                 f"{r['launches']:9.3f} {r['host_syncs']:8.3f} {r['hd_bytes']:9.0f} {r['device_bytes']:10.0f} "
                 f"{r['modelled_ms']:10.4f}")
         if "before" in r:
             b = r["before"]
             line += f"  | {b['launches']:9.3f} {b['host_syncs']:7.3f} {b['modelled_ms']:10.4f}"
         print(line)
-    print(f"\nbetweenness at 10**8 edges, reference H100 ({SM_COUNT} SMs): blocks per launch, resident per SM"
+    print(f"\nbetweenness at 10**8 edges, reference H100 ({SM_COUNT} SMs): sources x blocks each, blocks per launch, "
+          "resident per SM"
           + ("  | before" if before else ""))
     olds = before["occupancy_1e8_edges"] if before else [None] * len(report["occupancy_1e8_edges"])
     for o, b in zip(report["occupancy_1e8_edges"], olds):
-        line = f"  n={o['vertices']:>9d} {o['scores']:>9s} {o['blocks_per_launch']:6d} {o['resident_blocks_per_sm']:6.2f}"
+        line = (f"  n={o['vertices']:>9d} {o['scores']:>9s} {o.get('sources_per_launch', o['blocks_per_launch']):6d}"
+                f" x {o.get('blocks_per_source', 1):3d} {o['blocks_per_launch']:6d} {o['resident_blocks_per_sm']:6.2f}")
         if b:
             line += f"  | {b['blocks_per_launch']:6d} {b['resident_blocks_per_sm']:6.2f}"
         print(line)

@@ -470,6 +470,49 @@ def test_gpu_batch_size_does_not_change_bits(gpu_backend, monkeypatch, directed)
             assert f().equals(ref)
 
 
+@pytest.mark.parametrize("directed", [False, True])
+def test_gpu_sources_over_several_blocks_give_the_same_bits(gpu_backend, monkeypatch, directed):
+    # large graphs split each source over k blocks, a launch per step of a level
+    # (._gpu_split); every sum is the one-block kernel's, so the scores are the same bits
+    from rapids_balance import backend
+    from rapids_balance.centrality import _gpu_fold, _gpu_split
+
+    monkeypatch.setattr(bmod, "_gpu_threads", lambda vw: vw)  # the simulator: few threads
+    G = _random_graph(9, 16, 121, directed, wmax=3)
+    sub = dict(sources=[0, 2, 5], targets=[1, 3, 4, 8], weight="weight", backend=gpu_backend)
+    calls = [lambda: betweenness_centrality(G, weight="weight", backend=gpu_backend, endpoints=True,
+                                            k=[1, 6]),
+             lambda: bmod.edge_betweenness_centrality_subset(G, **sub)]
+    whole = [f() for f in calls]
+    reads = backend.launch_counts["host_reads"]
+    monkeypatch.setattr(_gpu_fold, "blocks_per_source", lambda *a, **kw: 3)
+    for f, ref in zip(calls, whole):
+        assert f().equals(ref)
+    # the host reads the running record after 4, then 8 more levels, not once a level: with
+    # 9 vertices a source ends by level 9, so two reads at most per batch (one batch a call)
+    assert _gpu_split.LEVELS_FIRST == 4
+    assert 0 < backend.launch_counts["host_reads"] - reads <= 2 * len(calls)
+
+
+def test_gpu_split_sources_count_levels_like_a_bfs(gpu_backend, monkeypatch):
+    # a path from one end: n levels, one vertex each; the split kernels must run every
+    # level (past the first chunk of levels) and phase 2 must walk them all back
+    from rapids_balance import backend
+    from rapids_balance.centrality import _gpu_fold
+
+    monkeypatch.setattr(bmod, "_gpu_threads", lambda vw: vw)
+    monkeypatch.setattr(_gpu_fold, "blocks_per_source", lambda *a, **kw: 2)
+    G = nx.path_graph(7)
+    reads = backend.launch_counts["host_reads"]
+    r = _node_dict(betweenness_centrality(G, weight=None, backend=gpu_backend, k=[0],
+                                          normalized=False))
+    assert backend.launch_counts["host_reads"] - reads == 2  # levels 1-4, then 5-12
+    # from vertex 0 each inner vertex v lies on the paths to the 6 - v vertices beyond it
+    # (the lone source's own score is NaN, networkx's rescaling with one sampled source)
+    assert r[6] == 0.0
+    assert [r[v] / r[1] for v in range(1, 6)] == [(6 - v) / 5 for v in range(1, 6)]
+
+
 def test_occupancy_model_fills_an_h100_at_1e8_edges():
     # 10**6 vertices, 10**8 undirected edges (2 * 10**8 CSR slots), edge scores, 80 GiB, 132 SMs
     from rapids_balance.centrality._gpu import (BLOCK_THREADS, REFERENCE_DEVICE, resident_blocks_per_sm,
@@ -493,6 +536,38 @@ def test_occupancy_model_fills_an_h100_at_1e8_edges():
     assert sources_in_flight(10, 20, 10, 2**20, 132) >= 132  # small graphs: capped, not starved
 
 
+@pytest.mark.parametrize("n", [10**6, 3 * 10**6, 10**7, 24 * 10**6, 10**8])
+def test_occupancy_model_fills_an_h100_at_1e8_edges_whatever_the_vertices(n):
+    # past about 3.3 x 10**6 vertices memory holds fewer than 4 x 132 sources: each source
+    # then gets several blocks, so the launch still keeps 4 or more resident per SM
+    from rapids_balance.centrality._gpu import (BLOCK_THREADS, REFERENCE_DEVICE, SPLIT_KERNEL_REGISTERS,
+                                                blocks_per_source, resident_blocks_per_sm,
+                                                sources_in_flight)
+
+    m = 10**8
+    for m_acc in (m, 0):
+        fit = sources_in_flight(n, 2 * m, m_acc, *REFERENCE_DEVICE)
+        for sources in (fit, max(1, fit // 3)):  # a full launch, and the last, short one
+            k = blocks_per_source(n, 2 * m, sources, 132)
+            regs = SPLIT_KERNEL_REGISTERS if k > 1 else None
+            resident = resident_blocks_per_sm(sources, 132, BLOCK_THREADS,
+                                              *(() if regs is None else (regs,)), blocks_each=k)
+            assert resident >= 4, (n, m_acc, sources, k)
+            assert (k == 1) == (sources >= 4 * 132)
+            assert k <= -(-n // BLOCK_THREADS)
+
+
+def test_few_sources_of_a_small_graph_keep_one_block_each():
+    # the split kernels spend four launches a level: only a large graph sends a source there
+    from rapids_balance.centrality._gpu import SPLIT_MIN_SLOTS, blocks_per_source
+
+    assert blocks_per_source(1000, 8000, 3, 132) == 1
+    assert blocks_per_source(82_168, 1_097_862, 64, 132) == 1       # 64 sources of Slashdot
+    assert blocks_per_source(10**6, SPLIT_MIN_SLOTS, 3, 132) == 264  # 6 x 132 / 3
+    assert blocks_per_source(10**6, SPLIT_MIN_SLOTS, 4 * 132, 132) == 1
+    assert blocks_per_source(200, SPLIT_MIN_SLOTS, 3, 132) == 2      # one per 128 vertices at most
+
+
 @pytest.mark.parametrize("directed", [False, True])
 def test_gpu_lengths_below_the_last_bit_of_a_distance(gpu_backend, monkeypatch, directed):
     # 1e20 + 1 == 1e20: past the first edge every candidate rounds onto the bound, so no
@@ -502,10 +577,18 @@ def test_gpu_lengths_below_the_last_bit_of_a_distance(gpu_backend, monkeypatch, 
     G = (nx.DiGraph if directed else nx.Graph)()
     G.add_weighted_edges_from([(0, 1, 1e20), (1, 2, 1.0), (1, 3, 1.0), (3, 4, 0.5), (2, 4, 2.0),
                                (4, 5, 1e20), (5, 6, 3.0)])
+    from rapids_balance.centrality import _gpu_fold
+
     for fn in (betweenness_centrality, edge_betweenness_centrality):
         gpu = fn(G, weight="weight", backend=gpu_backend)
         cpu = fn(G, weight="weight", backend="cpu")
         pd.testing.assert_frame_equal(gpu, cpu, check_exact=False, rtol=1e-12, atol=1e-15)
+    if not directed:
+        # the same heap order when each source runs over two blocks (block 0 settles alone)
+        one = edge_betweenness_centrality(G, weight="weight", backend=gpu_backend, k=[0, 3])
+        monkeypatch.setattr(_gpu_fold, "blocks_per_source", lambda *a, **kw: 2)
+        assert edge_betweenness_centrality(G, weight="weight", backend=gpu_backend,
+                                           k=[0, 3]).equals(one)
     # the heap order makes 2 -> 4 a shortest-path edge (4 pops after 2) but not 4 -> 2
     if not directed:
         e = edge_betweenness_centrality(G, weight="weight", backend="cpu", normalized=False)
@@ -521,7 +604,7 @@ def test_gpu_unweighted_levels_are_bfs(gpu_backend, monkeypatch):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("directed", [False, True])
-def test_real_gpu_matches_cpu_on_a_medium_graph(directed):
+def test_real_gpu_matches_cpu_on_a_medium_graph(directed, monkeypatch):
     # default block size and virtual warp width, many blocks in flight
     G = nx.barabasi_albert_graph(3000, 4, seed=7)
     if directed:
@@ -535,6 +618,14 @@ def test_real_gpu_matches_cpu_on_a_medium_graph(directed):
         np.testing.assert_allclose(gpu["betweenness_centrality"], cpu["betweenness_centrality"],
                                    rtol=1e-10, atol=1e-15)
         assert gpu.equals(fn(G, backend="gpu"))  # run to run: bit-identical
+    # each source over 4 blocks (the kernels of graphs too large for a block per source)
+    from rapids_balance.centrality import _gpu_fold
+
+    whole = [fn(G, backend="gpu", k=64, seed=3) for fn in (betweenness_centrality,
+                                                          edge_betweenness_centrality)]
+    monkeypatch.setattr(_gpu_fold, "blocks_per_source", lambda *a, **kw: 4)
+    for fn, ref in zip((betweenness_centrality, edge_betweenness_centrality), whole):
+        assert fn(G, backend="gpu", k=64, seed=3).equals(ref)
 
 
 def test_virtual_warp_width_rule():

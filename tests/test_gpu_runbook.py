@@ -149,7 +149,8 @@ def test_first_light_dry_run(tmp_path):
     assert str(tmp_path / "site") in (out / "probe.log").read_text() or probe["array_api_compat"][0].isdigit()
     equality = [json.loads(line) for line in (out / "equality.jsonl").read_text().splitlines()]
     checks = [r for r in equality if "check" in r]
-    assert len(checks) == 7 and all(r["equal"] for r in checks)
+    assert len(checks) == 8 and all(r["equal"] for r in checks)
+    assert any("4 blocks a source" in r["check"] for r in checks)
     timings = [json.loads(line) for line in (out / "timings.jsonl").read_text().splitlines()]
     assert {r["backend"] for r in timings} == {"gpu", "cpu"}
     for w in ("balance", "betweenness"):

@@ -74,6 +74,7 @@ sys.path.insert(0, str(ROOT))
 KERNEL_MODULES = (
     "rapids_balance.balancing._gpu",
     "rapids_balance.centrality._gpu",
+    "rapids_balance.centrality._gpu_split",
     "rapids_balance.clustering._gpu",
     "rapids_balance.frustration_index._gpu",
     "rapids_balance.measures._triangle_gpu",
@@ -146,6 +147,12 @@ def _scenario_centrality():
     betweenness_centrality(G, weight=None, backend="gpu", k=[0, 3])
     D = nx.DiGraph(G)
     edge_betweenness_centrality(D, backend="gpu", normalized=False)
+    # each source over two blocks, as on graphs too large for a block per source
+    from rapids_balance.centrality import _gpu_fold
+
+    _gpu_fold.blocks_per_source = lambda *args, **kwargs: 2
+    betweenness_centrality(G, backend="gpu", endpoints=True, k=[0, 3])
+    edge_betweenness_centrality(D, backend="gpu", normalized=False, k=[1])
 
 
 def _scenario_clustering():

@@ -149,6 +149,86 @@ def _level_start(st, stk, hi, lev):
     return lo
 
 
+@cuda.jit(device=True)
+def _store_lane_sum(red, acc, vw, valid, out, v):
+    """``out[v]`` = the virtual warp's partials ``acc``, summed by lane 0 in lane order (when
+    ``valid``): a fixed order, so the same bits whatever the block.  Every thread calls it."""
+    tid = cuda.threadIdx.x
+    red[tid] = acc
+    cuda.syncthreads()
+    if tid % vw == 0 and valid:
+        t = 0.0
+        for k in range(vw):
+            t += red[tid + k]
+        out[v] = t
+    cuda.syncthreads()
+
+
+@cuda.jit(device=True)
+def _relax_level(first, hi, stride, d, st, stk, indptr, indices, wslot, vw, count, at, queue):
+    """The level ``stk[i]``, ``i < hi``, relaxes its out-edges: the block's virtual warps take
+    ``i = first``, then ``stride`` on; ``atomicMin`` on the tentative distances, and each first
+    touch appended to ``queue`` at ``count[at]`` (a shared counter, or a source's row in device
+    memory)."""
+    lane = cuda.threadIdx.x % vw
+    for i in range(first, hi, stride):
+        v = stk[i]
+        dv = d[v]
+        for j in range(indptr[v] + lane, indptr[v + 1], vw):
+            w = indices[j]
+            if st[w] < 2:
+                cuda.atomic.min(d, w, dv + wslot[j])
+                if cuda.atomic.max(st, w, 1) == 0:
+                    queue[cuda.atomic.add(count, at, 1)] = w
+
+
+@cuda.jit(device=True)
+def _pull_path_counts(first, end, stride, d, sg, st, stk, rindptr, rindices, rwslot, red, vw):
+    """Path counts of the newly settled ``stk[i]``, ``i < end``, pulled from settled
+    in-neighbours: the block's virtual warps take ``i = first + group``, then ``stride`` on
+    (every thread of the block calls it: its barriers); lane 0 sums the lanes in order."""
+    tid = cuda.threadIdx.x
+    group = tid // vw
+    lane = tid - group * vw
+    for base in range(first, end, stride):
+        i = base + group
+        acc = 0.0
+        if i < end:
+            w = stk[i]
+            dw = d[w]
+            for j in range(rindptr[w] + lane, rindptr[w + 1], vw):
+                u = rindices[j]
+                if st[u] >= 2 and d[u] + rwslot[j] == dw:
+                    acc += sg[u]
+        _store_lane_sum(red, acc, vw, i < end, sg, stk[i] if i < end else 0)
+
+
+@cuda.jit(device=True)
+def _pull_dependencies(first, hi, stride, s, d, sg, de, st, stk, indptr, indices, wslot, rindptr,
+                       rindices, rwslot, tmask, subset, want_edges, red, vw):
+    """Phase 2 for the level's ``stk[i]``, ``i < hi`` (taken as in :func:`_pull_path_counts`):
+    each vertex's dependency, pulled from its successors, which all sit in later levels."""
+    tid = cuda.threadIdx.x
+    group = tid // vw
+    lane = tid - group * vw
+    for base in range(first, hi, stride):
+        i = base + group
+        acc = 0.0
+        if i < hi:
+            w = stk[i]
+            dw = d[w]
+            sw = sg[w]
+            for j in range(indptr[w] + lane, indptr[w + 1], vw):
+                v = indices[j]
+                # v settled in a later level: with rounding (see
+                # _settle_heap_minimum) d[v] == d[w] + w can hold both
+                # ways, and only the edge into the later one is a DAG edge
+                if d[v] == dw + wslot[j] and st[v] > st[w]:
+                    acc += _dag_edge_share(v, s, sw, d, sg, de, st, rindptr, rindices, rwslot,
+                                           tmask, subset, want_edges)
+        _store_lane_sum(red, acc, vw, i < hi, de, stk[i] if i < hi else 0)
+
+
 @gpu_kernel
 def _bc_kernel(sources, n, indptr, indices, wslot, rindptr, rindices, rwslot, minw,
                want_edges, tmask, vw, dist, sigma, delta, state, stack, settled):
@@ -164,7 +244,6 @@ def _bc_kernel(sources, n, indptr, indices, wslot, rindptr, rindices, rwslot, mi
     tid = cuda.threadIdx.x
     nthreads = cuda.blockDim.x
     group = tid // vw
-    lane = tid - group * vw
     ngroups = nthreads // vw
     # ctr: 0 settled count, 1 levels, 2 candidates, 3 newly settled, 4 kept, 5 the newest
     # level's first stack index; st[v]: 0 unreached, 1 candidate, 2 + level once settled
@@ -204,16 +283,8 @@ def _bc_kernel(sources, n, indptr, indices, wslot, rindptr, rindices, rwslot, mi
             hi = ctr[0]
             cur = ca if parity == 0 else cb
             nxt = cb if parity == 0 else ca
-            for i in range(lo + group, hi, ngroups):
-                v = stk[i]
-                dv = d[v]
-                for j in range(indptr[v] + lane, indptr[v + 1], vw):
-                    w = indices[j]
-                    if st[w] < 2:
-                        cuda.atomic.min(d, w, dv + wslot[j])
-                        if cuda.atomic.max(st, w, 1) == 0:
-                            p = cuda.atomic.add(ctr, 2, 1)
-                            cur[p] = w
+            _relax_level(lo + group, hi, ngroups, d, st, stk, indptr, indices, wslot, vw, ctr, 2,
+                         cur)
             cuda.syncthreads()
             ncand = ctr[2]
             if ncand == 0:
@@ -244,24 +315,7 @@ def _bc_kernel(sources, n, indptr, indices, wslot, rindptr, rindices, rwslot, mi
                 _settle_heap_minimum(d, st, stk, start, nlev, cur, nxt, ncand, ctr, red, tid,
                                      nthreads)
             end = start + ctr[3]
-            for base in range(start, end, ngroups):
-                i = base + group
-                acc = 0.0
-                if i < end:
-                    w = stk[i]
-                    dw = d[w]
-                    for j in range(rindptr[w] + lane, rindptr[w + 1], vw):
-                        u = rindices[j]
-                        if st[u] >= 2 and d[u] + rwslot[j] == dw:
-                            acc += sg[u]
-                red[tid] = acc
-                cuda.syncthreads()
-                if lane == 0 and i < end:
-                    t = 0.0
-                    for k in range(vw):
-                        t += red[tid + k]
-                    sg[stk[i]] = t
-                cuda.syncthreads()
+            _pull_path_counts(start, end, ngroups, d, sg, st, stk, rindptr, rindices, rwslot, red, vw)
             if tid == 0:
                 ctr[5] = start
                 ctr[0] = end
@@ -274,29 +328,8 @@ def _bc_kernel(sources, n, indptr, indices, wslot, rindptr, rindices, rwslot, mi
         hi = ctr[0]
         for lev in range(nlev - 1, -1, -1):
             lo = _level_start(st, stk, hi, lev)
-            for base in range(lo, hi, ngroups):
-                i = base + group
-                acc = 0.0
-                if i < hi:
-                    w = stk[i]
-                    dw = d[w]
-                    sw = sg[w]
-                    for j in range(indptr[w] + lane, indptr[w + 1], vw):
-                        v = indices[j]
-                        # v settled in a later level: with rounding (see
-                        # _settle_heap_minimum) d[v] == d[w] + w can hold both
-                        # ways, and only the edge into the later one is a DAG edge
-                        if d[v] == dw + wslot[j] and st[v] > st[w]:
-                            acc += _dag_edge_share(v, s, sw, d, sg, de, st, rindptr, rindices,
-                                                   rwslot, tmask, subset, want_edges)
-                red[tid] = acc
-                cuda.syncthreads()
-                if lane == 0 and i < hi:
-                    t = 0.0
-                    for k in range(vw):
-                        t += red[tid + k]
-                    de[stk[i]] = t
-                cuda.syncthreads()
+            _pull_dependencies(lo, hi, ngroups, s, d, sg, de, st, stk, indptr, indices, wslot,
+                               rindptr, rindices, rwslot, tmask, subset, want_edges, red, vw)
             hi = lo
         if tid == 0:
             settled[b] = ctr[0]
@@ -391,6 +424,13 @@ KERNEL_REGISTERS = 80
 BLOCK_THREADS = 128
 #: sources of one launch at most: beyond this the fold's loop over a batch only grows
 MAX_SOURCES = 4096
+#: resident blocks per SM below which each source of a launch gets several blocks ...
+MIN_BLOCKS_PER_SM = 4
+#: ... on graphs of at least this many CSR slots (2**22: a level's work pays for its launches)
+SPLIT_MIN_SLOTS = 2**22
+#: registers per thread of the split kernels (``._gpu_split``) at sm_90: the most of the six,
+#: ``_k_dependencies``'s 78, allocated in steps of 8 (``tools/check_gpu_compile.py``)
+SPLIT_KERNEL_REGISTERS = 80
 
 
 def source_bytes(n: int) -> int:
@@ -457,19 +497,74 @@ def sources_in_flight(n: int, nnz: int, m_acc: int, device_bytes: int, sm_count:
     return int(max(1, min(MAX_SOURCES, fit)))
 
 
-def resident_blocks_per_sm(sources: int, sm_count: int, threads: int = BLOCK_THREADS,
-                           registers: int = KERNEL_REGISTERS) -> float:
-    """Thread blocks resident per SM for a launch of ``sources`` blocks of ``threads``.
-
-    The launch's blocks spread over the SMs, up to what an SM holds: at most
+def blocks_per_sm_limit(threads: int = BLOCK_THREADS, registers: int = KERNEL_REGISTERS) -> int:
+    """Thread blocks of ``threads`` threads an SM holds at once: at most
     :data:`MAX_BLOCKS_PER_SM` blocks, :data:`MAX_THREADS_PER_SM` threads and
     :data:`REGISTERS_PER_SM` registers (``registers`` per thread); the
-    kernel's 2 KiB of shared memory a block is far from limiting.
-    """
+    kernels' 2 KiB of shared memory a block is far from limiting."""
     threads = max(threads, 1)
-    per_sm = min(MAX_BLOCKS_PER_SM, MAX_THREADS_PER_SM // threads,
-                 REGISTERS_PER_SM // (max(registers, 1) * threads))
-    return min(float(per_sm), sources / max(sm_count, 1))
+    return min(MAX_BLOCKS_PER_SM, MAX_THREADS_PER_SM // threads,
+               REGISTERS_PER_SM // (max(registers, 1) * threads))
+
+
+def resident_blocks_per_sm(sources: int, sm_count: int, threads: int = BLOCK_THREADS,
+                           registers: int = KERNEL_REGISTERS, blocks_each: int = 1) -> float:
+    """Thread blocks resident per SM for a launch of ``sources`` sources of ``blocks_each``
+    blocks of ``threads`` threads: the blocks spread over the SMs, up to what an SM holds
+    (:func:`blocks_per_sm_limit`)."""
+    per_sm = blocks_per_sm_limit(threads, registers)
+    return min(float(per_sm), sources * max(blocks_each, 1) / max(sm_count, 1))
+
+
+def blocks_per_source(n: int, nnz: int, sources: int, sm_count: int,
+                      threads: int = BLOCK_THREADS) -> int:
+    """Thread blocks each source of a launch gets.
+
+    Parameters
+    ----------
+    n, nnz : int
+        Vertices and CSR slots.
+    sources : int
+        Sources of this launch (at most what memory holds: :func:`sources_in_flight`).
+    sm_count : int
+        Streaming multiprocessors.
+    threads : int
+        Threads per block.
+
+    Returns
+    -------
+    int
+        1 (the block-per-source kernel, ``_bc_kernel``) when the launch has
+        at least :data:`MIN_BLOCKS_PER_SM` sources per SM, or when the graph
+        has fewer than :data:`SPLIT_MIN_SLOTS` CSR slots.  Otherwise enough
+        blocks per source to fill every SM to what it holds
+        (:data:`SPLIT_KERNEL_REGISTERS`), but at most one block per
+        ``threads`` vertices; the sources then run in ``._gpu_split``, a
+        launch per step of a level.
+
+    Notes
+    -----
+    Large graphs reach the split kernels in two ways: memory holds too few
+    sources (at 10**8 edges, above about 3.3 x 10**6 vertices), or the call
+    asks for few sources (``k``, or the last batch).  On small graphs few
+    sources keep the one-launch kernel, whose steps are block barriers:
+    there a level is too little work to pay for four launches.  The scores
+    do not depend on the choice (the two kernels make the same sums).
+
+    Examples
+    --------
+    >>> blocks_per_source(10**6, 2 * 10**8, 1740, 132)   # 10**6 vertices, 10**8 edges
+    1
+    >>> blocks_per_source(24 * 10**6, 2 * 10**8, 71, 132)  # 2.4 x 10**7 vertices: 71 sources fit
+    12
+    >>> blocks_per_source(82_168, 1_097_862, 64, 132)      # 64 sources of Slashdot
+    1
+    """
+    if sources >= MIN_BLOCKS_PER_SM * sm_count or nnz < SPLIT_MIN_SLOTS:
+        return 1
+    full = blocks_per_sm_limit(threads, SPLIT_KERNEL_REGISTERS) * sm_count
+    k = -(-full // max(sources, 1))
+    return int(max(1, min(k, -(-n // max(threads, 1)))))
 
 
 def device_limits() -> tuple[int, int]:
@@ -485,98 +580,3 @@ def device_limits() -> tuple[int, int]:
     pool = cupy.get_default_memory_pool()
     sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
     return int(free + pool.free_bytes()), int(sms)
-
-
-# ---------------------------------------------------------------------------
-# host side: batches folded into one accumulator
-# ---------------------------------------------------------------------------
-
-def _fold_tables(g, dev: dict) -> None:
-    """Edge -> its CSR slots (``eptr``, ``eslots``) and slot -> its row, for the edge fold."""
-    if "eslots" in dev:
-        return
-    from ..backend import to_device
-
-    slot_edge = np.asarray(g.slot_edge, dtype=np.int64)
-    eslots = np.argsort(slot_edge, kind="stable").astype(np.int32)
-    eptr = np.zeros(g.m + 1, np.int64)
-    np.cumsum(np.bincount(slot_edge, minlength=g.m), out=eptr[1:])
-    slot_row = np.repeat(np.arange(g.n, dtype=np.int32), np.diff(np.asarray(g.indptr)))
-    dev.update(eptr=to_device(eptr, "gpu"), eslots=to_device(eslots, "gpu"),
-               slot_row=to_device(slot_row, "gpu"))
-
-
-class BetweennessFold:
-    """Device accumulators of one betweenness computation, fed batch after batch.
-
-    ``add(sources)`` launches one block per source (:func:`_bc_kernel`), then
-    folds each source's node and edge shares into the accumulators in
-    source order (:func:`_k_fold_nodes`, :func:`_k_fold_edges`): three
-    launches and no host read per batch.  The sum is a left fold over the
-    sources, so it is the same for any batch size.  ``result()`` reads the
-    accumulators back (the only device-to-host copy).
-
-    ``g`` is a prepared :class:`~rapids_balance.centrality._input.BCGraph`;
-    ``tmask`` (int8 per vertex, or ``None`` for all) marks the targets, as in
-    the CPU kernel's ``_accumulate``; ``batch`` is the most sources one
-    ``add`` takes.
-    """
-
-    def __init__(self, g, batch: int, endpoints: bool, want_edges: bool, vw: int, threads: int,
-                 tmask: np.ndarray | None = None):
-        from ..backend import array_module, kernel_view, to_device
-
-        if threads > MAX_THREADS or threads & (threads - 1) or threads % vw:
-            raise ValueError(f"threads={threads} must be a power of two <= {MAX_THREADS} "
-                             f"and a multiple of the virtual warp width {vw}")
-        dev = g.device()
-        if want_edges:
-            _fold_tables(g, dev)
-        n, m = g.n, g.m
-        xp = array_module("gpu")
-        mask = np.zeros(1, np.int8) if tmask is None or tmask.size == 0 else tmask
-        self.n, self.batch, self.threads, self.vw = n, int(batch), threads, vw
-        self.endpoints, self.want_edges = bool(endpoints), bool(want_edges)
-        self.node = xp.zeros(n, dtype=np.float64)
-        self.edge = xp.zeros(m if want_edges else 0, dtype=np.float64)
-        rows = max(self.batch, 1)
-        work = dict(dist=xp.empty((rows, n), np.float64), sigma=xp.empty((rows, n), np.float64),
-                    delta=xp.empty((rows, n), np.float64), state=xp.empty((rows, n), np.int32),
-                    stack=xp.empty((rows, n), np.int32), settled=xp.zeros(rows, np.int32))
-        # numba's views, taken once for the whole computation (a launch converts nothing)
-        self.v = {k: kernel_view(a) for k, a in {**dev, **work, "node": self.node,
-                                                 "edge": self.edge}.items()}
-        self.v["tmask"] = kernel_view(to_device(np.ascontiguousarray(mask, dtype=np.int8), "gpu"))
-        self._rows = work
-
-    def add(self, sources: np.ndarray) -> None:
-        """Fold the shares of ``sources`` (at most ``batch`` of them) into the accumulators."""
-        from ..backend import kernel_view, launch_config, to_device
-
-        B = int(sources.size)
-        if B == 0:
-            return
-        if B > self.batch:
-            raise ValueError(f"{B} sources in a batch of at most {self.batch}")
-        v = self.v
-        src = kernel_view(to_device(np.ascontiguousarray(sources, dtype=np.int32), "gpu"))
-        rows = {k: (v[k] if B == self.batch else kernel_view(a[:B]))
-                for k, a in self._rows.items()}
-        _bc_kernel[B, self.threads](
-            src, self.n, v["indptr"], v["indices"], v["wslot"], v["rindptr"], v["rindices"],
-            v["rwslot"], v["minw"], self.want_edges, v["tmask"], self.vw, rows["dist"],
-            rows["sigma"], rows["delta"], rows["state"], rows["stack"], rows["settled"])
-        _k_fold_nodes[launch_config(self.n)](src, rows["delta"], rows["state"], rows["settled"],
-                                            self.endpoints, v["node"])
-        if self.want_edges:
-            _k_fold_edges[launch_config(self.edge.size)](
-                src, v["eptr"], v["eslots"], v["slot_row"], v["indices"], v["wslot"],
-                v["rindptr"], v["rindices"], v["rwslot"], v["tmask"], rows["dist"],
-                rows["sigma"], rows["delta"], rows["state"], v["edge"])
-
-    def result(self) -> tuple[np.ndarray, np.ndarray]:
-        """The accumulated (node, edge) scores as host arrays."""
-        from ..backend import to_host
-
-        return to_host(self.node), to_host(self.edge)
-

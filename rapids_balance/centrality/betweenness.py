@@ -58,8 +58,9 @@ def _bc_partial(graph: BCGraph, sources: np.ndarray, params: dict) -> tuple[np.n
         scores), ``chunk``, ``targets`` (optional int8 mask of the target
         vertices; absent: every vertex); CPU only: ``bitset`` (unit lengths:
         each chunk of at most 64 sources is one bit-parallel BFS); GPU only:
-        ``vwidth``, ``threads`` (the GPU runs one source per thread block and
-        folds the sources in order, whatever ``chunk`` says).
+        ``vwidth``, ``threads``, ``blocks`` (thread blocks per source; absent:
+        the occupancy model's choice), none of which changes the result: the
+        GPU folds the sources in order, whatever ``chunk`` says.
 
     Returns
     -------
@@ -112,15 +113,18 @@ def _params(graph: BCGraph, backend: str, *, endpoints: bool, edges: bool,
 
 
 def _gpu_fold(graph: BCGraph, params: dict, batch: int):
-    """The device accumulators of one GPU computation (``._gpu.BetweennessFold``)."""
-    from ._gpu import BetweennessFold, virtual_warp_width
+    """The device accumulators of one GPU computation (``._gpu_fold.BetweennessFold``)."""
+    from ._gpu import virtual_warp_width
+    from ._gpu_fold import BetweennessFold
 
     vw = int(params.get("vwidth") or virtual_warp_width(graph.n, graph.indices.size))
     threads = int(params.get("threads") or _gpu_threads(vw))
     tmask = params.get("targets")
     tmask = None if tmask is None else np.ascontiguousarray(tmask, dtype=np.int8)
+    blocks = params.get("blocks")
     return BetweennessFold(graph, batch, bool(params.get("endpoints", False)),
-                           bool(params.get("edges", False)), vw, threads, tmask)
+                           bool(params.get("edges", False)), vw, threads, tmask,
+                           blocks=None if blocks is None else int(blocks))
 
 
 def _gpu_threads(vw: int) -> int:
