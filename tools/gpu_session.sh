@@ -18,8 +18,8 @@
 #       probe     45 s  environment + the package's GPU probe; STOPS (exit 3) unless a real,
 #                       non-simulated GPU answered                            -> probe.json
 #       equality 150 s  GPU == CPU on Slashdot: balance 64 trees for each method and majority
-#                       rule, frustration 64 trees, betweenness k = 64 (weighted; again
-#                       with each source over 4 blocks), VND on Bitcoin Alpha -> equality.jsonl
+#                       rule, frustration 64 trees, betweenness k = 64 (weighted), VND on
+#                       Bitcoin Alpha, betweenness again, 4 blocks a source -> equality.jsonl
 #       timings  100 s  balance, 1000 trees, GPU and CPU, Slashdot and Epinions -> timings.jsonl
 #       profile   80 s  per-kernel device times of balance and betweenness on Slashdot
 #                                                                  -> profile-balance/-betweenness.json
