@@ -2,7 +2,9 @@
 
 Coarse grain: one thread block per source, as many sources in flight as
 device memory holds (:func:`sources_in_flight`, the occupancy model), each
-block with its own O(n) workspace row.  Fine grain: inside a block the
+block with its own O(n) workspace row; where that leaves the SMs short on a
+large graph, each source gets several blocks instead (:func:`blocks_per_source`,
+``._gpu_split``, which shares this module's device functions).  Fine grain: inside a block the
 paper's level-synchronous Dijkstra (PeerJ CS 2017, Algorithms 4-6) with
 work-efficient queues and virtual warps:
 
@@ -71,14 +73,17 @@ def _block_min_of(red, value, tid, nthreads):
 
 
 @cuda.jit(device=True)
-def _settle_heap_minimum(d, st, stk, start, lev, cur, nxt, ncand, ctr, red, tid, nthreads):
+def _settle_heap_minimum(d, st, stk, start, lev, cur, nxt, ncand, count, at_new, at_kept, red,
+                         tid, nthreads):
     """Settle the one candidate a heap would pop next: least (distance, id).
 
     Needed when no candidate clears the bound: ``d[c] + minw[c]`` rounds back
     to ``d[c]`` when an edge is shorter than the last bit of the distance
     (lengths spanning more than 2**53).  Without it the level would be empty,
-    the loop would never end and ``ends`` would overflow.  The caller calls
-    it with every thread (``ctr[3] == 0`` is read by all after a barrier).
+    the loop would never end and ``ends`` would overflow.  Every thread of
+    the block calls it; the candidates ``cur[:ncand]`` go to ``stk[start]``
+    (the pick) and ``nxt`` (the others), counted in ``count[at_new]`` and
+    ``count[at_kept]`` (shared counters, or a source's row in device memory).
     """
     lm = math.inf
     for i in range(tid, ncand, nthreads):
@@ -93,7 +98,7 @@ def _settle_heap_minimum(d, st, stk, start, lev, cur, nxt, ncand, ctr, red, tid,
             lm = c
     pick = int32(_block_min_of(red, lm, tid, nthreads))
     if tid == 0:
-        ctr[4] = 0
+        count[at_kept] = 0
     cuda.syncthreads()
     for i in range(tid, ncand, nthreads):
         c = cur[i]
@@ -101,11 +106,10 @@ def _settle_heap_minimum(d, st, stk, start, lev, cur, nxt, ncand, ctr, red, tid,
             st[c] = 2 + lev
             stk[start] = c
         else:
-            q = cuda.atomic.add(ctr, 4, 1)
-            nxt[q] = c
+            nxt[cuda.atomic.add(count, at_kept, 1)] = c
     cuda.syncthreads()
     if tid == 0:
-        ctr[3] = 1
+        count[at_new] = 1
     cuda.syncthreads()
 
 
@@ -312,7 +316,7 @@ def _bc_kernel(sources, n, indptr, indices, wslot, rindptr, rindices, rwslot, mi
                     nxt[q] = c
             cuda.syncthreads()
             if ctr[3] == 0:
-                _settle_heap_minimum(d, st, stk, start, nlev, cur, nxt, ncand, ctr, red, tid,
+                _settle_heap_minimum(d, st, stk, start, nlev, cur, nxt, ncand, ctr, 3, 4, red, tid,
                                      nthreads)
             end = start + ctr[3]
             _pull_path_counts(start, end, ngroups, d, sg, st, stk, rindptr, rindices, rwslot, red, vw)

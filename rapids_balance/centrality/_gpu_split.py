@@ -44,7 +44,7 @@ from numba import cuda, float64, int32
 
 from ..backend import gpu_kernel
 from ._gpu import (MAX_THREADS, _block_min_of, _level_start, _pull_dependencies, _pull_path_counts,
-                   _relax_level)
+                   _relax_level, _settle_heap_minimum)
 
 # a source's int32 counters: the settled part of its stack, the newest level's settled
 # count (two parity slots), the candidate queue's size (two slots), its levels once done,
@@ -54,6 +54,14 @@ C_END, C_NEW, C_CAND, C_LEVELS, C_DONE, N_COUNTERS = 0, 1, 3, 5, 6, 8
 F_BOUND, F_DMIN, N_MINIMA = 0, 2, 4
 #: levels between the host's reads of the running count: doubling from the first to the most
 LEVELS_FIRST, LEVELS_MOST = 4, 64
+
+
+@cuda.jit(device=True)
+def _block_source(k):
+    """(source row, this block's rank among the source's ``k`` blocks)."""
+    b = cuda.blockIdx.x
+    si = b // k
+    return si, b - si * k
 
 
 @cuda.jit(device=True)
@@ -69,9 +77,7 @@ def _running(nsrc, si, ctr, flag):
 @gpu_kernel
 def _k_init(sources, k, n, dist, sigma, state, stack, ctr, minima, run):
     """Every source's row: unreached, but the source, settled as level 0; its counters cleared."""
-    b = cuda.blockIdx.x
-    si = b // k
-    r = b - si * k
+    si, r = _block_source(k)
     nt = cuda.blockDim.x
     if si < sources.size:
         s = sources[si]
@@ -100,11 +106,9 @@ def _k_init(sources, k, n, dist, sigma, state, stack, ctr, minima, run):
 def _k_relax(sources, k, lev, indptr, indices, wslot, vw, dist, state, stack, delta, ctr):
     """Level ``lev``, step 1: the level before relaxes its out-edges; first touches are queued."""
     flag = cuda.shared.array(1, int32)
-    b = cuda.blockIdx.x
-    si = b // k
+    si, r = _block_source(k)
     if not _running(sources.size, si, ctr, flag):
         return
-    r = b - si * k
     tid = cuda.threadIdx.x
     group = tid // vw
     ngroups = cuda.blockDim.x // vw
@@ -126,11 +130,9 @@ def _k_bound(sources, k, lev, minw, dist, delta, ctr, minima, settled, run):
     level before, and ends the source when no candidate is left."""
     flag = cuda.shared.array(1, int32)
     red = cuda.shared.array(MAX_THREADS, float64)
-    b = cuda.blockIdx.x
-    si = b // k
+    si, r = _block_source(k)
     if not _running(sources.size, si, ctr, flag):
         return
-    r = b - si * k
     tid = cuda.threadIdx.x
     nt = cuda.blockDim.x
     p = lev & 1
@@ -175,11 +177,9 @@ def _k_partition(sources, k, lev, dist, state, stack, delta, ctr, minima):
     """Level ``lev``, step 3: candidates below the bound settle; the others wait in the other queue."""
     flag = cuda.shared.array(1, int32)
     red = cuda.shared.array(MAX_THREADS, float64)
-    b = cuda.blockIdx.x
-    si = b // k
+    si, r = _block_source(k)
     if not _running(sources.size, si, ctr, flag):
         return
-    r = b - si * k
     tid = cuda.threadIdx.x
     nt = cuda.blockDim.x
     p = lev & 1
@@ -205,23 +205,10 @@ def _k_partition(sources, k, lev, dist, state, stack, delta, ctr, minima):
                 x = cuda.atomic.add(ctr, (si, C_CAND + 1 - p), 1)
                 kept[x] = c
     elif r == 0:
-        # no candidate clears the bound (lengths below the last bit of a distance): the one a
-        # heap would pop next, least (distance, id), settles alone (see ._gpu._settle_heap_minimum)
-        lm = math.inf
-        for i in range(tid, ncand, nt):
-            c = q[i]
-            if d[c] == dmin and c < lm:
-                lm = c
-        pick = int32(_block_min_of(red, lm, tid, nt))
-        for i in range(tid, ncand, nt):
-            c = q[i]
-            if c == pick:
-                st[c] = 2 + lev
-                stk[end] = c
-                ctr[si, C_NEW + p] = 1
-            else:
-                x = cuda.atomic.add(ctr, (si, C_CAND + 1 - p), 1)
-                kept[x] = c
+        # no candidate clears the bound (lengths below the last bit of a distance): block 0
+        # settles the one a heap would pop next, least (distance, id), alone
+        _settle_heap_minimum(d, st, stk, end, lev, q, kept, ncand, ctr, (si, C_NEW + p),
+                             (si, C_CAND + 1 - p), red, tid, nt)
 
 
 @gpu_kernel
@@ -230,11 +217,9 @@ def _k_pull(sources, k, lev, rindptr, rindices, rwslot, vw, dist, sigma, state, 
     in-neighbours (one virtual warp a vertex, lanes summed in order as in ``_bc_kernel``)."""
     flag = cuda.shared.array(1, int32)
     red = cuda.shared.array(MAX_THREADS, float64)
-    b = cuda.blockIdx.x
-    si = b // k
+    si, r = _block_source(k)
     if not _running(sources.size, si, ctr, flag):
         return
-    r = b - si * k
     ngroups = cuda.blockDim.x // vw
     start = ctr[si, C_END]
     end = start + ctr[si, C_NEW + (lev & 1)]
@@ -249,15 +234,12 @@ def _k_dependencies(sources, k, lev, indptr, indices, wslot, rindptr, rindices, 
     from its successors, as ``_bc_kernel``'s phase 2 does."""
     flag = cuda.shared.array(1, int32)
     red = cuda.shared.array(MAX_THREADS, float64)
-    b = cuda.blockIdx.x
-    si = b // k
-    tid = cuda.threadIdx.x
-    if tid == 0:
+    si, r = _block_source(k)
+    if cuda.threadIdx.x == 0:
         flag[0] = 1 if si < sources.size and lev < ctr[si, C_LEVELS] else 0
     cuda.syncthreads()
     if flag[0] == 0:
         return
-    r = b - si * k
     ngroups = cuda.blockDim.x // vw
     st = state[si]
     stk = stack[si]
