@@ -60,14 +60,14 @@ def assert_same_graph(got, want) -> None:
 
 def test_cudf_frame_gives_the_pandas_graph(rapids):
     want = rb.SignedGraph.from_edgelist(EDGES, sign="sign")
-    got = rb.SignedGraph.from_edgelist(standins.DataFrame.host_from_pandas(EDGES), sign="sign")
+    got = rb.SignedGraph.from_edgelist(standins.from_pandas(EDGES), sign="sign")
     assert got.on_device and not want.on_device
     assert_same_graph(got, want)
     assert got.cleaning.columns == want.cleaning.columns
 
 
 def test_no_input_sized_copy_to_the_host(rapids):
-    frame = standins.DataFrame.host_from_pandas(EDGES)
+    frame = standins.from_pandas(EDGES)
     _xp.host_copies.clear()
     g = rb.SignedGraph.from_edgelist(frame, sign="sign")
     d = g.device_arrays()
@@ -87,9 +87,9 @@ def test_cupy_tuple_stays_on_the_device():
 
 
 def test_dask_cudf_frame_is_computed_once(rapids):
-    lazy = standins.DaskFrame(standins.DataFrame.host_from_pandas(EDGES), npartitions=3)
+    lazy = standins.DaskFrame(standins.from_pandas(EDGES), npartitions=3)
     g = graph_from_any(lazy, sign="sign")
-    assert lazy.host_computed == 1
+    assert standins.times_computed(lazy) == 1
     assert_same_graph(g, rb.SignedGraph.from_edgelist(EDGES, sign="sign"))
 
 
@@ -100,26 +100,25 @@ def _clean_edges() -> pd.DataFrame:
     return df.reset_index(drop=True)
 
 
-@pytest.mark.parametrize("renumber", [False, True], ids=["csr", "edge-list"])
+@pytest.mark.parametrize("renumber", [False, True], ids=["not-renumbered", "renumbered"])
 def test_cugraph_graph(rapids, renumber):
     df = _clean_edges()
-    if not renumber:  # without renumbering, cuGraph's CSR rows are the vertex ids: keep them small
-        df = df[(df.src < 100) & (df.dst < 100)].reset_index(drop=True)
-    G = standins.Graph.host_from_edges(df, "src", "dst", "sign", renumber=renumber)
+    G = standins.cugraph_graph(df, "src", "dst", "sign", renumber=renumber)
     g = rb.io.from_cugraph(G)
     assert g.on_device
-    assert ("cugraph.Graph.view_adj_list" in standins.CALLS) is (not renumber)
+    # the edge list the graph was built from, by its column names; never the int32 CSR
+    assert "cugraph.Graph.input_df" in standins.CALLS and "cugraph.Graph.view_adj_list" not in standins.CALLS
     want = rb.SignedGraph.from_edgelist(df, sign="sign")
     for name in ("edge_src", "edge_dst", "indptr", "indices", "sign", "labels"):
         assert np.array_equal(getattr(g, name), getattr(want, name)), name
-    assert g.cleaning.columns["sign"]["column"] in ("sign", "weights")
+    assert g.cleaning.columns["sign"]["column"] == "sign"
 
 
 def test_text_ids_are_factorised_on_the_device(rapids):
     df = pd.DataFrame({"a": ["x", "y", "zz", "y", "é"], "b": ["y", "zz", "x", "é", "x"], "s": [1, -1, 1, 1, -1]})
     want = rb.SignedGraph.from_edgelist(df, source="a", target="b", sign="s")
     _xp.host_copies.clear()
-    got = rb.SignedGraph.from_edgelist(standins.DataFrame.host_from_pandas(df), source="a", target="b", sign="s")
+    got = rb.SignedGraph.from_edgelist(standins.from_pandas(df), source="a", target="b", sign="s")
     assert "cudf.Series.factorize" in standins.CALLS
     assert all(size <= 1 for size in _xp.host_copies), _xp.host_copies
     assert got.labels.tolist() == want.labels.tolist()
@@ -129,7 +128,7 @@ def test_text_ids_are_factorised_on_the_device(rapids):
 def test_numbers_and_text_in_the_endpoints_follow_the_host_rules(rapids):
     df = pd.DataFrame({"a": [1, 2, 3], "b": ["1", "3", "2"], "s": [1, -1, 1]})
     want = rb.SignedGraph.from_edgelist(df, source="a", target="b", sign="s", component="all")
-    got = rb.SignedGraph.from_edgelist(standins.DataFrame.host_from_pandas(df), source="a", target="b",
+    got = rb.SignedGraph.from_edgelist(standins.from_pandas(df), source="a", target="b",
                                        sign="s", component="all")
     assert got.n == 6 and got.labels.tolist() == want.labels.tolist()
     assert_same_graph(got, want)
@@ -139,7 +138,7 @@ def test_missing_value_in_a_cudf_column_is_named(rapids):
     df = EDGES.astype({"sign": "Int64"})
     df.loc[3, "sign"] = pd.NA
     with pytest.raises(rb.GraphInputError, match=r"sign column 'sign' has a missing value .* row 3"):
-        rb.SignedGraph.from_edgelist(standins.DataFrame.host_from_pandas(df), sign="sign")
+        rb.SignedGraph.from_edgelist(standins.from_pandas(df), sign="sign")
 
 
 SNAP = b"# a comment\n1\t2\t1\n2\t3\t-1\n3\t1\t1\n3\t4\t1\n4\t1\t-1\n1\t2\t1\n"
@@ -287,12 +286,12 @@ def test_read_edgelist_gpu_without_cudf_uses_the_host_reader_with_a_note():
 
 
 def test_cudf_in_cudf_out(rapids):
-    frame = standins.DataFrame.host_from_pandas(EDGES)
+    frame = standins.from_pandas(EDGES)
     host = rb.balance(EDGES, n_trees=8, sign="sign", progress=False, backend="cpu")
     dev = rb.balance(frame, n_trees=8, sign="sign", progress=False, backend="cpu")
     for got, want in ((dev.vertices, host.vertices), (dev.edges, host.edges)):
         assert isinstance(got, standins.DataFrame)
-        pd.testing.assert_frame_equal(got.host_to_pandas(), want, check_dtype=False)
+        pd.testing.assert_frame_equal(standins.host_view(got), want, check_dtype=False)
     lazy = rb.balance(frame, n_trees=8, sign="sign", progress=False, backend="cpu", as_dask=True)
     assert isinstance(lazy.edges, standins.DaskFrame)
 
@@ -301,13 +300,13 @@ def test_betweenness_reads_cudf_and_cugraph_into_host_columns(rapids):
     """Betweenness kernels read host arrays: a device input is copied once per column, via the same calls."""
     df = _clean_edges()
     want = rb.betweenness_centrality(df, weight=None, source="src", target="dst")
-    got = rb.betweenness_centrality(standins.DataFrame.host_from_pandas(df), weight=None, source="src",
+    got = rb.betweenness_centrality(standins.from_pandas(df), weight=None, source="src",
                                     target="dst")
     assert isinstance(got, standins.DataFrame)  # cuDF in, cuDF out (built from device columns)
-    pd.testing.assert_frame_equal(got.host_to_pandas(), want, check_dtype=False)
-    G = standins.Graph.host_from_edges(df, "src", "dst", None, renumber=True)
+    pd.testing.assert_frame_equal(standins.host_view(got), want, check_dtype=False)
+    G = standins.cugraph_graph(df, "src", "dst", None, renumber=True)
     via_cugraph = rb.betweenness_centrality(G, weight=None)
-    pd.testing.assert_frame_equal(via_cugraph.host_to_pandas(), want, check_dtype=False)
+    pd.testing.assert_frame_equal(standins.host_view(via_cugraph), want, check_dtype=False)
 
 
 # ---------------------------------------------------------------------------
@@ -349,7 +348,7 @@ def _capability_runs(frame, exact: bool = True) -> dict:
 
 def _connected(frame, column: str) -> np.ndarray:
     """Endpoint labels of the edges of the largest component of :data:`EDGES` (the first four rows)."""
-    host = frame.host_to_pandas() if isinstance(frame, standins.DataFrame) else frame
+    host = standins.host_view(frame) if isinstance(frame, standins.DataFrame) else frame
     return host[column].to_numpy()[:4]
 
 
@@ -357,7 +356,7 @@ def _host_view(table) -> pd.DataFrame:
     if isinstance(table, standins.DaskFrame):
         table = table.compute()
     if isinstance(table, standins.DataFrame):
-        table = table.host_to_pandas()
+        table = standins.host_view(table)
     elif hasattr(table, "npartitions"):
         table = table.compute().reset_index(drop=True)
     return table.drop(columns=["time_s"], errors="ignore")  # clustering's history: wall times
@@ -377,7 +376,7 @@ def test_every_capability_gives_device_tables_built_from_device_columns(rapids, 
     want = _capability_runs(edges, exact=ids == "integers")
     standins.BUILT.clear()
     _output.device_copies.clear()
-    got = _capability_runs(standins.DataFrame.host_from_pandas(edges), exact=ids == "integers")
+    got = _capability_runs(standins.from_pandas(edges), exact=ids == "integers")
     assert got.keys() == want.keys()
     for name, table in got.items():
         kind = standins.DaskFrame if name in PER_EDGE_DASK else standins.DataFrame
@@ -393,7 +392,7 @@ def test_every_capability_gives_device_tables_built_from_device_columns(rapids, 
 def test_a_device_state_can_be_handed_back(rapids):
     """frustration's cuDF ``best_state`` and clustering's cuDF ``labels``
     are accepted back as ``state=`` / ``start=`` / ``init=``, as on the host."""
-    frame = standins.DataFrame.host_from_pandas(EDGES)
+    frame = standins.from_pandas(EDGES)
     host = rb.frustration_lower_bound(EDGES, rb.frustration(EDGES, n_trees=4, seed=1).best_state, sign="sign")
     state = rb.frustration(frame, n_trees=4, seed=1, sign="sign").best_state
     assert isinstance(state, standins.DataFrame)
@@ -405,7 +404,7 @@ def test_a_device_state_can_be_handed_back(rapids):
     labels = rb.correlation_clustering(frame, method="vnd", seed=1, sign="sign").labels
     assert isinstance(labels, standins.DataFrame)
     assert (rb.correlation_clustering(frame, init=labels, method="vnd", seed=1, sign="sign").imbalance
-            == rb.correlation_clustering(EDGES, init=labels.host_to_pandas(), method="vnd", seed=1,
+            == rb.correlation_clustering(EDGES, init=standins.host_view(labels), method="vnd", seed=1,
                                          sign="sign").imbalance)
 
 
@@ -415,7 +414,7 @@ def test_host_result_columns_cross_once_through_to_device(rapids):
     from rapids_balance import _output
     from rapids_balance.frustration_index._result import state_frame, switched_frame
 
-    graph = rb.SignedGraph.from_edgelist(standins.DataFrame.host_from_pandas(EDGES), sign="sign")
+    graph = rb.SignedGraph.from_edgelist(standins.from_pandas(EDGES), sign="sign")
     host = rb.SignedGraph.from_edgelist(EDGES, sign="sign")
     side = np.arange(graph.n, dtype=np.int8) % 2
     _output.device_copies.clear()
@@ -427,8 +426,8 @@ def test_host_result_columns_cross_once_through_to_device(rapids):
     assert _output.device_copies[1:] == [k, k, k]  # src ids, dst ids, signs
     assert standins.BUILT == [{"vertex": "device", "side": "device"},
                               {"src": "device", "dst": "device", "sign": "device"}]
-    pd.testing.assert_frame_equal(state.host_to_pandas(), state_frame(host, side))
-    pd.testing.assert_frame_equal(switched.host_to_pandas(), switched_frame(host, side))
+    pd.testing.assert_frame_equal(standins.host_view(state), state_frame(host, side))
+    pd.testing.assert_frame_equal(standins.host_view(switched), switched_frame(host, side))
 
 
 # ---------------------------------------------------------------------------
@@ -477,7 +476,7 @@ def _client_host_copies(monkeypatch) -> list[int]:
 def test_run_batches_ships_a_device_graph_without_a_host_copy(rapids, device_client, monkeypatch):
     from rapids_balance.distributed import RangeBatches, run_batches
 
-    graph = rb.SignedGraph.from_edgelist(standins.DataFrame.host_from_pandas(EDGES), sign="sign")
+    graph = rb.SignedGraph.from_edgelist(standins.from_pandas(EDGES), sign="sign")
     graph.indptr  # a host copy the client made: it stays behind
     copies = _client_host_copies(monkeypatch)
     parts = run_batches(device_client, graph, _device_degrees, RangeBatches(graph.n, 2), fold=list)
@@ -504,7 +503,7 @@ def test_device_graph_travels_as_its_device_arrays(rapids):
     from rapids_balance.distributed._device_graph import DeviceGraph, ship_device_graph
     from rapids_balance.distributed._map import _shipping_copy
 
-    graph = rb.SignedGraph.from_edgelist(standins.DataFrame.host_from_pandas(EDGES), sign="sign")
+    graph = rb.SignedGraph.from_edgelist(standins.from_pandas(EDGES), sign="sign")
     graph.indptr, graph.labels  # host copies made on the client
     handle = ship_device_graph(_shipping_copy(graph))
     arrays_left = [k for k, v in vars(handle.rest).items()
@@ -525,7 +524,7 @@ def test_balance_on_the_cluster_with_a_device_graph_gives_device_tables(rapids, 
     from rapids_balance.balancing import _engine
 
     want = rb.balance(EDGES, n_trees=8, sign="sign", progress=False, backend="cpu")
-    graph = rb.SignedGraph.from_edgelist(standins.DataFrame.host_from_pandas(EDGES), sign="sign")
+    graph = rb.SignedGraph.from_edgelist(standins.from_pandas(EDGES), sign="sign")
     copies = _client_host_copies(monkeypatch)
     before_counters: list[int] = []
     finalize = _engine._balance_finalize
@@ -538,8 +537,8 @@ def test_balance_on_the_cluster_with_a_device_graph_gives_device_tables(rapids, 
     got = rb.balance(graph, n_trees=8, progress=False, backend="cpu", client=device_client, as_dask=True)
     assert all(size <= 1 for size in before_counters), before_counters
     assert isinstance(got.vertices, standins.DataFrame) and isinstance(got.edges, standins.DaskFrame)
-    pd.testing.assert_frame_equal(got.vertices.host_to_pandas(), want.vertices, check_dtype=False)
-    pd.testing.assert_frame_equal(got.edges.compute().host_to_pandas(), want.edges, check_dtype=False)
+    pd.testing.assert_frame_equal(standins.host_view(got.vertices), want.vertices, check_dtype=False)
+    pd.testing.assert_frame_equal(standins.host_view(got.edges.compute()), want.edges, check_dtype=False)
 
 
 @pytest.mark.parametrize("attributes", ["consensus", "datalab"])
@@ -550,7 +549,7 @@ def test_device_counters_give_device_tables_without_host_copies(rapids, attribut
     from rapids_balance.balancing._result import compute_attributes
 
     host = rb.balance(EDGES, n_trees=8, sign="sign", progress=False, backend="cpu", attributes=attributes)
-    graph = rb.SignedGraph.from_edgelist(standins.DataFrame.host_from_pandas(EDGES), sign="sign")
+    graph = rb.SignedGraph.from_edgelist(standins.from_pandas(EDGES), sign="sign")
     counters = {k: xps.asarray(v) for k, v in host.counters.items()}
     _xp.host_copies.clear()
     vertices, edges = compute_attributes(graph, counters, attributes)
@@ -558,7 +557,7 @@ def test_device_counters_give_device_tables_without_host_copies(rapids, attribut
     for got, want in ((vertices, host.vertices), (edges, host.edges)):
         assert isinstance(got, standins.DataFrame)
         # exact integer sums: the device tables equal the host tables bit for bit
-        pd.testing.assert_frame_equal(got.host_to_pandas(), want, check_dtype=False, rtol=0, atol=0)
+        pd.testing.assert_frame_equal(standins.host_view(got), want, check_dtype=False, rtol=0, atol=0)
 
 
 def test_gpu_run_prelude_reads_a_device_graph_where_it_lives(rapids):
@@ -567,7 +566,7 @@ def test_gpu_run_prelude_reads_a_device_graph_where_it_lives(rapids):
     from rapids_balance.balancing._roots import tree_roots
 
     host = rb.SignedGraph.from_edgelist(EDGES, sign="sign")
-    dev = rb.SignedGraph.from_edgelist(standins.DataFrame.host_from_pandas(EDGES), sign="sign")
+    dev = rb.SignedGraph.from_edgelist(standins.from_pandas(EDGES), sign="sign")
     _xp.host_copies.clear()
     _check_graph(dev)
     roots, _ = tree_roots(dev, np.arange(3), sampler="bfs", roots=None, seed=0)
@@ -590,6 +589,9 @@ def test_calls_made_are_the_documented_calls(rapids, tmp_path):
         run(fn, rapids)
     for renumber in (False, True):
         run(test_cugraph_graph, rapids, renumber)
+    csr = standins.Graph()  # no input edge list: cuGraph's merged edges (view_edge_list)
+    csr.from_cudf_adjlist(*(standins.Series(np.array(a)) for a in ([0, 1, 2], [1, 0], [1.0, 1.0])))
+    run(rb.io.from_cugraph, csr)
     run(test_read_edgelist_gpu_parses_with_cudf, rapids, SNAP)
     run(test_read_edgelist_gpu_parquet, rapids, tmp_path)
     standins.CALLS.clear()

@@ -280,16 +280,21 @@ def _from_cugraph(G, weight, directed) -> tuple[Graph, np.ndarray | None]:
     if directed is not None and bool(directed) != is_dir:
         raise GraphInputError(f"directed={directed} but the cuGraph graph is "
                               f"{'directed' if is_dir else 'undirected'}")
-    from ..io._device import cugraph_columns, host_frame
+    from ..io._device import cugraph_edges, host_frame
 
-    edges, _, arrays, _ = cugraph_columns(G)
-    df = host_frame(edges, arrays if edges is None else None)
-    cols = list(df.columns)
-    wcol = next((c for c in ("weight", "weights", "wgt") if c in cols), None)
-    if isinstance(weight, str) and weight not in ("weight", "abs") and weight in cols:
+    edges = cugraph_edges(G)
+    # columns by the names the graph records (cuGraph keeps no column order)
+    wanted = {"src": edges.source, "dst": edges.target}
+    wcol = edges.weight
+    if isinstance(weight, str) and weight not in ("weight", "abs") and weight in list(edges.frame.columns):
         wcol = weight
-    spec = None if weight is None or wcol is None else ("abs" if weight == "abs" else wcol)
-    df = df.rename(columns={cols[0]: "src", cols[1]: "dst"})
+    if wcol is not None and weight is not None:
+        wanted["weight"] = wcol
+    df = host_frame(edges.frame, wanted)
+    if callable(weight) or (isinstance(weight, str) and weight not in ("weight", "abs") and weight != wcol):
+        spec = weight  # a callable reads the frame; a column the graph lacks is refused there
+    else:
+        spec = None if "weight" not in wanted else ("abs" if weight == "abs" else "weight")
     return _from_frame(df, spec, is_dir)
 
 

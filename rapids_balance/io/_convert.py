@@ -9,7 +9,7 @@ import numpy as np
 from ..errors import GraphInputError, short_repr
 from .._build import build_graph, check_build_options, exact_int_array
 from .._containers import CleaningReport, Graph, SignedGraph
-from ._device import attach_string_labels, cugraph_columns, frame_columns
+from ._device import CUGRAPH_MERGED_NOTE, attach_string_labels, cugraph_edges, frame_columns
 from ._labels import _object_array, relabel_from_table  # noqa: F401 (relabel_from_table: its former home)
 from ._roles import resolve_roles
 
@@ -219,12 +219,21 @@ def from_cugraph(G: Any, sign: str | None = None, weight: str | None = None, **o
 
     Notes
     -----
-    The graph stays on the device.  A graph built with ``renumber=False``
-    hands over its CSR (``G.view_adj_list()``: rows are the original vertex
-    ids; an undirected edge is taken once, from the row of its smaller
-    end); a renumbered graph its edge list with the original ids
-    (``G.view_edge_list()``).  Either way the columns are CuPy arrays and
-    the graph is built in CuPy; results come back as cuDF DataFrames.
+    The graph stays on the device.  The edges are the edge list the graph
+    was built from (``G.input_df``), its columns found by the names the
+    graph records (``G.source_columns``, ``G.destination_columns``,
+    ``G.weight_column``): the user's rows as given, with their own ids
+    (integers of any size, or text), so repeated rows, pairs given both
+    ways and conflicting signs are cleaned and counted as for a file.  A
+    multi-GPU graph (``cugraph.dask``) keeps that list as a dask-cuDF
+    frame, computed once.  A graph built from a CSR keeps none: its
+    ``G.view_edge_list()`` is read, whose edges cuGraph has already merged
+    (repeated rows keep the smallest value, a pair given both ways the
+    average of its two values), and ``graph.cleaning.notes`` says so.  A
+    directed cuGraph graph gives a directed :class:`Graph` when unsigned
+    (``directed=`` overrides); signed graphs are undirected.  The columns
+    are CuPy arrays and the graph is built in CuPy; results come back as
+    cuDF DataFrames.
 
     Examples
     --------
@@ -237,34 +246,39 @@ def from_cugraph(G: Any, sign: str | None = None, weight: str | None = None, **o
     """
     _require_cugraph()
     opts = _build_options(dict(options), "from_cugraph")
-    edges, cols, arrays, how = cugraph_columns(G)
-    if edges is None:  # the CSR: rows are the original vertex ids
-        src_col, dst_col = "source", "target"
-    else:
-        src_col = getattr(G, "source_columns", None)
-        dst_col = getattr(G, "destination_columns", None)
-        src_col = src_col[0] if isinstance(src_col, list) else src_col
-        dst_col = dst_col[0] if isinstance(dst_col, list) else dst_col
-    values = [c for c in cols if c not in (src_col, dst_col)]
-    # a cuGraph graph carries one value per edge: unless told otherwise, it is the sign
-    one_value = sign is None and weight is None and len(values) == 1
-    res = resolve_roles(cols, {"source": src_col, "target": dst_col,
-                               "sign": values[0] if one_value else sign, "weight": weight},
+    edges = cugraph_edges(G)
+    cols = list(edges.frame.columns)
+    # a cuGraph graph carries one value per edge (its weight): unless told otherwise, it is the sign
+    one_value = sign is None and weight is None and edges.weight is not None
+    res = resolve_roles(cols, {"source": edges.source, "target": edges.target,
+                               "sign": edges.weight if one_value else sign, "weight": weight},
                         where="cugraph edge list", want_sign=None)
-    for role, key in (("source", src_col), ("target", dst_col)):
-        if key is not None:
-            res.why[role] = "fixed by the cuGraph graph"
+    for role in ("source", "target"):
+        res.why[role] = "fixed by the cuGraph graph"
     if one_value:
-        res.why["sign"] = "fixed by the cuGraph edge list (its one edge value)"
-    text = None
-    if edges is None:
-        u, v = arrays[res.source], arrays[res.target]
-        s, w = (None if k is None else arrays[k] for k in (res.sign, res.weight))
-    else:
-        u, v, s, w, text = frame_columns(edges, source=res.source, target=res.target, sign=res.sign,
-                                         weight=res.weight, where="cugraph edge list")
+        res.why["sign"] = "fixed by the cuGraph graph (its weight column)"
+    u, v, s, w, text = frame_columns(edges.frame, source=res.source, target=res.target, sign=res.sign,
+                                     weight=res.weight, where="cugraph edge list")
+    notes = [f"read from the cuGraph graph's {edges.how}"]
+    if edges.merged:
+        notes.append(CUGRAPH_MERGED_NOTE)
+        if s is not None:
+            from array_api_compat import array_namespace
+
+            xp = array_namespace(s)
+            zeros = int(xp.sum(xp.astype(s == 0, xp.int64)))
+            if zeros:
+                notes.append(f"{zeros} edge(s) have the value 0 in cuGraph's merged edge list; each may be a "
+                             "pair given with +1 and -1 that cuGraph averaged, not a sign of 0 (zero_sign= "
+                             "decides what becomes of them)")
+    if G.is_directed() and "directed" not in opts:
+        if s is None:
+            opts["directed"] = True
+        else:
+            notes.append("the cuGraph graph is directed; signed graphs are undirected, so each pair's rows "
+                         "are merged by the cleaning rules")
     opts.setdefault("name", "cugraph")
-    report = CleaningReport(source="cugraph", columns=res.report(), notes=[f"read from the cuGraph {how}"])
+    report = CleaningReport(source="cugraph", columns=res.report(), notes=notes)
     g = build_graph(u, v, sign=s, weight=w, graph_class=SignedGraph if s is not None else Graph,
                     report=report, **opts)
     if text is not None:

@@ -10,10 +10,14 @@ against their version.  Everything after the hand-over is array-API code
   (``Series.to_cupy()``); string vertex ids are factorised on the device
   (``Series.factorize``), so only the ``n`` vertex labels reach the host.
 * A dask-cuDF DataFrame is computed once, then read as a cuDF DataFrame.
-* A cuGraph ``Graph`` built without renumbering hands over its CSR
-  (``view_adj_list()``), whose row ids are the original vertex ids; a
-  renumbered graph hands over its edge list with original ids
-  (``view_edge_list()``).
+* A cuGraph ``Graph`` hands over the edge list it was built from
+  (``G.input_df``: the user's rows as given, original ids of any type and
+  size), its columns found by name (``G.source_columns``,
+  ``G.destination_columns``, the weight column); a multi-GPU graph's is a
+  dask-cuDF frame, computed once.  A graph without one (built from a CSR)
+  hands over ``view_edge_list()``: edges cuGraph has already merged, which
+  the cleaning report says.  The CSR (``view_adj_list()``) is never read:
+  it casts ids to int32 and holds the edges as given, unsymmetrised.
 * :func:`read_device` parses a file with ``cudf.read_csv`` /
   ``cudf.read_parquet`` after the host reader's format detection has looked
   at the first lines; anything the device reader cannot reproduce exactly
@@ -24,7 +28,7 @@ against their version.  Everything after the hand-over is array-API code
 from __future__ import annotations
 
 import io
-from typing import Any
+from typing import Any, NamedTuple
 
 from .._build import build_graph
 from .._containers import CleaningReport, Graph, SignedGraph
@@ -35,7 +39,7 @@ from ._formats import _count_lines_starting, canonical_format, check_text, detec
 from ._reader import _display_name, _resolve, graph_from_source
 
 __all__ = ["DEVICE_CALLS", "HOST_READER_NOTE", "is_device_array", "cudf_available", "frame_columns",
-           "cugraph_columns", "read_with_backend", "read_device", "host_frame", "attach_string_labels",
+           "CugraphEdges", "cugraph_edges", "host_labels", "CUGRAPH_MERGED_NOTE", "read_with_backend", "read_device", "host_frame", "attach_string_labels",
            "device_labels_column"]
 
 #: every cuDF / dask-cuDF / cuGraph call the library makes (inputs here, results in ``_output``)
@@ -52,15 +56,16 @@ DEVICE_CALLS = (
     "cudf.Series.to_cupy",
     "cudf.Series.factorize",
     "cudf.Index.take",
-    "cudf.Index.values_host",
+    "cudf.Index.to_numpy",
     "dask_cudf.DataFrame.compute",
     "dask_cudf.from_cudf",
-    "cugraph.Graph.renumbered",
     "cugraph.Graph.is_directed",
-    "cugraph.Graph.view_adj_list",
-    "cugraph.Graph.view_edge_list",
+    "cugraph.Graph.is_multi_gpu",
+    "cugraph.Graph.input_df",
     "cugraph.Graph.source_columns",
     "cugraph.Graph.destination_columns",
+    "cugraph.Graph.weight_column",
+    "cugraph.Graph.view_edge_list",
 )
 
 
@@ -141,26 +146,37 @@ def attach_string_labels(graph: Any, uniques: Any) -> Any:
 
     labels = uniques.take(graph.device_labels())  # the graph's labels are the codes it kept
     _STRING_LABELS[graph] = labels
-    host = np.asarray(labels.values_host, dtype=object)
+    host = host_labels(labels)
     host.setflags(write=False)
     graph.labels = host  # CuPy has no strings: the host labels are the text, the device keeps codes
     return graph
 
 
-def host_frame(frame: Any = None, arrays: dict[str, Any] | None = None):
-    """A cuDF frame (or named device arrays) copied to a pandas frame, one copy per column.
+def host_labels(index: Any) -> Any:
+    """A cuDF Index of labels on the host, as a numpy object array.
+
+    ``Index.to_numpy()`` (cuDF ``core/frame.py``); ``Index.values_host`` was
+    removed in cuDF 26.08, so it is not used.
+    """
+    import numpy as np
+
+    return np.asarray(index.to_numpy(), dtype=object)
+
+
+def host_frame(frame: Any, columns: dict[str, Any] | None = None):
+    """A cuDF frame copied to a pandas frame, one copy per column.
 
     For capabilities whose kernels read host arrays (betweenness): numeric
     columns go through CuPy (``to_cupy``), text columns are factorised on
-    the device and only their distinct values travel as text.
+    the device and only their distinct values travel as text.  ``columns``
+    maps the pandas frame's names to the cuDF frame's (default: all, as
+    they are).
     """
     import pandas as pd
 
-    from .._xp import to_host
-
-    if arrays is None:
-        return pd.DataFrame({key: _host_values(frame[key], f"column {key!r}") for key in frame.columns})
-    return pd.DataFrame({k: to_host(a) for k, a in arrays.items()})
+    if columns is None:
+        columns = {key: key for key in frame.columns}
+    return pd.DataFrame({name: _host_values(frame[key], f"column {key!r}") for name, key in columns.items()})
 
 
 def _host_values(series: Any, what: str) -> Any:
@@ -173,7 +189,7 @@ def _host_values(series: Any, what: str) -> Any:
         return to_host(_column(series, what))
     _column_nulls(series, what)
     codes, uniques = series.factorize()
-    return np.asarray(uniques.values_host, dtype=object)[to_host(codes)]
+    return host_labels(uniques)[to_host(codes)]
 
 
 def _column_nulls(series: Any, what: str) -> None:
@@ -182,36 +198,71 @@ def _column_nulls(series: Any, what: str) -> None:
         raise GraphInputError(f"{what} has a missing value (NaN/None/null) in row {row} (0-based)")
 
 
-def cugraph_columns(G: Any) -> tuple[Any, list, dict[str, Any], str]:
-    """A cuGraph graph's edges on the device: (frame or None, columns, arrays, how).
+class CugraphEdges(NamedTuple):
+    """A cuGraph graph's edges as a cuDF frame, its columns named."""
 
-    A graph built with ``renumber=False`` hands over its CSR: its rows are
-    the original vertex ids, and each undirected edge is taken once (the
-    slot with ``row <= column``).  Otherwise its edge list with original ids.
-    ``arrays`` holds ``source``/``target`` and the value column under its
-    name; ``columns`` names every column.
+    frame: Any
+    source: Any
+    target: Any
+    weight: Any
+    how: str
+    merged: bool
+
+
+#: what cuGraph does to the edges of a graph it builds (cugraph 26.10, cpp/src/c_api/graph_sg.cpp
+#: remove_multi_edges with keep_min_value_edge for symmetric graphs; symmetrize_edgelist_impl.cuh
+#: symmetrize_op_t averages the two weights of a pair given both ways)
+CUGRAPH_MERGED_NOTE = (
+    "read from cuGraph's merged edge list (view_edge_list): the graph holds no input edge list, so "
+    "cuGraph had already merged the edges. For an undirected graph each pair appears once; repeated "
+    "rows kept their smallest value, and a pair given in both directions got the average of its two "
+    "values (a +1 and a -1 become 0); in a directed graph one of the repeated rows was kept. "
+    "Repeated rows and conflicts cannot be counted here")
+
+
+def _one_column(names: Any, what: str) -> Any:
+    """The one column of a vertex id (cuGraph keeps a name or a list of names)."""
+    if isinstance(names, (list, tuple)):
+        if len(names) != 1:
+            raise GraphInputError(
+                f"the cuGraph graph identifies a vertex by several {what} columns {list(names)}; "
+                "rapids-balance needs one id column per endpoint: build the graph from one column each "
+                "(e.g. a combined key)")
+        return names[0]
+    return names
+
+
+def cugraph_edges(G: Any) -> CugraphEdges:
+    """The edges of a cuGraph graph as a cuDF frame with named columns.
+
+    The edge list the graph was built from, where the graph keeps it
+    (``G.input_df``: the user's rows as given, with their own ids, every
+    repeated or reversed row still there, so the cleaning counts hold); a
+    multi-GPU graph keeps it as a dask-cuDF frame (computed here once), its
+    weight column renamed ``"value"``.  Otherwise (a graph built from a
+    CSR) ``view_edge_list()``, which cuGraph has merged
+    (:data:`CUGRAPH_MERGED_NOTE`).  Columns are taken by the names the graph
+    records (``source_columns``, ``destination_columns``,
+    ``weight_column``), never by position: cuGraph does not keep the
+    column order.
     """
-    if not getattr(G, "renumbered", True):
-        offsets, indices, values = G.view_adj_list()
-        from array_api_compat import array_namespace
-
-        off = offsets.to_cupy()
-        dst = indices.to_cupy()
-        xp = array_namespace(off, dst)
-        # row of each slot: the last row starting at or before it (rows may be empty)
-        slots = xp.arange(dst.shape[0], dtype=off.dtype)
-        src = xp.astype(xp.searchsorted(off, slots, side="right") - 1, dst.dtype)
-        val = None if values is None else values.to_cupy()
-        if not G.is_directed():
-            keep = src <= dst
-            src, dst = src[keep], dst[keep]
-            val = None if val is None else val[keep]
-        arrays = {"source": src, "target": dst}
-        if val is not None:
-            arrays["weights"] = val
-        return None, list(arrays), arrays, "CSR (view_adj_list)"
-    edges = G.view_edge_list()
-    return edges, list(edges.columns), {}, "edge list (view_edge_list)"
+    multi_gpu = bool(G.is_multi_gpu())
+    source = _one_column(G.source_columns, "source")
+    target = _one_column(G.destination_columns, "destination")
+    given = getattr(G, "input_df", None)
+    if given is not None:
+        # the multi-GPU graph renames its weight column to "value" (simpleDistributedGraph.py)
+        weight = "value" if multi_gpu and G.weight_column is not None else G.weight_column
+        frame = given.compute() if multi_gpu else given  # one dask-cuDF frame: computed once
+        return CugraphEdges(frame, source, target, weight, "its input edge list (input_df), as given", False)
+    frame = G.view_edge_list()
+    if multi_gpu:
+        frame = frame.compute()
+    source = "src" if source is None else source
+    target = "dst" if target is None else target
+    values = [c for c in frame.columns if c not in (source, target)]
+    weight = G.weight_column if G.weight_column in values else ("weight" if "weight" in values else None)
+    return CugraphEdges(frame, source, target, weight, "its merged edge list (view_edge_list)", True)
 
 
 # ---------------------------------------------------------------------------

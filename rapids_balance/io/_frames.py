@@ -22,7 +22,7 @@ from .._containers import CleaningReport, Graph, SignedGraph
 from .._output import is_device_array
 from ..errors import GraphInputError, short_repr
 from . import _device
-from ._device import attach_string_labels, frame_columns
+from ._device import attach_string_labels, frame_columns, host_labels
 from ._roles import missing_column_error, resolve_roles
 
 __all__ = ["edgelist_columns", "table_kind", "missing_column_error", "materialise", "table_columns",
@@ -115,7 +115,7 @@ def _cudf_columns(data: Any, available: list, *keys: Any) -> tuple:
     src, dst, sgn, wgt, text = _device.frame_columns(data, source=keys[0], target=keys[1], sign=keys[2],
                                                      weight=keys[3])
     if text is not None:
-        host = np.asarray(text.values_host, dtype=object)
+        host = host_labels(text)
         src, dst = host[_xp.to_host(src)], host[_xp.to_host(dst)]
     return src, dst, sgn, wgt
 
