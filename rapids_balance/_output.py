@@ -111,7 +111,20 @@ def _device_column(c: Any, xp: Callable[[], Any]) -> Any:
     if a.dtype.kind in "biuf":
         return to_device(a, xp())
     device_copies.append(int(a.size))
-    return a if a.dtype.kind == "O" else a.astype(object)
+    if a.dtype.kind == "O":
+        import pandas as pd
+
+        kind = pd.api.types.infer_dtype(a, skipna=False)
+        if kind not in ("string", "empty"):
+            # cuDF builds an object column through Arrow, as text only (cudf core/column/column.py)
+            from .errors import GraphInputError
+
+            raise GraphInputError(
+                f"a cuDF result column holds values of one type, but these labels are {kind!r} (integers "
+                "mixed with text, or integers beyond 64 bits): cast the id columns to one type (e.g. "
+                ".astype(str)) before building the graph")
+        return a
+    return a.astype(object)
 
 
 def _has_cudf() -> bool:
@@ -278,6 +291,18 @@ def _with_as_dask_doc(doc: str, fields: str) -> str:
     return doc + "\n" + entry
 
 
+def _one_device(graph: Any):
+    """The call's one current device: that of a graph kept on the device (CuPy and numba-cuda made
+    to agree on it, :func:`rapids_balance.backend.device_scope`); nothing to select otherwise."""
+    import contextlib
+
+    if not getattr(graph, "on_device", False):
+        return contextlib.nullcontext()
+    from .backend import device_scope
+
+    return device_scope(*graph.device_arrays().values())
+
+
 def frames_like_input(dask_fields: tuple[str, ...] | None = None) -> Callable:
     """Decorator for public algorithms: ``as_dask`` for their per-edge tables.
 
@@ -304,7 +329,8 @@ def frames_like_input(dask_fields: tuple[str, ...] | None = None) -> Callable:
         def wrapper(graph, *args, as_dask: bool = False, **kwargs):
             if check_bool(as_dask, "as_dask", owner) and dask_fields == ():
                 raise param_error("as_dask", owner, "False (this result has no per-edge table)", as_dask)
-            result = fn(graph, *args, **kwargs)
+            with _one_device(graph):
+                result = fn(graph, *args, **kwargs)
             if dask_fields is None:
                 return to_dask_frame(result) if as_dask else result
             return convert_result_frames(result, like=graph, as_dask=as_dask, dask_fields=dask_fields)

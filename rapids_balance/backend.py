@@ -15,9 +15,10 @@ asked for: ``backend="auto"`` never picks it, ``backend="gpu"`` does.
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -38,6 +39,8 @@ __all__ = [
     "launch_counts",
     "kernel_view",
     "host_read",
+    "array_device",
+    "device_scope",
 ]
 
 if os.environ.get("RAPIDS_BALANCE_CUDASIM", "") not in ("", "0"):
@@ -233,7 +236,56 @@ def host_read(a: Any) -> np.ndarray:
     launch_counts["host_reads"] += 1
     return to_host(a)
 
-_streams: dict[int, Any] = {}
+def array_device(*arrays: Any) -> int | None:
+    """The id of the GPU holding the first CuPy array among ``arrays``; ``None`` when none is on one."""
+    for a in arrays:
+        if type(a).__module__.startswith("cupy"):
+            return int(a.device.id)
+    return None
+
+
+@contextmanager
+def device_scope(*arrays: Any) -> Iterator[int | None]:
+    """One current device for a GPU call, the same for CuPy and numba-cuda.
+
+    The device holding the call's arrays (CuPy's current device when none
+    of them is on a GPU) is made current in CuPy (``cupy.cuda.Device``) and
+    in numba-cuda (``numba.cuda.gpus[i]``, which pushes that device's primary
+    context, the one CuPy uses) for the length of the call, and both are
+    restored after it.  Without it, a process with several GPUs could
+    allocate with CuPy on one device and launch numba's kernels on another.
+    Under the simulator there is one device, 0.  Yields the device id, or
+    ``None`` where there is no GPU to select (CuPy missing).
+    """
+    if simulator_enabled():
+        with cuda().gpus[0]:
+            yield 0
+        return
+    try:
+        import cupy
+    except ImportError:
+        yield None
+        return
+    dev = array_device(*arrays)
+    if dev is None:
+        dev = int(cupy.cuda.runtime.getDevice())
+    with cupy.cuda.Device(dev), cuda().gpus[dev]:
+        yield dev
+
+
+_streams: dict[tuple[int, int], Any] = {}
+
+
+def _follow_cupy_device() -> int:
+    """Make numba-cuda's current device CuPy's on this thread (a launch then goes where CuPy's
+    arrays and stream are); returns the device id.  Checked at each launch, selected on a change."""
+    import cupy
+
+    dev = int(cupy.cuda.runtime.getDevice())
+    c = cuda()
+    if int(c.get_current_device().id) != dev:
+        c.select_device(dev)
+    return dev
 
 
 def _current_stream():
@@ -242,17 +294,19 @@ def _current_stream():
     CuPy's null stream (pointer 0) is CUDA's legacy default stream and its
     per-thread stream (pointer 2) is ``cudaStreamPerThread``; any other
     stream (a user's non-blocking one, say) is taken as an external stream.
-    One handle per stream pointer, made on first use.
+    One handle per device and stream pointer, made on first use; numba's
+    current device follows CuPy's first (:func:`_follow_cupy_device`).
     """
     import cupy
 
+    dev = _follow_cupy_device()
     ptr = int(cupy.cuda.get_current_stream().ptr)
-    stream = _streams.get(ptr)
+    stream = _streams.get((dev, ptr))
     if stream is None:
         c = cuda()
         stream = (c.legacy_default_stream() if ptr == 0 else
                   c.per_thread_default_stream() if ptr == 2 else c.external_stream(ptr))
-        _streams[ptr] = stream
+        _streams[(dev, ptr)] = stream
     return stream
 
 

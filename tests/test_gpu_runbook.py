@@ -38,7 +38,7 @@ IMAGE = ("numpy", "numba", "numba-cuda", "pandas", "scipy", "pytest", "pip")
 # modules of the image's distributions as imported (numba-cuda brings llvmlite, cuda-*)
 IMAGE_MODULES = {"numpy", "numba", "llvmlite", "pandas", "scipy", "pytest", "cupy", "cupyx",
                  "networkx"}  # networkx: the optional nx_backend only; the image has it
-FIRST_LIGHT_STEPS = ("probe", "equality", "timings", "profile", "tests")
+FIRST_LIGHT_STEPS = ("probe", "rapids", "equality", "timings", "profile", "tests")
 SETUP_LIMIT_S = 25
 CALL_BUDGET_S = 540  # 9 minutes of a 10-minute call
 
@@ -170,3 +170,27 @@ def test_runbook_stops_without_a_real_gpu(tmp_path):
     assert run.returncode == 3
     assert "FIRST LIGHT STOPPED" in (tmp_path / "steps.log").read_text()
     assert not (tmp_path / "equality.jsonl").exists()
+
+
+def test_first_light_rapids_step_on_the_stand_ins(monkeypatch, tmp_path):
+    """The first-light step for cuDF / cuGraph / dask-cuDF inputs, run on the stand-ins written from
+    their sources: every check equal.  Without cuDF it writes one line saying so and passes."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import gpu_first_light
+    finally:
+        sys.path.pop(0)
+    import argparse
+
+    monkeypatch.setitem(sys.modules, "cudf", None)
+    (tmp_path / "none").mkdir()
+    assert gpu_first_light.rapids(argparse.Namespace(out=str(tmp_path / "none"))) == 0
+    (row,) = [json.loads(line) for line in (tmp_path / "none" / "rapids.jsonl").read_text().splitlines()]
+    assert "cuDF is not importable here" in row["skipped"]
+    import _standins as standins
+
+    standins.install(monkeypatch)
+    (tmp_path / "stand-ins").mkdir()
+    assert gpu_first_light.rapids(argparse.Namespace(out=str(tmp_path / "stand-ins"))) == 0
+    rows = [json.loads(line) for line in (tmp_path / "stand-ins" / "rapids.jsonl").read_text().splitlines()]
+    assert len(rows) == 5 and all(r["equal"] for r in rows), rows

@@ -96,3 +96,21 @@ def test_make_table_flavours(monkeypatch):
     out = make_table(device)
     assert isinstance(out, standins.DataFrame) and "cudf.DataFrame" in standins.CALLS
     assert isinstance(make_table(cols, like=out), standins.DataFrame)  # a cuDF input asks for cuDF
+
+
+def test_cudf_table_of_labels_cudf_cannot_hold_is_a_clear_error(monkeypatch):
+    """cuDF builds an object column as text only (the stand-in refuses as cudf column.py:3496-3519
+    does): labels mixing integers and text get an error saying what to do, not cuDF's."""
+    import numpy as np
+
+    import _standins as standins
+    from rapids_balance._output import make_table
+
+    standins.install(monkeypatch)
+    mixed = np.array([1, "1"], dtype=object)
+    with pytest.raises(rb.GraphInputError, match=r"'mixed-integer'.*astype\(str\)"):
+        make_table({"vertex": mixed, "x": np.array([0.5, 1.0])}, like=standins.DataFrame({}))
+    with pytest.raises(TypeError, match="mixed types"):
+        standins.DataFrame({"vertex": mixed})  # what cuDF itself would have said
+    assert isinstance(make_table({"vertex": np.array(["a", "b"], dtype=object)}, like=standins.DataFrame({})),
+                      standins.DataFrame)

@@ -10,6 +10,12 @@ still leaves what it had finished.  Steps:
     package's GPU probe -> ``probe.json``.  Exits 3 unless a real,
     non-simulated GPU answered (``--allow-simulator`` accepts numba's
     simulator: the test suite's dry run).
+``rapids``
+    Where cuDF imports: a cuDF table with text ids, an undirected cuGraph
+    graph whose edges come in both orders and a dask-cuDF frame, each read
+    on the device and compared with the pandas graph of the same rows ->
+    ``rapids.jsonl``; exits 1 when one differs.  Where cuDF does not import,
+    one line says so and the step passes.
 ``equality``
     GPU against CPU, same seed, on one graph -> ``equality.jsonl``: balance
     (``--trees`` trees, each method, each majority rule), frustration
@@ -25,6 +31,7 @@ still leaves what it had finished.  Steps:
 Usage::
 
     python3 tools/gpu_first_light.py probe --out gpu-out
+    python3 tools/gpu_first_light.py rapids --out gpu-out
     python3 tools/gpu_first_light.py equality --graph G.txt.gz --vnd-graph H.csv.gz --trees 64 --k 64 --out gpu-out
     python3 tools/gpu_first_light.py timings --graph A.txt.gz B.txt.gz --trees 1000 --out gpu-out
 
@@ -230,6 +237,71 @@ def timings(args) -> int:
     return 0
 
 
+def rapids(args) -> int:
+    """cuDF, cuGraph and dask-cuDF inputs on the device, each against the pandas graph of the same rows.
+
+    A cuDF table with text ids, an undirected cuGraph graph whose edges come in both orders (one
+    written (larger, smaller), one pair given both ways), and a dask-cuDF frame of two partitions;
+    where cuDF does not import, one line says so and the step passes (the other steps run).
+    """
+    out = Path(args.out) / "rapids.jsonl"
+    try:
+        import cudf
+    except Exception as exc:  # not installed, or no CUDA runtime for it
+        _emit(out, {"check": "rapids inputs", "skipped": f"cuDF is not importable here ({type(exc).__name__}: "
+                                                         f"{exc}); the cuDF, cuGraph and dask-cuDF checks did not run"})
+        return 0
+    import pandas as pd
+
+    import rapids_balance as rb
+
+    def same(got, want) -> bool:
+        return (got.n, got.m) == (want.n, want.m) and all(
+            np.array_equal(np.asarray(getattr(got, k)), np.asarray(getattr(want, k)))
+            for k in ("edge_src", "edge_dst", "sign")) and list(got.labels) == list(want.labels)
+
+    def table(df):  # a cuDF frame from host columns (text as Python str objects)
+        return cudf.DataFrame({k: df[k].to_numpy(dtype=object if df[k].dtype.kind not in "iuf" else None)
+                               for k in df.columns})
+
+    rows = []
+    text = pd.DataFrame({"a": ["zoe", "amy", "bob", "amy"], "b": ["amy", "bob", "zoe", "zoe"], "s": [1, -1, 1, 1]})
+    want = rb.SignedGraph.from_edgelist(text, source="a", target="b", sign="s")
+    got = rb.SignedGraph.from_edgelist(table(text), source="a", target="b", sign="s")
+    rows.append({"check": "cuDF table with text ids", "equal": same(got, want), "on_device": got.on_device})
+    _emit(out, rows[-1])
+    res = rb.balance(table(text), n_trees=4, source="a", target="b", sign="s", progress=False)
+    rows.append({"check": "balance of a cuDF table gives cuDF tables",
+                 "equal": type(res.vertices).__module__.startswith("cudf")})
+    _emit(out, rows[-1])
+    ints = pd.DataFrame({"u": np.array([5, 3, 1, 2, 2**40], np.int64), "v": np.array([2, 1, 2, 1, 3], np.int64),
+                         "w": np.array([1.0, -1.0, 1.0, -1.0, 1.0])})
+    want = rb.SignedGraph.from_edgelist(ints, source="u", target="v", sign="w", component="all")
+    try:
+        import cugraph
+    except Exception as exc:
+        _emit(out, {"check": "cuGraph graph", "skipped": f"cuGraph is not importable ({type(exc).__name__})"})
+    else:
+        for renumber in (True, False):
+            G = cugraph.Graph()
+            G.from_cudf_edgelist(table(ints), source="u", destination="v", edge_attr="w", renumber=renumber)
+            got = rb.io.from_cugraph(G, component="all")
+            rows.append({"check": f"undirected cuGraph graph, edges in both orders, renumber={renumber}",
+                         "equal": same(got, want)
+                         and got.cleaning.conflicting_pairs == want.cleaning.conflicting_pairs})
+            _emit(out, rows[-1])
+    try:
+        import dask_cudf
+    except Exception as exc:
+        _emit(out, {"check": "dask-cuDF input", "skipped": f"dask-cuDF is not importable ({type(exc).__name__})"})
+    else:
+        lazy = dask_cudf.from_cudf(table(ints), npartitions=2)
+        got = rb.SignedGraph.from_edgelist(lazy, source="u", target="v", sign="w", component="all")
+        rows.append({"check": "dask-cuDF frame of two partitions", "equal": same(got, want)})
+        _emit(out, rows[-1])
+    return 0 if all(r["equal"] for r in rows) else 1
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="step", required=True)
@@ -240,6 +312,7 @@ def main(argv=None) -> int:
     a.add_argument("--vnd-graph", required=True)
     a.add_argument("--trees", type=int, default=64)
     a.add_argument("--k", type=int, default=64)
+    sub.add_parser("rapids")
     a = sub.add_parser("timings")
     a.add_argument("--graph", nargs="+", required=True)
     a.add_argument("--trees", type=int, default=1000)
@@ -247,7 +320,7 @@ def main(argv=None) -> int:
         a.add_argument("--out", default=os.environ.get("OUT", "gpu-out"))
     args = p.parse_args(argv)
     Path(args.out).mkdir(parents=True, exist_ok=True)
-    return {"probe": probe, "equality": equality, "timings": timings}[args.step](args)
+    return {"probe": probe, "rapids": rapids, "equality": equality, "timings": timings}[args.step](args)
 
 
 if __name__ == "__main__":

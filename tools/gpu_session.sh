@@ -17,6 +17,10 @@
 #   bash tools/gpu_session.sh first-light  # one 10-minute call, steps in this order (limits):
 #       probe     45 s  environment + the package's GPU probe; STOPS (exit 3) unless a real,
 #                       non-simulated GPU answered                            -> probe.json
+#       rapids    10 s  where cuDF imports: a cuDF table with text ids, an undirected cuGraph graph
+#                       with edges in both orders, a dask-cuDF frame, each == the pandas graph;
+#                       where it does not, one line saying so (cuDF's import alone may exceed
+#                       the limit: the step then reads rc=124 and the others run) -> rapids.jsonl
 #       equality 150 s  GPU == CPU on Slashdot: balance 64 trees for each method and majority
 #                       rule, frustration 64 trees, betweenness k = 64 (weighted), VND on
 #                       Bitcoin Alpha, betweenness again, 4 blocks a source -> equality.jsonl
@@ -25,7 +29,7 @@
 #                                                                  -> profile-balance/-betweenness.json
 #       tests    130 s  the `gpu`-marked tests and the gpu/simulator tests of the GPU test
 #                       files, on the device (RAPIDS_BALANCE_REAL_GPU=1)       -> tests.log
-#     the limits add up to 530 s, setup (at most 25 s) included: 9 minutes of a 10-minute call.
+#     the limits add up to 540 s, setup (at most 25 s) included: 9 minutes of a 10-minute call.
 #   bash tools/gpu_session.sh checks       # sm_90 compile check (tools/check_gpu_compile.py,
 #                                          # 150 s) and the whole test suite on the device (360 s)
 #   bash tools/gpu_session.sh bench-balance  # balance benchmark with the 50M-edge graph (520 s)
@@ -115,6 +119,7 @@ case "$stage" in
 first-light)
   step probe 45 $PY tools/gpu_first_light.py probe $probe_flags --out "$OUT" ||
     { echo "FIRST LIGHT STOPPED: no real GPU answered (see probe.log, probe.json)" | tee -a "$OUT/steps.log"; exit 3; }
+  step rapids 10 $PY tools/gpu_first_light.py rapids --out "$OUT"
   step equality 150 $PY tools/gpu_first_light.py equality --graph "$big" --vnd-graph "$small" $eq --out "$OUT"
   step timings 100 $PY tools/gpu_first_light.py timings $tl --out "$OUT"
   step profile 80 $PY tools/profile_gpu_kernels.py $prof --only balance betweenness --out-dir "$OUT"
