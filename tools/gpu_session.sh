@@ -6,12 +6,12 @@
 # the carry folder .gpu/ made by tools/prepare_gpu_carry.sh on a connected machine.  The carry
 # (ignored by git; about 10 MiB, the script fails above 60 MiB) holds:
 #   .gpu/wheels  py3-none-any wheels of what the package imports and the image may lack:
-#                array-api-compat (imported by rapids_balance._xp), tqdm (progress bars),
+#                array-api-compat (imported by rapids_balance._xp), narwhals (table adapters), tqdm (progress bars),
 #                pytest-timeout (pyproject's addopts name --timeout);
 #   .gpu/data    soc-sign-Slashdot090221.txt.gz, soc-sign-epinions.txt.gz, soc-sign-bitcoinalpha.csv.gz.
 # Setup installs the wheels with pip --no-index --no-deps --target into $RB_SITE (default
 # /tmp/rb-site), puts the checkout and that folder on PYTHONPATH (no install of the package), and
-# stops unless `import rapids_balance, array_api_compat, tqdm` works.
+# stops unless `import rapids_balance, array_api_compat, narwhals, tqdm` works.
 #
 # Usage, from the checkout (on the device tool: carry .gpu, timeout_s 600):
 #   bash tools/gpu_session.sh first-light  # one 10-minute call, steps in this order (limits):
@@ -87,7 +87,7 @@ setup() {
       { echo "SETUP FAILED: pip could not install $CARRY/wheels (see setup.log)" | tee -a "$OUT/steps.log"; exit 4; }
   fi
   export PYTHONPATH=$PWD:$RB_SITE${PYTHONPATH:+:$PYTHONPATH}
-  $PY -c "import rapids_balance, array_api_compat, tqdm; print('rapids_balance from', rapids_balance.__file__)" \
+  $PY -c "import rapids_balance, array_api_compat, narwhals, tqdm; print('rapids_balance from', rapids_balance.__file__)" \
     >>"$OUT/setup.log" 2>&1 ||
     { echo "SETUP FAILED: the package does not import (see setup.log; run tools/prepare_gpu_carry.sh)" |
         tee -a "$OUT/steps.log"; exit 4; }

@@ -2,8 +2,9 @@
 # Prepare the carry folder .gpu/ (ignored by git) for tools/gpu_session.sh on an offline GPU host:
 #   .gpu/wheels  wheels of what rapids_balance imports beyond the GPU image (Python 3.12, numpy,
 #                numba, numba-cuda, CuPy, pandas, scipy, pytest): array-api-compat (rapids_balance._xp),
+#                narwhals (the table adapters, rapids_balance.io._frames),
 #                tqdm (progress bars; the image has it, a bare environment may not) and pytest-timeout
-#                (pyproject's addopts pass --timeout).  All three are pure Python (py3-none-any).
+#                (pyproject's addopts pass --timeout).  All four are pure Python (py3-none-any).
 #   .gpu/data    soc-sign-Slashdot090221.txt.gz, soc-sign-epinions.txt.gz, soc-sign-bitcoinalpha.csv.gz
 #                from ../shared/data beside the checkout (first-light's graphs; about 5 MiB).
 # The whole folder must stay under 60 MiB (the device's carry limit is 64 MiB with the checkout):
@@ -17,7 +18,7 @@ cd "$(dirname "$0")/.."
 CARRY=${CARRY_DIR:-.gpu}
 mkdir -p "$CARRY/wheels"
 # every third-party module the package imports beyond the image (tests/test_gpu_runbook.py checks it)
-WHEELS="array-api-compat tqdm pytest-timeout"
+WHEELS="array-api-compat narwhals tqdm pytest-timeout"
 src=()
 [ -n "${WHEEL_SOURCE:-}" ] && src=(--no-index --find-links "$WHEEL_SOURCE")
 python3 -m pip download -q --only-binary=:all: --no-deps "${src[@]}" -d "$CARRY/wheels" $WHEELS

@@ -43,13 +43,35 @@ def table_kind(data: Any) -> str:
     return "unknown"
 
 
+def _narwhals(data: Any) -> Any:
+    """A host table as a narwhals eager frame: pandas, polars, pyarrow (Table or RecordBatch), modin.
+
+    narwhals (tested against each of these libraries by its own CI) gives the
+    column names and each column as numpy; cuDF (whose columns go to the
+    device without a host copy) and dask (computed with its own
+    ``compute()``) are read before this.
+    """
+    import narwhals as nw
+
+    if type(data).__name__ == "RecordBatch" and type(data).__module__.split(".")[0] == "pyarrow":
+        import pyarrow as pa
+
+        data = pa.Table.from_batches([data])  # narwhals reads Tables; the batch's buffers are shared
+    return nw.from_native(data, eager_only=True)
+
+
 def table_columns(data: Any, kind: str) -> list:
     """Column names of a materialised table (or the keys of a mapping)."""
-    if kind == "pyarrow":
-        return list(data.column_names) if hasattr(data, "column_names") else list(data.schema.names)
     if kind == "mapping":
         return list(data.keys())
-    return list(data.columns)
+    if kind == "cudf":
+        return list(data.columns)
+    from narwhals.exceptions import DuplicateError
+
+    try:
+        return list(_narwhals(data).columns)
+    except DuplicateError:  # the column-role check names the repeated names, as for a file's header
+        return list(data.columns)
 
 
 def _host(arr: Any) -> np.ndarray:
@@ -65,7 +87,9 @@ def _host(arr: Any) -> np.ndarray:
             return exact
         return out
     if type(arr).__module__.split(".")[0] in ("pandas", "polars", "pyarrow"):
-        return _column_to_numpy(arr, type(arr).__module__.split(".")[0])
+        import narwhals as nw
+
+        return nw.from_native(arr, series_only=True).to_numpy()
     return np.asarray(arr)
 
 
@@ -81,30 +105,13 @@ def _column_as_given(arr: Any) -> Any:
     return _host(arr)
 
 
-def _column_to_numpy(col: Any, kind: str) -> np.ndarray:
-    if kind == "pandas":
-        if isinstance(col.dtype, pd.api.extensions.ExtensionDtype) and not col.isna().any():
-            np_dtype = getattr(col.dtype, "numpy_dtype", None)
-            if np_dtype is not None and np_dtype.kind in "biuf":
-                return col.to_numpy(dtype=np_dtype)
-        return col.to_numpy()
-    if kind == "polars":
-        return col.to_numpy()
-    if kind == "pyarrow":
-        return _column_to_numpy(col.to_pandas(), "pandas")
-    return np.asarray(col)
-
-
 def _get_column(data: Any, kind: str, key: Any) -> np.ndarray:
-    if kind == "pandas":
-        return _column_to_numpy(data[key], "pandas")
-    if kind == "polars":
-        return _column_to_numpy(data.get_column(key), "polars")
-    if kind == "pyarrow":
-        return _column_to_numpy(data.column(key), "pyarrow")
+    """One column as numpy: through narwhals for host tables (a nullable integer column without
+    gaps keeps its integers exactly; one with gaps comes back as floats with NaN, which the
+    missing-value check names)."""
     if kind == "mapping":
         return _column_as_given(data[key])
-    raise AssertionError(kind)
+    return _narwhals(data).get_column(key).to_numpy()
 
 
 def _cudf_columns(data: Any, available: list, *keys: Any) -> tuple:
