@@ -102,6 +102,7 @@ def test_multi_gpu_graph_is_read_through_its_dask_cudf_edge_list(rapids):
     want = rb.SignedGraph.from_edgelist(BOTH_ORDERS, source="a", target="b", sign="s", component="all")
     assert_same(got, want)
     assert got.cleaning.columns["sign"]["column"] == "value"  # cuGraph renames the multi-GPU weight column
+    assert_same(rb.io.from_cugraph(G, sign="s", component="all"), want)  # the user's name still names it
 
 
 def test_graph_without_an_input_edge_list_reports_what_cugraph_merged(rapids):

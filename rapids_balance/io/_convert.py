@@ -248,6 +248,9 @@ def from_cugraph(G: Any, sign: str | None = None, weight: str | None = None, **o
     opts = _build_options(dict(options), "from_cugraph")
     edges = cugraph_edges(G)
     cols = list(edges.frame.columns)
+    # the user's name for the weight column still names it where cuGraph renamed it ("value")
+    sign, weight = (edges.weight if k is not None and k not in cols and k == G.weight_column else k
+                    for k in (sign, weight))
     # a cuGraph graph carries one value per edge (its weight): unless told otherwise, it is the sign
     one_value = sign is None and weight is None and edges.weight is not None
     res = resolve_roles(cols, {"source": edges.source, "target": edges.target,
