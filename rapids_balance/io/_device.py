@@ -254,7 +254,7 @@ def cugraph_edges(G: Any) -> CugraphEdges:
         # the multi-GPU graph renames its weight column to "value" (simpleDistributedGraph.py)
         weight = "value" if multi_gpu and G.weight_column is not None else G.weight_column
         frame = given.compute() if multi_gpu else given  # one dask-cuDF frame: computed once
-        return CugraphEdges(frame, source, target, weight, "its input edge list (input_df), as given", False)
+        return CugraphEdges(frame, source, target, weight, "input edge list (input_df), as given", False)
     frame = G.view_edge_list()
     if multi_gpu:
         frame = frame.compute()
@@ -262,7 +262,7 @@ def cugraph_edges(G: Any) -> CugraphEdges:
     target = "dst" if target is None else target
     values = [c for c in frame.columns if c not in (source, target)]
     weight = G.weight_column if G.weight_column in values else ("weight" if "weight" in values else None)
-    return CugraphEdges(frame, source, target, weight, "its merged edge list (view_edge_list)", True)
+    return CugraphEdges(frame, source, target, weight, "merged edge list (view_edge_list)", True)
 
 
 # ---------------------------------------------------------------------------
