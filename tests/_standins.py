@@ -677,6 +677,63 @@ def device_namespace():
     return array_api_compat.array_namespace(xps.asarray(0))
 
 
+class OutOfMemoryError(MemoryError):
+    """cupy.cuda.memory.OutOfMemoryError (cupy/cupy cupy/cuda/memory.pyx:55-81, 15.0.0a1 at 6b6d956):
+    a ``MemoryError`` that CuPy's memory pools raise when an allocation fails (memory.pyx:1479,
+    1528, 1560, 1875, 1900), after freeing their cached blocks and trying again."""
+
+    def __init__(self, size, total, limit=0):
+        self._size, self._total, self._limit = size, total, limit
+        msg = "Out of memory allocating {:,} bytes".format(size)  # memory.pyx:69-72
+        if total != -1:
+            msg += " (allocated so far: {:,} bytes).".format(total)
+        super().__init__(msg)
+
+
+OutOfMemoryError.__module__ = "cupy.cuda.memory"
+
+
+class SmallDevice:
+    """The stand-in device's namespace on a device with ``free`` bytes of memory.
+
+    An array a namespace function returns (``asarray``, ``nonzero``,
+    ``cumulative_sum``, ``astype``, ``concat``, ...) that is larger than
+    ``free`` raises :class:`OutOfMemoryError`, as CuPy's pool does for an
+    allocation it cannot serve; the sizes refused are kept in ``refused``
+    and the largest array served in ``largest``.  Arrays made by operators
+    (``b == 10``, ``~mask``) are not counted: each is no larger than the
+    chunk the namespace moved to the device.
+    """
+
+    def __init__(self, free: int):
+        self._xp, self.free, self.refused, self.largest = device_namespace(), free, [], 0
+
+    def _allocate(self, out):
+        for a in out if isinstance(out, tuple) else (out,):
+            if isinstance(a, type(xps.asarray(0))):
+                size = _numpy(a).nbytes
+                if size > self.free:
+                    self.refused.append(size)
+                    raise OutOfMemoryError(size, -1)
+                self.largest = max(self.largest, size)
+        return out
+
+    def __getattr__(self, name):
+        attr = getattr(self._xp, name)
+        if not callable(attr) or isinstance(attr, type):
+            return attr
+        return lambda *args, **kwargs: self._allocate(attr(*args, **kwargs))
+
+
+def small_device(monkeypatch, free: int) -> SmallDevice:
+    """Make the device namespace the library asks for (CuPy's) a :class:`SmallDevice` of ``free`` bytes."""
+    from rapids_balance import _output
+
+    device = SmallDevice(free)
+    monkeypatch.setattr(_output, "_cupy_namespace", lambda: device)
+    return device
+
+
 def install(monkeypatch) -> dict[str, types.ModuleType]:
     """Put the stand-ins in ``sys.modules`` for one test; clears :data:`CALLS` and :data:`BUILT`.
 
@@ -706,5 +763,5 @@ def cugraph_graph(df: pd.DataFrame, source: str, destination: str, edge_attr: st
     return G
 
 
-__all__ = ["CALLS", "BUILT", "install", "device_namespace", "from_pandas", "host_view", "times_computed",
+__all__ = ["CALLS", "BUILT", "install", "device_namespace", "OutOfMemoryError", "SmallDevice", "small_device", "from_pandas", "host_view", "times_computed",
            "cugraph_graph", "DataFrame", "Series", "Index", "DaskFrame", "Graph", "MixedTypeError"]

@@ -236,19 +236,81 @@ def test_read_edgelist_gpu_refuses_a_long_row_past_the_host_sniff(rapids, text):
 
 
 @pytest.mark.parametrize("text, irregular", [
-    (b"1,2,1\n2,3,-1\n", False),
-    (b"1,2,1\n\n2,3,-1", False),                       # a blank line, no final newline
-    (b"1,2,1\n2,3\n", True),                           # a short row
-    (b"1,2,1\n2,3,-1,4\n", True),
-    (b"# c # d\n1\t2\t1\r\n  2 3   -1  \n", False),      # a comment line; blanks around fields
-    (b"1 2 1\n2 3 -1 # note\n", True),                 # cuDF would drop the note: the host decides
-    (b"1 2 1\n2 3 -1#\n", True),
-], ids=["plain", "blank", "short", "long", "whitespace", "note", "note-glued"])
-def test_field_count_per_line_on_the_device(rapids, text, irregular):
-    from rapids_balance.io._device import _irregular_lines
+    (b"1,2,1\n2,3,-1\n", None),
+    (b"1,2,1\n\n2,3,-1", None),                        # a blank line, no final newline
+    (b"1,2,1\n2,3\n", 2),                             # a short row
+    (b"1,2,1\n2,3,-1,4\n", 2),
+    (b"# c # d\n1\t2\t1\r\n  2 3   -1  \n", None),     # a comment line; blanks around fields
+    (b"1 2 1\n2 3 -1 # note\n", 2),                   # cuDF would drop the note: the host decides
+    (b"1 2 1\n2 3 -1#\n", 2),
+    (b"1,2,1\n\n\n7,8\n1,2,1\n", 4),                  # blank lines count as lines
+], ids=["plain", "blank", "short", "long", "whitespace", "note", "note-glued", "after-blanks"])
+@pytest.mark.parametrize("chunk", [1 << 25, 7, 1])
+def test_field_count_per_line_on_the_device(rapids, text, irregular, chunk):
+    """The same verdict and line whatever the chunk (1 byte: every line is longer than a chunk)."""
+    from rapids_balance.io._device import _first_irregular_line
 
     sep, comment = ("," , None) if text[1:2] == b"," else (None, "#")
-    assert _irregular_lines(text, sep, comment, 3) is irregular
+    assert _first_irregular_line(text, sep, comment, 3, chunk=chunk, min_chunk=1) == irregular
+
+
+def _host_error_line(text: bytes) -> int:
+    with pytest.raises(rb.GraphFormatError, match="ragged line") as host:
+        rb.read_edgelist(io.BytesIO(text))
+    return host.value.line
+
+
+@pytest.mark.parametrize("shift", [-3, 0, 1], ids=["cut", "starts-a-chunk", "ends-a-chunk"])
+def test_a_ragged_line_at_a_chunk_boundary_is_found_on_its_line(rapids, shift):
+    """A long row that a chunk's nominal end cuts (the chunk then ends before it), that starts a
+    chunk, or that ends one: found on the line the host reader names."""
+    from rapids_balance.io._device import _first_irregular_line
+
+    text = _long_file(",", "7777777,6,1,9")
+    bad = text.index(b"\n7777777") + 1
+    chunk = bad + shift  # chunks of this size: the first one's last line end falls at or next to the row
+    line = _host_error_line(text)
+    assert line == text[:bad].count(b"\n") + 1
+    if shift == 0:
+        assert text[chunk - 1:chunk] == b"\n"  # the row is the second chunk's first line
+    if shift == 1:
+        chunk = text.index(b"\n", bad) + 1     # the row is the first chunk's last line
+    assert _first_irregular_line(text, ",", None, 3, chunk=chunk, min_chunk=1) == line
+    assert _first_irregular_line(text, ",", None, 3, chunk=4096, min_chunk=1) == line
+
+
+def test_out_of_device_memory_falls_back_to_smaller_chunks(rapids, monkeypatch):
+    """CuPy's OutOfMemoryError on a chunk: the same chunk in halves, the same verdict and line."""
+    from rapids_balance.io._device import _first_irregular_line
+
+    text = _long_file("\t", "7777777\t6\t1\t9", b"# comment\n")
+    line = _host_error_line(text)
+    device = standins.small_device(monkeypatch, free=64 * 1024)
+    assert _first_irregular_line(text, "\t", "#", 3, chunk=1 << 20, min_chunk=1024) == line
+    assert device.refused and min(device.refused) > device.free >= device.largest
+    regular = _long_file(",", "777,6,1")
+    assert _first_irregular_line(regular, ",", None, 3, chunk=1 << 20, min_chunk=1024) is None
+
+
+@pytest.mark.parametrize("free, on_device", [(64 * 1024, True), (512, False)],
+                         ids=["smaller-chunks", "host-reader"])
+def test_read_edgelist_gpu_out_of_device_memory_in_the_line_check(rapids, monkeypatch, free, on_device):
+    """The file's lines are checked in smaller chunks, or by the host reader when not even the
+    smallest chunk fits: the host graph, or the host's error with its line."""
+    from rapids_balance.io import _device
+
+    monkeypatch.setattr(_device, "_MIN_CHUNK_BYTES", 1024)
+    device = standins.small_device(monkeypatch, free=free)
+    regular = _long_file(",", "777,6,1")
+    got = rb.read_edgelist(io.BytesIO(regular), backend="gpu")
+    assert device.refused and got.on_device is on_device
+    assert_same_graph(got, rb.read_edgelist(io.BytesIO(regular)))
+    ragged = _long_file(",", "7777777,6,1,9")
+    with pytest.raises(rb.GraphFormatError) as host:
+        rb.read_edgelist(io.BytesIO(ragged))
+    with pytest.raises(rb.GraphFormatError) as dev:
+        rb.read_edgelist(io.BytesIO(ragged), backend="gpu")
+    assert str(dev.value) == str(host.value) and "ragged line" in str(host.value)
 
 
 def test_read_edgelist_gpu_long_regular_file_stays_on_the_device(rapids):

@@ -308,7 +308,8 @@ def read_with_backend(src: Any, backend: str, options: dict[str, Any]):
                 return graph
         graph = graph_from_source(src, **options)
         graph.cleaning.notes.append("backend='gpu': parsed on the host (text ids, a value column that is "
-                                    "not numeric, or a format cuDF does not read as the host reader does)")
+                                    "not numeric, a format cuDF does not read as the host reader does, or "
+                                    "too little device memory to check its lines)")
         return graph
     return graph_from_source(src, **options)
 
@@ -351,8 +352,11 @@ def read_device(src: Any, *, format: str = "auto", source: Any = None, target: A
                 raise
             return None  # a row cuDF cannot parse: the host reader names its line
         comments = _count_lines_starting(text, comment.encode()) if comment else 0
-        if _irregular_lines(text, sep, comment, len(names)):
-            return None  # cuDF reads the first len(names) fields of a longer row: the host reader names it
+        try:
+            if _first_irregular_line(text, sep, comment, len(names)) is not None:
+                return None  # cuDF reads the first len(names) fields of a longer row: the host reader names it
+        except MemoryError:
+            return None  # the device has no memory left even for a small chunk: the host reader checks the lines
     columns = list(frame.columns)
     if names is not None and columns != names:
         return None
@@ -424,8 +428,15 @@ def _blank_separator(text: bytes, comment: str | None) -> str | None:
 _BLANKS = (32, 9, 13, 11, 12)
 
 
-def _irregular_lines(text: bytes, sep: str | None, comment: str | None, fields: int) -> bool:
-    """True when a line of ``text`` may not have exactly ``fields`` fields, counted on the device.
+#: bytes of a file checked on the device at a time (its arrays peak near 13 bytes a byte of the chunk)
+_CHUNK_BYTES = 1 << 25
+#: the smallest chunk tried when the device runs out of memory; below it the host reader checks the file
+_MIN_CHUNK_BYTES = 1 << 20
+
+
+def _first_irregular_line(text: bytes, sep: str | None, comment: str | None, fields: int, *,
+                          chunk: int | None = None, min_chunk: int | None = None) -> int | None:
+    """1-based number of the first line of ``text`` that may not have exactly ``fields`` fields, or None.
 
     ``cudf.read_csv`` given ``names`` reads the first ``len(names)`` fields
     of every row and ignores any further field without an error (its row
@@ -435,41 +446,85 @@ def _irregular_lines(text: bytes, sep: str | None, comment: str | None, fields: 
     plus one (``sep``), or runs of non-blank bytes (whitespace formats), per
     line; blank lines and lines starting with ``comment`` are skipped.  A
     ``comment`` character inside a data line (the rest of the line would be
-    dropped) also counts as irregular.  Only the verdict, one boolean,
-    reaches the host; a false alarm merely hands the file to the host reader.
+    dropped) also counts as irregular.  A false alarm merely hands the file
+    to the host reader, which names the line.
+
+    The bytes go to the device ``chunk`` bytes at a time, each chunk cut
+    after a line end (a line longer than ``chunk`` is checked whole), so the
+    device holds a bounded slice of the file and its positions fit int32.
+    When the device runs out of memory (CuPy's ``OutOfMemoryError`` is a
+    ``MemoryError``: cupy 15.0 ``cupy/cuda/memory.pyx:55``), the same chunk is
+    tried again at half the size, down to ``min_chunk``; then the
+    ``MemoryError`` reaches the caller.  Both default to the module's
+    :data:`_CHUNK_BYTES` and :data:`_MIN_CHUNK_BYTES`.
+    """
+    chunk = _CHUNK_BYTES if chunk is None else chunk
+    min_chunk = _MIN_CHUNK_BYTES if min_chunk is None else min_chunk
+    xp = device_namespace()
+    start, line = 0, 1
+    while start < len(text):
+        stop = _chunk_stop(text, start, chunk)
+        try:
+            bad, newlines = _chunk_first_irregular(xp, text, start, stop, sep, comment, fields)
+        except MemoryError:
+            if stop - start <= min_chunk:
+                raise
+            chunk = max(min_chunk, (stop - start) // 2)
+            continue
+        if bad is not None:
+            return line + bad
+        start, line = stop, line + newlines
+    return None
+
+
+def _chunk_stop(text: bytes, start: int, size: int) -> int:
+    """End of the chunk starting at ``start``: just after the last line end within ``size`` bytes."""
+    if start + size >= len(text):
+        return len(text)
+    cut = text.rfind(b"\n", start, start + size)
+    if cut < 0:  # one line longer than the chunk: the whole line
+        cut = text.find(b"\n", start + size)
+        return len(text) if cut < 0 else cut + 1
+    return cut + 1
+
+
+def _chunk_first_irregular(xp: Any, text: bytes, start: int, stop: int, sep: str | None,
+                           comment: str | None, fields: int) -> tuple[int | None, int]:
+    """(0-based index of the first irregular line of ``text[start:stop]`` or None, its ``\\n`` count).
+
+    The chunk starts at a line start and ends after a line end (or at the
+    end of the file), so every line in it is whole.
     """
     import numpy as np
 
-    xp = device_namespace()
-    b = xp.asarray(np.frombuffer(text, dtype=np.uint8))
-    n = b.shape[0]
-    newline = xp.nonzero(b == 10)[0]
-    starts = xp.concat([xp.zeros(1, dtype=newline.dtype), newline + 1])
-    ends = xp.concat([newline, xp.full(1, n, dtype=newline.dtype)])
+    b = xp.asarray(np.frombuffer(text, dtype=np.uint8, count=stop - start, offset=start))
+    size = stop - start
+    newline = b == 10
+    nl = xp.astype(xp.nonzero(newline)[0], xp.int32)
+    ends = nl if text[stop - 1] == 10 else xp.concat([nl, xp.full(1, size, dtype=xp.int32)])
+    starts = xp.concat([xp.zeros(1, dtype=xp.int32), ends[:-1] + 1])
 
-    def per_line(mask):  # marked bytes in each line [start, end)
-        pos = xp.nonzero(mask)[0]
-        return xp.searchsorted(pos, ends) - xp.searchsorted(pos, starts)
+    def per_line(mask):  # marked bytes in each line [start, end), through an int32 running count
+        marks = xp.astype(xp.concat([xp.zeros(1, dtype=xp.bool), mask]), xp.int32)
+        running = xp.cumulative_sum(marks, dtype=xp.int32)
+        return xp.take(running, ends) - xp.take(running, starts)
 
     blank = xp.zeros_like(b, dtype=xp.bool)
     for byte in _BLANKS:
         blank = blank | (b == byte)
-    after_line_start = xp.concat([xp.ones(1, dtype=xp.bool), b[:-1] == 10]) if n else blank
-    if sep is None:
-        after_blank = xp.concat([xp.ones(1, dtype=xp.bool), blank[:-1] | (b[:-1] == 10)]) if n else blank
-        count = per_line(~blank & (b != 10) & after_blank)
-    else:
-        count = per_line(b == ord(sep)) + 1
-    skip = per_line(~blank & (b != 10)) == 0
+    first = xp.ones(1, dtype=xp.bool)
+    # runs of non-blank bytes: the fields of a whitespace format; none on a blank line
+    words = per_line(~blank & ~newline & xp.concat([first, blank[:-1] | newline[:-1]]))
+    count = words if sep is None else per_line(b == ord(sep)) + 1
+    bad = (words > 0) & (count != fields)
     if comment is not None:
         is_comment = b == ord(comment)
+        after_line_start = xp.concat([first, newline[:-1]])
         comment_line = per_line(is_comment & after_line_start) > 0
-        skip = skip | comment_line
         # a comment sign inside a data line: cuDF drops the rest of that line
-        inside = xp.nonzero(is_comment & ~after_line_start)[0]
-        if bool(xp.any(~xp.take(comment_line, xp.searchsorted(newline, inside)))):
-            return True
-    return bool(xp.any(~skip & (count != fields)))
+        inside = per_line(is_comment & ~after_line_start) > 0
+        bad = (bad | inside) & ~comment_line
+    return (_first_true(bad) if bool(xp.any(bad)) else None), int(nl.shape[0])
 
 
 class _Columns:
