@@ -59,7 +59,7 @@ def _bit_index(bit):
     return t
 
 
-@gpu_kernel
+@gpu_kernel(layout="block")
 def _k_bfs_groups(indptr, indices, slot_edge, sign, roots, s2s, n_trees, width, reached, mark, cand,
                   cand_bits, new, new_bits, counts, parent, parent_edge, depth, ps):
     """BFS of 64 trees per thread block, level by level inside the kernel (no host round trip).

@@ -233,7 +233,7 @@ def _pull_dependencies(first, hi, stride, s, d, sg, de, st, stk, indptr, indices
         _store_lane_sum(red, acc, vw, i < hi, de, stk[i] if i < hi else 0)
 
 
-@gpu_kernel
+@gpu_kernel(layout="block")
 def _bc_kernel(sources, n, indptr, indices, wslot, rindptr, rindices, rwslot, minw,
                want_edges, tmask, vw, dist, sigma, delta, state, stack, settled):
     """Block per source: Brandes' two phases in the source's workspace row (see the module notes).

@@ -106,7 +106,7 @@ _NO_EDGE = np.uint64(0xFFFFFFFFFFFFFFFF)
 _BV_THREADS = 1024
 
 
-@gpu_kernel
+@gpu_kernel(layout="block")
 def _k_boruvka(edge_src, edge_dst, seeds, shift, mask, comp, ptr, best, in_tree):
     """Block per tree: every Borůvka round of its tree in one launch, no host read.
 
