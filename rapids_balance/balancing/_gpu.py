@@ -178,6 +178,14 @@ def _k_bfs_groups(indptr, indices, slot_edge, sign, roots, s2s, n_trees, width, 
         cuda.syncthreads()
 
 
+def bfs_threads() -> int:
+    """Threads of a :func:`_k_bfs_groups` block: 256 on a GPU, 8 under the simulator (which runs
+    each thread as a Python thread)."""
+    from ..backend import simulator_enabled
+
+    return 8 if simulator_enabled() else 256
+
+
 def _lanes_per_vertex(graph) -> int:
     """Virtual warp width: the mean degree rounded up to a power of two, 1 to WARP."""
     mean = 2 * graph.m / max(graph.n, 1)
@@ -221,8 +229,6 @@ def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = 
     One launch of :func:`_k_bfs_groups` builds the whole batch, 64 trees
     per thread block, and one host read (any vertex unreached) follows it.
     """
-    from ..backend import simulator_enabled
-
     xp = array_module("gpu")
     d = graph.device_arrays()
     T, n = int(roots.size), graph.n
@@ -238,8 +244,7 @@ def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = 
                    cand=xp.empty((G, n), np.int32), cand_bits=xp.empty((G, n), np.uint64),
                    new=xp.empty((G, n), np.int32), new_bits=xp.empty((G, n), np.uint64),
                    counts=xp.zeros((G, 2), np.int32))
-    threads = 8 if simulator_enabled() else 256
-    _k_bfs_groups[G, threads](d["indptr"], d["indices"], d["slot_edge"], sign, roots_d, s2_d, T,
+    _k_bfs_groups[G, bfs_threads()](d["indptr"], d["indices"], d["slot_edge"], sign, roots_d, s2_d, T,
                               _lanes_per_vertex(graph), scratch["reached"], scratch["mark"],
                               scratch["cand"], scratch["cand_bits"], scratch["new"],
                               scratch["new_bits"], scratch["counts"], parent, parent_edge, depth, ps)
