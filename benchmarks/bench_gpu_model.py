@@ -54,6 +54,24 @@ states them, else 256 and the 112 that ``tools/check_gpu_compile.py``
 reported for the older kernel at sm_90).  The ``betweenness-split`` rows
 count the same work with 4 blocks a source, as such graphs run it.
 
+Occupancy of every workload (``--registers FILE``, the JSON of
+``tools/check_gpu_compile.py --cc 9.0 --json FILE``): every kernel launch of
+balance (each method and majority rule), frustration (BFS and Kruskal
+trees, the refinement's rounds), VND clustering (one-block search and
+parallel rounds), triangles, the shuffle null model and betweenness, as
+:func:`launch_plan` computes it from the graph's size with the library's own
+launch code (its ``launch_config`` calls, block constants and the engines'
+batch sizing at the reference device's 80 GiB), at Slashdot with T = 1000
+trees and at 10**8 edges with T = 64 (``OCCUPANCY_SIZES``): blocks, threads,
+the kernel's registers a thread at sm_90 (the most over its signatures),
+the resident blocks per SM on the reference H100 (132 SMs; per SM 2048
+threads, 32 blocks, 65536 registers allocated per warp in steps of 256:
+``rapids_balance._occupancy``) and the SMs the launch keeps busy, in the
+JSON as ``occupancy``.  ``fills`` is the target of at least 4 resident blocks
+per SM or at least 4 x 132 blocks per launch.  ``tests/test_gpu_model_plan.py``
+holds the plan to the launches the code makes under the simulator.
+``--occupancy-only`` writes these rows alone (nothing runs).
+
 ``--baseline PATH`` counts another checkout (the version before: ``git
 archive main | tar -x -C DIR``) in a subprocess with the same arguments and
 puts its figures beside each row, so before and after come from one run.
@@ -69,6 +87,8 @@ Run::
     python benchmarks/bench_gpu_model.py --graph ../shared/data/soc-sign-Slashdot090221.txt.gz \\
         --trees 1000 --out gpu-out     # on a GPU: the full graph
     ... --baseline /tmp/before         # with the version before counted beside
+    python tools/check_gpu_compile.py --cc 9.0 --json regs.json
+    python benchmarks/bench_gpu_model.py --occupancy-only --registers regs.json --out DIR
 """
 
 from __future__ import annotations
@@ -431,9 +451,9 @@ def launch_plan(n: int, m: int, trees: int, triangles: int, *, gpu_threads: bool
     bfs_threads = 256 if gpu_threads else bal.bfs_threads()
 
     def bfs(workload, B):
-        G = -(-B // bal.GROUP)
-        rows.append(_launch(workload, bal._k_bfs_groups, "batch", G, bfs_threads,
-                            f"{bal.GROUP} trees a block; batch of {B} trees"))
+        group = bal.trees_per_block(B, SM_COUNT) if hasattr(bal, "trees_per_block") else bal.GROUP
+        rows.append(_launch(workload, bal._k_bfs_groups, "batch", -(-B // group), bfs_threads,
+                            f"{group} trees a block; batch of {B} trees"))
 
     # balance: path-sign (default), cycle, agreeable
     for workload, meth in (("balance", "path-sign"), ("balance-cycle", "cycle"),
@@ -467,11 +487,17 @@ def launch_plan(n: int, m: int, trees: int, triangles: int, *, gpu_threads: bool
 
     bfs("frustration", B)
     states("frustration")
-    bv_threads = min(fr._BV_THREADS, 32 * max(1, -(-m // 32)))
+    bv_threads = fr.boruvka_threads(m) if hasattr(fr, "boruvka_threads") else min(
+        fr._BV_THREADS, 32 * max(1, -(-m // 32)))
     rows.append(_launch("frustration-kruskal", fr._k_boruvka, "batch", B, bv_threads,
                         "block per tree, every Boruvka round in one launch"))
-    rows.append(_launch("frustration-kruskal", fr._k_root_trees, "batch", *launch_config(B, 64),
-                        "thread per tree: O(n + m) serial work each"))
+    if hasattr(fr, "_k_root_signs"):
+        rows.append(_launch("frustration-kruskal", fr._k_root_signs, "batch", B,
+                            fr.ROOT_THREADS if gpu_threads else fr.root_threads(),
+                            "block per tree, level by level"))
+    else:
+        rows.append(_launch("frustration-kruskal", fr._k_root_trees, "batch", *launch_config(B, 64),
+                            "thread per tree: O(n + m) serial work each"))
     states("frustration-kruskal")
     for kern in (fr._k_gains, fr._k_select, fr._k_apply):
         rows.append(_launch("frustration-refine", kern, "round", *launch_config(n)))

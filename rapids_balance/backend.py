@@ -212,6 +212,17 @@ def to_host(a: Any) -> np.ndarray:
     return np.asarray(a)
 
 
+def sm_count() -> int:
+    """Streaming multiprocessors of the current GPU; the reference H100's 132 under the simulator."""
+    if simulator_enabled():
+        from ._occupancy import SM_COUNT
+
+        return SM_COUNT
+    import cupy
+
+    return int(cupy.cuda.Device().attributes["MultiProcessorCount"])
+
+
 def launch_config(n_items: int, threads_per_block: int = 256) -> tuple[int, int]:
     """(blocks, threads) covering ``n_items`` threads; at least one block."""
     n_items = max(int(n_items), 1)
