@@ -27,6 +27,9 @@ MAX_THREADS_PER_BLOCK = 1024
 REGISTERS_PER_BLOCK = 65536
 #: registers are given to a warp in steps of this many
 REGISTER_UNIT = 256
+#: the fill target of a launch carrying O(m) work: this many resident blocks per SM, or
+#: this many blocks per SM in the launch
+MIN_BLOCKS_PER_SM = 4
 
 
 def warp_registers(registers: int) -> int:

@@ -16,6 +16,7 @@ import numba
 import numpy as np
 from numba import cuda
 
+from .._occupancy import MIN_BLOCKS_PER_SM
 from ..backend import (array_module, device_array, gpu_kernel, host_read, kernel_view, launch_config,
                        to_device, to_host)
 from ._tree_rules import parent_key
@@ -179,8 +180,6 @@ def _k_bfs_groups(indptr, indices, slot_edge, sign, roots, s2s, n_trees, group, 
         cuda.syncthreads()
 
 
-#: blocks an SM should have to itself before a block takes several trees
-MIN_BLOCKS_PER_SM = 4
 
 
 def trees_per_block(trees: int, sm_count: int) -> int:
