@@ -543,7 +543,13 @@ def launch_plan(n: int, m: int, trees: int, triangles: int, *, gpu_threads: bool
 def occupancy_rows(registers: dict) -> list[dict]:
     """:func:`launch_plan` at each of :data:`OCCUPANCY_SIZES`, with each kernel's registers a
     thread at sm_90 and what follows on the reference H100: resident blocks per SM, SMs busy."""
-    from rapids_balance._occupancy import blocks_per_sm, occupancy as occ
+    # this checkout's arithmetic, whichever library the plan reads (a --baseline run's has none)
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_occupancy_model", REPO / "rapids_balance" / "_occupancy.py")
+    arith = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(arith)
+    blocks_per_sm, occ = arith.blocks_per_sm, arith.occupancy
 
     out = []
     for size, n, m, trees, tri in OCCUPANCY_SIZES:
@@ -654,7 +660,19 @@ def main(argv=None) -> int:
             subprocess.run(cmd, check=True, cwd=tmp)
             before = json.loads(out.read_text())
     report = measure(args)
-    if before is not None:
+    if before is not None and args.occupancy_only:
+        report["before"] = {"library": before["library"]}
+        olds = {(o["size"], o["workload"], o["kernel"]): o for o in before["occupancy"]}
+        for row in report["occupancy"]:
+            old = olds.get((row["size"], row["workload"], row["kernel"]))
+            if old is not None:
+                row["before"] = {k: old[k] for k in ("blocks", "threads", "resident_per_sm", "sms_busy")}
+        report["before"]["occupancy_replaced"] = [
+            {k: o[k] for k in ("size", "workload", "kernel", "blocks", "threads", "registers",
+                               "resident_per_sm", "sms_busy")}
+            for key, o in olds.items() if key not in {(r["size"], r["workload"], r["kernel"])
+                                                       for r in report["occupancy"]}]
+    elif before is not None:
         report["before"] = {"library": before["library"], "sync_per_cupy_argument": before["sync_per_cupy_argument"],
                             "flag_reads_per_launch": before["flag_reads_per_launch"],
                             "occupancy_1e8_edges": before["occupancy_1e8_edges"]}
@@ -692,7 +710,9 @@ def main(argv=None) -> int:
         for o in report["occupancy"]:
             print(f"  {o['size']:9s} {o['workload']:19s} {o['kernel']:36s} {o['per']:>6s} "
                   f"{o['blocks']:9d} x {o['threads']:4d} {o['registers']!s:>4} "
-                  f"{o['resident_per_sm']!s:>7} {o['sms_busy']!s:>4}{'' if o['fills'] else '  idle SMs' if o['fills'] is False else '  (no registers)'}")
+                  f"{o['resident_per_sm']!s:>7} {o['sms_busy']!s:>4}{'' if o['fills'] else '  idle SMs' if o['fills'] is False else '  (no registers)'}"
+                  + (f"  | before {o['before']['blocks']} x {o['before']['threads']}, "
+                     f"{o['before']['resident_per_sm']} {o['before']['sms_busy']}" if "before" in o else ""))
     out = Path(args.out) if args.out else REPO / "bench-results"
     out.mkdir(parents=True, exist_ok=True)
     (out / "gpu_model.json").write_text(json.dumps(report, indent=1))
