@@ -25,8 +25,9 @@ REGISTERS_PER_SM = 65536
 #: per block at compute capability 9.0: threads, registers
 MAX_THREADS_PER_BLOCK = 1024
 REGISTERS_PER_BLOCK = 65536
-#: registers are given to a warp in steps of this many
+#: registers are given to a warp in steps of this many; a thread has at most 255
 REGISTER_UNIT = 256
+MAX_REGISTERS_PER_THREAD = 255
 #: the fill target of a launch carrying O(m) work: this many resident blocks per SM, or
 #: this many blocks per SM in the launch
 MIN_BLOCKS_PER_SM = 4

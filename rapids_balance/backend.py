@@ -316,6 +316,16 @@ def fit_launch(blocks: int, threads: int, limit: int, layout: str, name: str = "
     return fit_block(blocks, threads, limit, per_block=False)
 
 
+def _always_fits() -> int:
+    from ._occupancy import MAX_REGISTERS_PER_THREAD, max_block_threads
+
+    return max_block_threads(MAX_REGISTERS_PER_THREAD)
+
+
+#: threads a block of any kernel launches with, whatever its registers (256 at 9.0)
+_ALWAYS_FITS = _always_fits()
+
+
 class Kernel:
     """A numba-cuda kernel launched on CuPy's current stream, its CuPy arguments wrapped unsynchronised.
 
@@ -329,7 +339,9 @@ class Kernel:
     ``max_threads_per_block`` for the launch's argument types (the driver's
     figure, asked once per signature) bounds the block, and a larger one
     becomes the smaller launch :func:`fit_launch` gives for the kernel's
-    ``layout``.  :attr:`refits` counts the launches so changed.
+    ``layout``.  :attr:`refits` counts the launches so changed.  Blocks of
+    at most 256 threads launch at any register count (255 a thread at
+    most), so they go straight to the launch, with no question asked.
     """
 
     def __init__(self, dispatcher: Any, fn: Any, layout: str = "grid"):
@@ -361,6 +373,9 @@ class Kernel:
         if simulator_enabled():
             return self.dispatcher[config]
         blocks, threads = config
+        if threads <= _ALWAYS_FITS:  # no kernel has registers enough to refuse it: nothing to ask
+            configured = self.dispatcher[blocks, threads, _current_stream()]
+            return lambda *args: configured(*map(kernel_view, args))
 
         def launch(*args: Any) -> Any:
             views = tuple(map(kernel_view, args))

@@ -130,6 +130,15 @@ def test_kernel_launch_leaves_a_block_that_fits(real_launch):
     assert d.launched == [(64, 1024, (1, 2))] and k.refits == 0
 
 
+def test_kernel_launch_of_at_most_256_threads_asks_nothing(real_launch):
+    # 255 registers a thread (the most) still launch 256 threads: no compile, no check
+    assert max_block_threads(255) == 256
+    d = _Dispatcher(regs=255)
+    k = backend.Kernel(d, _fn, "fixed")
+    k[3, 256](1, 2)
+    assert d.launched == [(3, 256, (1, 2))] and d.compiled == [] and k.refits == 0
+
+
 def test_kernel_launch_refuses_a_fixed_block_that_cannot_fit(real_launch):
     k = backend.Kernel(_Dispatcher(regs=200), _fn, "fixed")
     with pytest.raises(BackendUnavailableError, match="_fn needs 512 threads"):
