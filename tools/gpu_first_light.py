@@ -243,7 +243,7 @@ def kernel_timings(spec: str, trees: int, out: Path) -> None:
     from rapids_balance.frustration_index._samplers import _seeds64, mst_shift
 
     g = _load(spec)
-    base = {"graph": spec, "vertices": int(g.n), "edges": int(g.m), "step": "kernels"}
+    base = {"graph": spec, "vertices": int(g.n), "edges": int(g.m), "step": "kernels", "backend": "gpu"}
     for T in sorted({min(64, trees), trees}):
         roots, seeds = tree_roots(g, np.arange(T), seed=0)
         s2 = seed_mix(seeds)
