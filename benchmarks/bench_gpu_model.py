@@ -516,8 +516,13 @@ def launch_plan(n: int, m: int, trees: int, triangles: int, *, gpu_threads: bool
     rows.append(_launch("triangles", tg.k_count, "call", *launch_config(n, 32)))
     rows.append(_launch("triangles", tg.k_fill, "call", *launch_config(n, 32)))
     rows.append(_launch("triangles", tg.k_tally, "call", *launch_config(triangles, 64)))
-    rows.append(_launch("null-models", nm._k_shuffle, "batch", *launch_config(null_batch, 64),
-                        f"thread per sample: a Fisher-Yates shuffle of m signs; {null_batch} a batch"))
+    if hasattr(nm, "SHUFFLE_THREADS"):
+        rows.append(_launch("null-models", nm._k_shuffle, "batch", null_batch, nm.SHUFFLE_THREADS,
+                            f"block per sample: a warp copies m signs, a Fisher-Yates chain of m "
+                            f"swaps in one lane; {null_batch} samples a batch"))
+    else:
+        rows.append(_launch("null-models", nm._k_shuffle, "batch", *launch_config(null_batch, 64),
+                            f"thread per sample: a Fisher-Yates shuffle of m signs; {null_batch} a batch"))
     rows.append(_launch("null-models", tg.k_type_counts, "batch",
                         *launch_config(null_batch * triangles)))
 
