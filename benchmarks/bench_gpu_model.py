@@ -54,6 +54,24 @@ states them, else 256 and the 112 that ``tools/check_gpu_compile.py``
 reported for the older kernel at sm_90).  The ``betweenness-split`` rows
 count the same work with 4 blocks a source, as such graphs run it.
 
+Occupancy of every workload (``--registers FILE``, the JSON of
+``tools/check_gpu_compile.py --cc 9.0 --json FILE``): every kernel launch of
+balance (each method and majority rule), frustration (BFS and Kruskal
+trees, the refinement's rounds), VND clustering (one-block search and
+parallel rounds), triangles, the shuffle null model and betweenness, as
+:func:`launch_plan` computes it from the graph's size with the library's own
+launch code (its ``launch_config`` calls, block constants and the engines'
+batch sizing at the reference device's 80 GiB), at Slashdot with T = 1000
+trees and at 10**8 edges with T = 64 (``OCCUPANCY_SIZES``): blocks, threads,
+the kernel's registers a thread at sm_90 (the most over its signatures),
+the resident blocks per SM on the reference H100 (132 SMs; per SM 2048
+threads, 32 blocks, 65536 registers allocated per warp in steps of 256:
+``rapids_balance._occupancy``) and the SMs the launch keeps busy, in the
+JSON as ``occupancy``.  ``fills`` is the target of at least 4 resident blocks
+per SM or at least 4 x 132 blocks per launch.  ``tests/test_gpu_model_plan.py``
+holds the plan to the launches the code makes under the simulator.
+``--occupancy-only`` writes these rows alone (nothing runs).
+
 ``--baseline PATH`` counts another checkout (the version before: ``git
 archive main | tar -x -C DIR``) in a subprocess with the same arguments and
 puts its figures beside each row, so before and after come from one run.
@@ -69,12 +87,15 @@ Run::
     python benchmarks/bench_gpu_model.py --graph ../shared/data/soc-sign-Slashdot090221.txt.gz \\
         --trees 1000 --out gpu-out     # on a GPU: the full graph
     ... --baseline /tmp/before         # with the version before counted beside
+    python tools/check_gpu_compile.py --cc 9.0 --json regs.json
+    python benchmarks/bench_gpu_model.py --occupancy-only --registers regs.json --out DIR
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -353,11 +374,217 @@ def occupancy() -> list[dict]:
     return rows
 
 
+# ---------------------------------------------------------------------------
+# occupancy of every GPU workload: each launch read against the reference H100
+# ---------------------------------------------------------------------------
+
+#: (name, vertices, edges, trees or sources, triangles) of the two sizes the model reads every
+#: launch at: Slashdot's largest component (n, m and its 579,565 triangles as
+#: benchmarks/results/2026-11-25-cpu-2core-quiet/measures-triangles.json measured them) with
+#: T = 1000 trees, and 10**8 edges on 10**7 vertices with T = 64 (its triangles taken as its
+#: edges, Slashdot's ratio being 1.16: the count is the graph's, not the library's)
+OCCUPANCY_SIZES = (("slashdot", 82_140, 500_481, 1000, 579_565),
+                   ("1e8-edges", 10**7, 10**8, 64, 10**8))
+#: device memory the batch sizing is read at: the reference H100's (centrality._gpu)
+REFERENCE_MEMORY = 80 * 2**30
+#: null-model samples a batch (null_models._significance.DEFAULT_BATCH at the time of writing is
+#: read from the module; this is only the fallback for versions without it)
+NULL_BATCH = 16
+
+
+def kernel_key(k) -> str:
+    """A kernel's name as ``tools/check_gpu_compile.py`` prints it."""
+    fn = getattr(k, "py_func", k)
+    return f"{fn.__module__}:{fn.__qualname__}".replace("rapids_balance.", "").replace("._gpu:", ".")
+
+
+def load_registers(path) -> dict:
+    """{kernel: registers a thread} from ``tools/check_gpu_compile.py --json``: the most over
+    the kernel's signatures (the launch's own signature is one of them)."""
+    regs: dict = {}
+    for row in json.loads(Path(path).read_text()):
+        if row.get("ok") and row.get("regs") is not None:
+            regs[row["kernel"]] = max(regs.get(row["kernel"], 0), int(row["regs"]))
+    return regs
+
+
+def _launch(workload, kernel, per, blocks, threads, note=""):
+    return {"workload": workload, "kernel": kernel_key(kernel), "per": per, "blocks": int(blocks),
+            "threads": int(threads), "note": note}
+
+
+def launch_plan(n: int, m: int, trees: int, triangles: int, *, gpu_threads: bool = True) -> list[dict]:
+    """Every kernel launch of each GPU workload at a graph of ``n`` vertices and ``m`` edges,
+    ``trees`` trees (and betweenness sources), ``triangles`` triangles: one row per kernel and
+    launch shape, with what it is launched per (batch, level, round, search).
+
+    The blocks and threads are those the GPU modules compute (their ``launch_config`` calls,
+    block constants and the batch sizing of the engines at the reference device's memory);
+    ``gpu_threads=False`` gives the block sizes the modules use under the simulator (which
+    shrinks reduction blocks), for the test that compares the plan with recorded launches.
+    """
+    from types import SimpleNamespace
+
+    from rapids_balance.backend import launch_config
+    from rapids_balance.balancing import _engine, _gpu as bal
+    from rapids_balance.centrality import _gpu as bc, _gpu_split, betweenness as bmod
+    from rapids_balance.clustering import _gpu as cl
+    from rapids_balance.frustration_index import _gpu as fr
+    from rapids_balance.frustration_index._frustration import DEFAULT_BATCH
+    from rapids_balance.frustration_index._shared import n_words
+    from rapids_balance.measures import _triangle_gpu as tg
+    from rapids_balance.null_models import _gpu as nm
+
+    try:
+        from rapids_balance.null_models._significance import DEFAULT_BATCH as null_batch
+    except ImportError:
+        null_batch = NULL_BATCH
+    rows = []
+    g = SimpleNamespace(n=n, m=m)
+    saved = _engine._gpu_free_memory
+    _engine._gpu_free_memory = lambda: REFERENCE_MEMORY
+    try:
+        batch = {meth: _engine.batch_size_for(g, _engine.BalanceParams(trees, method=meth, backend="gpu"))
+                 for meth in ("path-sign", "cycle")}
+    finally:
+        _engine._gpu_free_memory = saved
+    bfs_threads = 256 if gpu_threads else bal.bfs_threads()
+
+    def bfs(workload, B):
+        group = bal.trees_per_block(B, SM_COUNT) if hasattr(bal, "trees_per_block") else bal.GROUP
+        rows.append(_launch(workload, bal._k_bfs_groups, "batch", -(-B // group), bfs_threads,
+                            f"{group} trees a block; batch of {B} trees"))
+
+    # balance: path-sign (default), cycle, agreeable
+    for workload, meth in (("balance", "path-sign"), ("balance-cycle", "cycle"),
+                           ("balance-agreeable", "path-sign")):
+        B = batch[meth]
+        bfs(workload, B)
+        if meth == "cycle":
+            depth = max(1, int(round(math.log(max(n, 2)) / math.log(max(2 * m / n, 2)))) + 1)
+            k = -(-B * n // depth)
+            rows.append(_launch(workload, bal._k_sizes_up, "level", *launch_config(k),
+                                f"mean level of {B} trees x {n} vertices over ~{depth} levels"))
+            rows.append(_launch(workload, bal._k_labels_down, "level", *launch_config(k)))
+            rows.append(_launch(workload, bal._k_cycles, "batch", *launch_config(B * n * bal.WARP, 128)))
+        if workload == "balance-agreeable":
+            rows.append(_launch(workload, bal._k_cc_hook, "round", *launch_config(B * m)))
+            rows.append(_launch(workload, bal._k_cc_jump, "round", *launch_config(B * n)))
+            rows.append(_launch(workload, bal._k_cc_compress, "batch", *launch_config(B * n)))
+        rows.append(_launch(workload, bal._k_edge_counters, "batch", *launch_config(m),
+                            "thread per edge, looping over the batch's trees"))
+        rows.append(_launch(workload, bal._k_vertex_counters, "batch", *launch_config(n)))
+
+    # frustration: trees in batches of DEFAULT_BATCH; BFS or Kruskal trees; the refinement
+    B = min(trees, DEFAULT_BATCH)
+    W = n_words(n)
+
+    def states(workload):
+        rows.append(_launch(workload, fr._k_words, "batch", *launch_config(B * W)))
+        rows.append(_launch(workload, fr._k_hash, "batch", *launch_config(B),
+                            "thread per tree: W hash steps"))
+        rows.append(_launch(workload, fr._k_switches, "batch", *launch_config(B * m)))
+
+    bfs("frustration", B)
+    states("frustration")
+    bv_threads = fr.boruvka_threads(m) if hasattr(fr, "boruvka_threads") else min(
+        fr._BV_THREADS, 32 * max(1, -(-m // 32)))
+    rows.append(_launch("frustration-kruskal", fr._k_boruvka, "batch", B, bv_threads,
+                        "block per tree, every Boruvka round in one launch"))
+    if hasattr(fr, "_k_root_signs"):
+        rows.append(_launch("frustration-kruskal", fr._k_root_signs, "batch", B,
+                            fr.ROOT_THREADS if gpu_threads else fr.root_threads(),
+                            "block per tree, level by level"))
+    else:
+        rows.append(_launch("frustration-kruskal", fr._k_root_trees, "batch", *launch_config(B, 64),
+                            "thread per tree: O(n + m) serial work each"))
+    states("frustration-kruskal")
+    for kern in (fr._k_gains, fr._k_select, fr._k_apply):
+        rows.append(_launch("frustration-refine", kern, "round", *launch_config(n)))
+
+    # clustering VND at the finest level (n vertices)
+    reduce = cl._REDUCE_THREADS if not gpu_threads else 256
+    rows.append(_launch("vnd-best", cl.k_build, "search", *launch_config(n),
+                        "the state's cluster tables, built once"))
+    rows.append(_launch("vnd-best", cl.k_eval, "search", *launch_config(n)))
+    rows.append(_launch("vnd-best", cl.k_vnd, "search", 1, reduce,
+                        "one block runs every move: an O(n) block argmin a move"))
+    for kern in (cl.k_select, cl.k_apply, cl.k_build, cl.k_eval):
+        rows.append(_launch("vnd-parallel", kern, "round", *launch_config(n)))
+
+    # triangles and the shuffle null model's batch
+    rows.append(_launch("triangles", tg.k_count, "call", *launch_config(n, 32)))
+    rows.append(_launch("triangles", tg.k_fill, "call", *launch_config(n, 32)))
+    rows.append(_launch("triangles", tg.k_tally, "call", *launch_config(triangles, 64)))
+    if hasattr(nm, "SHUFFLE_THREADS"):
+        rows.append(_launch("null-models", nm._k_shuffle, "batch", null_batch, nm.SHUFFLE_THREADS,
+                            f"block per sample: a warp copies m signs, a Fisher-Yates chain of m "
+                            f"swaps in one lane; {null_batch} samples a batch"))
+    else:
+        rows.append(_launch("null-models", nm._k_shuffle, "batch", *launch_config(null_batch, 64),
+                            f"thread per sample: a Fisher-Yates shuffle of m signs; {null_batch} a batch"))
+    rows.append(_launch("null-models", tg.k_type_counts, "batch",
+                        *launch_config(null_batch * triangles)))
+
+    # betweenness: the sources of one launch as the library sizes them at the reference device
+    sources = min(trees, len(bmod._batches(np.arange(trees, dtype=np.int64), n, 2 * m, m, "gpu", 1,
+                                           distributed=True)[0]))
+    each = bc.blocks_per_source(n, 2 * m, sources, SM_COUNT)
+    vw = bc.virtual_warp_width(n, 2 * m)
+    bc_threads = max(vw, bc.BLOCK_THREADS) if gpu_threads else bmod._gpu_threads(vw)
+    if each == 1:
+        rows.append(_launch("betweenness", bc._bc_kernel, "launch", sources, bc_threads,
+                            f"block per source; {sources} sources a launch"))
+    else:
+        for kern in (_gpu_split._k_init, _gpu_split._k_relax, _gpu_split._k_bound,
+                     _gpu_split._k_partition, _gpu_split._k_pull, _gpu_split._k_dependencies):
+            rows.append(_launch("betweenness", kern, "step", sources * each, bc_threads,
+                                f"{each} blocks a source; {sources} sources a launch"))
+    rows.append(_launch("betweenness", bc._k_fold_nodes, "launch", *launch_config(n)))
+    rows.append(_launch("betweenness", bc._k_fold_edges, "launch", *launch_config(m)))
+    return rows
+
+
+def occupancy_rows(registers: dict) -> list[dict]:
+    """:func:`launch_plan` at each of :data:`OCCUPANCY_SIZES`, with each kernel's registers a
+    thread at sm_90 and what follows on the reference H100: resident blocks per SM, SMs busy."""
+    # this checkout's arithmetic, whichever library the plan reads (a --baseline run's has none)
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_occupancy_model", REPO / "rapids_balance" / "_occupancy.py")
+    arith = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(arith)
+    blocks_per_sm, occ = arith.blocks_per_sm, arith.occupancy
+
+    out = []
+    for size, n, m, trees, tri in OCCUPANCY_SIZES:
+        for r in launch_plan(n, m, trees, tri):
+            regs = registers.get(r["kernel"])
+            row = {"workload": r["workload"], "kernel": r["kernel"], "size": size, "vertices": n,
+                   "edges": m, "trees": trees, "per": r["per"], "blocks": r["blocks"],
+                   "threads": r["threads"], "registers": regs}
+            if regs is None:
+                row.update(resident_per_sm=None, sms_busy=None, fills=None)
+            else:
+                o = occ(r["blocks"], r["threads"], regs, SM_COUNT)
+                row.update(o, resident_limit=blocks_per_sm(r["threads"], regs),
+                           fills=bool(o["resident_per_sm"] >= 4 or r["blocks"] >= 4 * SM_COUNT))
+            row["note"] = r["note"]
+            out.append(row)
+    return out
+
+
 def measure(args) -> dict:
     import rapids_balance as rb
     from rapids_balance import backend
     from rapids_balance.backend import gpu_status, simulator_enabled
 
+    if args.occupancy_only:  # counts from the launch plan alone: nothing runs
+        return {"library": f"rapids_balance {getattr(rb, '__version__', '')}".strip(),
+                "reference_device": {"sm_count": SM_COUNT, "memory_bytes": REFERENCE_MEMORY},
+                "registers_from": Path(args.registers).name,
+                "occupancy": occupancy_rows(load_registers(args.registers)), "rows": [],
+                "occupancy_1e8_edges": occupancy()}
     if not gpu_status().usable:
         raise SystemExit(f"no usable GPU: {gpu_status().reason}")
     consts = {"launch_us": args.launch_us, "sync_us": args.sync_us, "hd_gbs": args.hd_gbs,
@@ -368,6 +595,9 @@ def measure(args) -> dict:
               "simulated": simulator_enabled(), "device": gpu_status().device, "constants": consts,
               "trees": args.trees, "k": args.k, "sync_per_cupy_argument": per_argument,
               "flag_reads_per_launch": flag_reads, "occupancy_1e8_edges": occupancy(), "rows": []}
+    if args.registers:
+        report["registers_from"] = Path(args.registers).name
+        report["occupancy"] = occupancy_rows(load_registers(args.registers))
     for n_keep in args.vertices or [g0.n]:
         g = g0 if n_keep >= g0.n else subgraph(g0, n_keep)
         for name, unit, run in workloads(g, args.trees, args.k):
@@ -393,7 +623,7 @@ def measure(args) -> dict:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    src = p.add_mutually_exclusive_group(required=True)
+    src = p.add_mutually_exclusive_group()
     src.add_argument("--graph", help="edge-list file")
     src.add_argument("--example", help="a bundled example graph")
     p.add_argument("--vertices", type=int, nargs="*", default=[],
@@ -409,8 +639,16 @@ def main(argv=None) -> int:
                                       "counted in a subprocess with the same arguments, shown beside")
     p.add_argument("--repo", help=argparse.SUPPRESS)  # the library to import (the baseline's run)
     p.add_argument("--json", help=argparse.SUPPRESS)  # where the baseline's run writes its report
+    p.add_argument("--registers", help="JSON of tools/check_gpu_compile.py --json: registers a thread "
+                                        "of every kernel, for the occupancy rows")
+    p.add_argument("--occupancy-only", action="store_true",
+                   help="only the occupancy rows (no workload run: no device or simulator time)")
     p.add_argument("--out", default=None, help="folder of gpu_model.json (default bench-results/)")
     args = p.parse_args(argv)
+    if not (args.graph or args.example or args.occupancy_only):
+        p.error("one of --graph, --example or --occupancy-only is required")
+    if args.occupancy_only and not args.registers:
+        p.error("--occupancy-only needs --registers (tools/check_gpu_compile.py --json)")
     if args.repo:
         sys.path.insert(0, str(Path(args.repo).resolve()))
         Path(args.json).write_text(json.dumps(measure(args)))
@@ -427,7 +665,19 @@ def main(argv=None) -> int:
             subprocess.run(cmd, check=True, cwd=tmp)
             before = json.loads(out.read_text())
     report = measure(args)
-    if before is not None:
+    if before is not None and args.occupancy_only:
+        report["before"] = {"library": before["library"]}
+        olds = {(o["size"], o["workload"], o["kernel"]): o for o in before["occupancy"]}
+        for row in report["occupancy"]:
+            old = olds.get((row["size"], row["workload"], row["kernel"]))
+            if old is not None:
+                row["before"] = {k: old[k] for k in ("blocks", "threads", "resident_per_sm", "sms_busy")}
+        report["before"]["occupancy_replaced"] = [
+            {k: o[k] for k in ("size", "workload", "kernel", "blocks", "threads", "registers",
+                               "resident_per_sm", "sms_busy")}
+            for key, o in olds.items() if key not in {(r["size"], r["workload"], r["kernel"])
+                                                       for r in report["occupancy"]}]
+    elif before is not None:
         report["before"] = {"library": before["library"], "sync_per_cupy_argument": before["sync_per_cupy_argument"],
                             "flag_reads_per_launch": before["flag_reads_per_launch"],
                             "occupancy_1e8_edges": before["occupancy_1e8_edges"]}
@@ -459,6 +709,15 @@ def main(argv=None) -> int:
         if b:
             line += f"  | {b['blocks_per_launch']:6d} {b['resident_blocks_per_sm']:6.2f}"
         print(line)
+    if report.get("occupancy"):
+        print(f"\noccupancy on the reference H100 ({SM_COUNT} SMs): blocks x threads, registers, "
+              "resident blocks per SM, SMs busy")
+        for o in report["occupancy"]:
+            print(f"  {o['size']:9s} {o['workload']:19s} {o['kernel']:36s} {o['per']:>6s} "
+                  f"{o['blocks']:9d} x {o['threads']:4d} {o['registers']!s:>4} "
+                  f"{o['resident_per_sm']!s:>7} {o['sms_busy']!s:>4}{'' if o['fills'] else '  idle SMs' if o['fills'] is False else '  (no registers)'}"
+                  + (f"  | before {o['before']['blocks']} x {o['before']['threads']}, "
+                     f"{o['before']['resident_per_sm']} {o['before']['sms_busy']}" if "before" in o else ""))
     out = Path(args.out) if args.out else REPO / "bench-results"
     out.mkdir(parents=True, exist_ok=True)
     (out / "gpu_model.json").write_text(json.dumps(report, indent=1))

@@ -215,6 +215,17 @@ def to_host(a: Any) -> np.ndarray:
     return np.asarray(a)
 
 
+def sm_count() -> int:
+    """Streaming multiprocessors of the current GPU; the reference H100's 132 under the simulator."""
+    if simulator_enabled():
+        from ._occupancy import SM_COUNT
+
+        return SM_COUNT
+    import cupy
+
+    return int(cupy.cuda.Device().attributes["MultiProcessorCount"])
+
+
 def launch_config(n_items: int, threads_per_block: int = 256) -> tuple[int, int]:
     """(blocks, threads) covering ``n_items`` threads; at least one block."""
     n_items = max(int(n_items), 1)
@@ -328,43 +339,120 @@ def kernel_view(a: Any) -> Any:
     return a
 
 
+#: how a kernel's launch may change when its block is too large for its registers
+#: (:class:`Kernel`): "grid" (one item a thread against a bound: more, smaller blocks),
+#: "block" (a block a unit of work, threads striding by ``blockDim``: smaller blocks of
+#: a power-of-two size, for block reductions) and "fixed" (the block size is part of the
+#: kernel: no smaller block; its launch is refused with the reason)
+BLOCK_LAYOUTS = ("grid", "block", "fixed")
+
+
+def fit_launch(blocks: int, threads: int, limit: int, layout: str, name: str = "kernel") -> tuple[int, int]:
+    """The launch a kernel of ``layout`` (:data:`BLOCK_LAYOUTS`) gets when a block may have
+    at most ``limit`` threads (the compiled kernel's, which its registers set).
+
+    >>> fit_launch(16, 1024, 896, "block")
+    (16, 512)
+    >>> fit_launch(4, 1024, 896, "grid")
+    (5, 896)
+    """
+    from ._occupancy import fit_block
+
+    if threads <= limit:
+        return blocks, threads
+    if layout == "fixed":
+        raise BackendUnavailableError(
+            f"GPU kernel {name} needs {threads} threads a block, but its compiled code takes "
+            f"at most {limit} on this device (registers a thread)")
+    if layout == "block":
+        pow2 = 1 << (max(int(limit), 32).bit_length() - 1)
+        return fit_block(blocks, threads, pow2, per_block=True)
+    return fit_block(blocks, threads, limit, per_block=False)
+
+
+def _always_fits() -> int:
+    from ._occupancy import MAX_REGISTERS_PER_THREAD, max_block_threads
+
+    return max_block_threads(MAX_REGISTERS_PER_THREAD)
+
+
+#: threads a block of any kernel launches with, whatever its registers (256 at 9.0)
+_ALWAYS_FITS = _always_fits()
+
+
 class Kernel:
     """A numba-cuda kernel launched on CuPy's current stream, its CuPy arguments wrapped unsynchronised.
 
     ``kernel[blocks, threads](*args)`` as with numba's dispatcher.  Under the
     simulator the launch goes straight to numba's simulated kernel.  Every
     launch adds one to :data:`launch_counts`.
+
+    On a GPU each launch is checked against the compiled kernel: a block
+    launches only if the SM's registers hold all of its threads (at 9.0,
+    1024 threads need at most 64 registers a thread), so the kernel's
+    ``max_threads_per_block`` for the launch's argument types (the driver's
+    figure, asked once per signature) bounds the block, and a larger one
+    becomes the smaller launch :func:`fit_launch` gives for the kernel's
+    ``layout``.  :attr:`refits` counts the launches so changed.  Blocks of
+    at most 256 threads launch at any register count (255 a thread at
+    most), so they go straight to the launch, with no question asked.
     """
 
-    def __init__(self, dispatcher: Any, fn: Any):
+    def __init__(self, dispatcher: Any, fn: Any, layout: str = "grid"):
+        if layout not in BLOCK_LAYOUTS:
+            raise ValueError(f"layout must be one of {BLOCK_LAYOUTS}, got {layout!r}")
         self.dispatcher = dispatcher
         self.py_func = fn
+        self.layout = layout
+        self.refits = 0
+        self._limits: dict = {}
         self.__name__ = fn.__name__
         self.__qualname__ = fn.__qualname__
         self.__module__ = fn.__module__
         self.__doc__ = fn.__doc__
+
+    def block_limit(self, args: tuple) -> int:
+        """Most threads a block of this kernel takes for these (converted) arguments: the
+        compiled overload's ``max_threads_per_block`` (numba-cuda ``_Kernel``, from
+        ``cuFuncGetAttribute``), compiling it first as the launch would."""
+        d = self.dispatcher
+        argtypes = tuple(d.typeof_pyval(a) for a in args)
+        limit = self._limits.get(argtypes)
+        if limit is None:
+            limit = self._limits[argtypes] = int(d.compile(argtypes).max_threads_per_block)
+        return limit
 
     def __getitem__(self, config: tuple[int, int]):
         launch_counts["launches"] += 1
         if simulator_enabled():
             return self.dispatcher[config]
         blocks, threads = config
-        configured = self.dispatcher[blocks, threads, _current_stream()]
+        if threads <= _ALWAYS_FITS:  # no kernel has registers enough to refuse it: nothing to ask
+            configured = self.dispatcher[blocks, threads, _current_stream()]
+            return lambda *args: configured(*map(kernel_view, args))
 
         def launch(*args: Any) -> Any:
-            return configured(*map(kernel_view, args))
+            views = tuple(map(kernel_view, args))
+            fitted = fit_launch(blocks, threads, self.block_limit(views), self.layout, self.__name__)
+            if fitted != (blocks, threads):
+                self.refits += 1
+            return self.dispatcher[fitted[0], fitted[1], _current_stream()](*views)
         return launch
 
     def __repr__(self) -> str:
         return f"<GPU kernel {self.__module__}.{self.__qualname__}>"
 
 
-def gpu_kernel(fn: Any) -> Kernel:
+def gpu_kernel(fn: Any = None, *, layout: str = "grid") -> Any:
     """``@cuda.jit(cache=True)`` as a :class:`Kernel`: compiled once per machine, not once per process.
 
     numba-cuda keeps the compiled kernel in its on-disk cache beside the
     module (``__pycache__``, or ``NUMBA_CACHE_DIR``), keyed by the argument
     types and the device, so a new process loads it instead of compiling
     the library's kernels again (tens of seconds).  The simulator ignores it.
+    ``@gpu_kernel(layout="block")`` names a kernel whose block is a unit of
+    work (see :data:`BLOCK_LAYOUTS`); the default is one item a thread.
     """
-    return Kernel(cuda().jit(cache=True)(fn), fn)
+    if fn is None:
+        return lambda f: Kernel(cuda().jit(cache=True)(f), f, layout)
+    return Kernel(cuda().jit(cache=True)(fn), fn, layout)

@@ -411,6 +411,25 @@ def test_gpu_level_by_level_labels_are_the_preorder_ranges(gpu_backend):
         assert np.array_equal(cs, size[t]) and np.array_equal(cl, label[t])
 
 
+@pytest.mark.parametrize("group", [1, 2, 3, 64])
+def test_gpu_bfs_trees_are_the_cpus_whatever_the_trees_per_block(gpu_backend, group):
+    # a block may build one tree or up to 64 (one bit each of a word): the trees are the CPU's
+    from rapids_balance.balancing import _gpu
+    from rapids_balance.balancing._trees import seed_mix
+
+    g = random_signed_graph(5, 24, 60)
+    T = 5
+    roots, seeds = tree_roots(g, np.arange(T), sampler="bfs-random-root", seed=3)
+    parent, pe, order = bfs_trees(g, roots, seeds)
+    got = _gpu.bfs_trees_gpu(g, roots, seed_mix(seeds), with_ps=True, group=group)
+    assert np.array_equal(to_host(got[0]), parent) and np.array_equal(to_host(got[1]), pe)
+    assert np.array_equal(to_host(got[2]), order)
+    ps = to_host(got[3])
+    for t in range(T):  # path signs: the product of signs along the tree path
+        for v in order[t][1:]:
+            assert ps[t, v] == ps[t, parent[t, v]] * g.sign[pe[t, v]]
+
+
 def test_gpu_cycle_states_equal_path_sign_states(gpu_backend):
     # for the same trees, the GPU cycle walks give ECL-SGB's ps(u) * ps(w) on every edge,
     # and the same seed gives the same state again

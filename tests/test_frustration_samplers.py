@@ -126,6 +126,25 @@ def test_boruvka_gpu_path_signs_are_those_of_the_kruskal_trees(gpu_backend):
 
 
 @pytest.mark.simulator
+def test_boruvka_gpu_rooted_a_block_a_tree_gives_the_cpus_parents(gpu_backend):
+    # rooting level by level (threads over a level, more vertices than threads): the parents,
+    # parent edges and path signs are the CPU's walk's; no order is made
+    from rapids_balance.balancing._path_signs import path_signs
+    from rapids_balance.balancing._roots import tree_roots
+    from rapids_balance.frustration_index._gpu import boruvka_trees
+    from rapids_balance.frustration_index._samplers import _seeds64, mst_shift
+
+    g = random_signed(40, 0.12, 0.4, 5)
+    p, pe, o, _ = sample_trees(g, np.arange(4), sampler="kruskal", seed=7, backend="cpu")
+    roots, seeds = tree_roots(g, np.arange(4), sampler="bfs", seed=7)
+    parent, parent_edge, order, ps, reached = boruvka_trees(g, _seeds64(seeds), mst_shift(g.m), roots,
+                                                            with_order=False)
+    assert order is None and (reached == g.n).all()
+    assert np.array_equal(to_host(parent), p) and np.array_equal(to_host(parent_edge), pe)
+    assert np.array_equal(to_host(ps), path_signs(o, p, pe, g.sign, backend="cpu"))
+
+
+@pytest.mark.simulator
 def test_boruvka_gpu_makes_two_launches_and_one_read_per_batch(gpu_backend):
     # every Borůvka round runs inside one block per tree, the rooting in a second launch;
     # the host reads the reached counts once, nothing per round, per tree or per jump

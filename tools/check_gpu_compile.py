@@ -132,6 +132,8 @@ def _scenario_frustration():
     parallel_descent(g, x, seed=5, backend="gpu")
     frustration(g, 3, sampler="bfs", seed=3, progress=False, refine=RefineParams(rounds=1),
                 backend="gpu")
+    # the Kruskal path signs alone: the trees rooted a block a tree
+    frustration(g, 2, sampler="kruskal", seed=3, progress=False, refine=False, backend="gpu")
 
 
 def _scenario_centrality():

@@ -24,6 +24,12 @@ still leaves what it had finished.  Steps:
     source over 4 thread blocks (the kernels of graphs too large for a block
     per source; one source under the simulator).  Exits 1 when any pair differs.
 ``timings``
+    First the kernels laid out to fill the device, on the first ``--graph``
+    (GPU only, warm, each beside the layout it replaced in the same run):
+    the BFS of ``--trees`` trees with one tree a block where the batch is
+    small (``trees_per_block``) and with 64 trees a block; the Kruskal
+    path signs of a frustration batch (64 trees) rooted a block a tree and a thread a tree; the
+    balancing levels by one sort of the depths -> ``kernels`` rows.  Then
     ``balance`` with ``--trees`` trees on each ``--graph``, GPU and CPU in
     the same run (the GPU row first, warm: one small call compiles the
     kernels) -> ``timings.jsonl``.
@@ -219,11 +225,61 @@ def equality(args) -> int:
     return 0 if ok else 1
 
 
+def _device_seconds(run, repeat: int = 3) -> float:
+    """Best of ``repeat`` warm runs of ``run()``, the device drained before the clock stops."""
+    from rapids_balance.backend import cuda, simulator_enabled
+
+    run()  # compile and warm up
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        run()
+        if not simulator_enabled():
+            cuda().synchronize()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def kernel_timings(spec: str, trees: int, out: Path) -> None:
+    """The redesigned kernels beside the layouts they replaced, on one graph (see ``timings``)."""
+    from rapids_balance.backend import sm_count
+    from rapids_balance.balancing import _gpu as bal
+    from rapids_balance.balancing._roots import tree_roots
+    from rapids_balance.balancing._trees import seed_mix
+    from rapids_balance.frustration_index import _gpu as fr
+    from rapids_balance.frustration_index._samplers import _seeds64, mst_shift
+
+    g = _load(spec)
+    base = {"graph": spec, "vertices": int(g.n), "edges": int(g.m), "step": "kernels", "backend": "gpu"}
+    for T in sorted({min(64, trees), trees}):
+        roots, seeds = tree_roots(g, np.arange(T), seed=0)
+        s2 = seed_mix(seeds)
+        for label, group in (("spread", bal.trees_per_block(T, sm_count())), ("packed", bal.GROUP)):
+            s = _device_seconds(lambda: bal.bfs_trees_gpu(g, roots, s2, with_order=False,
+                                                          with_ps=True, group=group))
+            _emit(out, {**base, "kernel": "_k_bfs_groups", "layout": f"{label}: {group} trees a block",
+                        "trees": T, "seconds": round(s, 5), "ms_per_tree": round(1e3 * s / T, 5)})
+    T = min(64, trees)  # a frustration batch
+    roots, seeds = tree_roots(g, np.arange(T), seed=0)
+    seeds64 = _seeds64(seeds)
+    for label, with_order in (("block a tree", False), ("thread a tree", True)):
+        s = _device_seconds(lambda: fr.boruvka_trees(g, seeds64, mst_shift(g.m), roots,
+                                                     with_order=with_order))
+        _emit(out, {**base, "kernel": "boruvka_trees", "layout": f"rooting: {label}", "trees": T,
+                    "seconds": round(s, 5), "ms_per_tree": round(1e3 * s / T, 5)})
+    parent = bal.bfs_trees_gpu(g, roots, seed_mix(seeds), with_order=False)[0]
+    s = _device_seconds(lambda: bal.tree_levels_gpu(parent))
+    _emit(out, {**base, "kernel": "tree_levels_gpu", "layout": "one sort of the depths", "trees": T,
+                "seconds": round(s, 5), "ms_per_tree": round(1e3 * s / T, 5)})
+
+
 def timings(args) -> int:
-    """balance(trees) per graph, GPU then CPU, in the same run; one JSON line per row."""
+    """The redesigned kernels on the first graph, then balance(trees) per graph, GPU then CPU,
+    in the same run; one JSON line per row."""
     import rapids_balance as rb
 
     out = Path(args.out) / "timings.jsonl"
+    kernel_timings(args.graph[0], args.trees, out)
     for spec in args.graph:
         g = _load(spec)
         for backend in ("gpu", "cpu"):

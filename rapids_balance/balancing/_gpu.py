@@ -16,6 +16,7 @@ import numba
 import numpy as np
 from numba import cuda
 
+from .._occupancy import MIN_BLOCKS_PER_SM
 from ..backend import (array_module, device_array, gpu_kernel, host_read, kernel_view, launch_config,
                        to_device, to_host)
 from ._tree_rules import parent_key
@@ -59,12 +60,13 @@ def _bit_index(bit):
     return t
 
 
-@gpu_kernel
-def _k_bfs_groups(indptr, indices, slot_edge, sign, roots, s2s, n_trees, width, reached, mark, cand,
-                  cand_bits, new, new_bits, counts, parent, parent_edge, depth, ps):
-    """BFS of 64 trees per thread block, level by level inside the kernel (no host round trip).
+@gpu_kernel(layout="block")
+def _k_bfs_groups(indptr, indices, slot_edge, sign, roots, s2s, n_trees, group, width, reached, mark,
+                  cand, cand_bits, new, new_bits, counts, parent, parent_edge, depth, ps):
+    """BFS of ``group`` trees (at most 64) per thread block, level by level inside the kernel (no
+    host round trip).
 
-    Block g builds trees ``64 g .. 64 g + 63``.  ``reached[g, v]`` has bit t
+    Block g builds trees ``group * g .. group * g + group - 1``.  ``reached[g, v]`` has bit t
     once v is reached in tree t (the block's padding bits set everywhere).
     A level's candidates are the neighbours of the vertices the last level
     reached (``new``) that are open in one of their trees, listed once
@@ -84,8 +86,8 @@ def _k_bfs_groups(indptr, indices, slot_edge, sign, roots, s2s, n_trees, width, 
     tid = cuda.threadIdx.x
     nth = cuda.blockDim.x
     n = indptr.size - 1
-    t0 = g * GROUP
-    nl = min(GROUP, n_trees - t0)
+    t0 = g * group
+    nl = min(group, n_trees - t0)
     real = np.uint64(0xFFFFFFFFFFFFFFFF) if nl >= GROUP else (np.uint64(1) << np.uint64(nl)) - np.uint64(1)
     for v in range(tid, n, nth):
         reached[g, v] = ~real
@@ -178,6 +180,32 @@ def _k_bfs_groups(indptr, indices, slot_edge, sign, roots, s2s, n_trees, width, 
         cuda.syncthreads()
 
 
+
+
+def trees_per_block(trees: int, sm_count: int) -> int:
+    """Trees one :func:`_k_bfs_groups` block builds for a batch of ``trees`` on ``sm_count`` SMs.
+
+    A block's row reads serve all of its trees at once (one bit each of a
+    word), so packing saves reads, but a batch of few trees in few blocks
+    leaves SMs idle (64 trees a block: one block, one SM of 132).  So a
+    block takes one tree until the batch has :data:`MIN_BLOCKS_PER_SM`
+    blocks for every SM, and more only beyond (at most :data:`GROUP`).
+    The trees do not depend on it: each tree's levels follow its own bits.
+
+    >>> trees_per_block(64, 132), trees_per_block(1000, 132), trees_per_block(4096, 132)
+    (1, 1, 7)
+    """
+    return int(max(1, min(GROUP, trees // (MIN_BLOCKS_PER_SM * max(sm_count, 1)))))
+
+
+def bfs_threads() -> int:
+    """Threads of a :func:`_k_bfs_groups` block: 256 on a GPU, 8 under the simulator (which runs
+    each thread as a Python thread)."""
+    from ..backend import simulator_enabled
+
+    return 8 if simulator_enabled() else 256
+
+
 def _lanes_per_vertex(graph) -> int:
     """Virtual warp width: the mean degree rounded up to a power of two, 1 to WARP."""
     mean = 2 * graph.m / max(graph.n, 1)
@@ -199,7 +227,7 @@ def _levels_from_depth(depth):
     n = depth.shape[1]
     levels = []
     a = 0
-    for size in _xp.to_host(_xp.bincount(flat, n)).tolist():  # depths are below n, and contiguous
+    for size in host_read(_xp.bincount(flat, n)).tolist():  # depths are below n, and contiguous
         if size == 0:
             break
         idx = pos[a:a + size]
@@ -209,7 +237,7 @@ def _levels_from_depth(depth):
 
 
 def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = False,
-                  with_levels: bool = False):
+                  with_levels: bool = False, group: int | None = None):
     """GPU version of :func:`rapids_balance.balancing._trees.bfs_trees`.
 
     Returns ``(parent, parent_edge, order)``, with ``order`` None when
@@ -218,15 +246,19 @@ def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = 
     whose entry l holds the (tree, vertex) pairs at depth l as two int32
     arrays (what graphB+'s level-by-level labeling walks).
 
-    One launch of :func:`_k_bfs_groups` builds the whole batch, 64 trees
-    per thread block, and one host read (any vertex unreached) follows it.
+    One launch of :func:`_k_bfs_groups` builds the whole batch, ``group``
+    trees per thread block (default :func:`trees_per_block` for the
+    device), and one host read (any vertex unreached) follows it.
     """
-    from ..backend import simulator_enabled
+    from ..backend import sm_count
 
     xp = array_module("gpu")
     d = graph.device_arrays()
     T, n = int(roots.size), graph.n
-    G = -(-T // GROUP)
+    group = int(group or trees_per_block(T, sm_count()))
+    if not 1 <= group <= GROUP:
+        raise ValueError(f"group must be 1..{GROUP} trees a block, got {group}")
+    G = -(-T // group)
     roots_d = to_device(np.asarray(roots, np.int32), "gpu")
     s2_d = to_device(np.asarray(s2, np.int64), "gpu")
     depth = xp.full((T, n), -1, dtype=np.int32)
@@ -238,11 +270,11 @@ def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = 
                    cand=xp.empty((G, n), np.int32), cand_bits=xp.empty((G, n), np.uint64),
                    new=xp.empty((G, n), np.int32), new_bits=xp.empty((G, n), np.uint64),
                    counts=xp.zeros((G, 2), np.int32))
-    threads = 8 if simulator_enabled() else 256
-    _k_bfs_groups[G, threads](d["indptr"], d["indices"], d["slot_edge"], sign, roots_d, s2_d, T,
-                              _lanes_per_vertex(graph), scratch["reached"], scratch["mark"],
-                              scratch["cand"], scratch["cand_bits"], scratch["new"],
-                              scratch["new_bits"], scratch["counts"], parent, parent_edge, depth, ps)
+    _k_bfs_groups[G, bfs_threads()](d["indptr"], d["indices"], d["slot_edge"], sign, roots_d, s2_d, T,
+                                    group, _lanes_per_vertex(graph), scratch["reached"],
+                                    scratch["mark"], scratch["cand"], scratch["cand_bits"],
+                                    scratch["new"], scratch["new_bits"], scratch["counts"], parent,
+                                    parent_edge, depth, ps)
     del scratch
     if bool(host_read((depth < 0).any())):
         from ._tree_rules import _check_connected
@@ -459,15 +491,11 @@ def tree_levels_gpu(parent):
     """Per depth, the batch's (tree, vertex) pairs at that depth, in (tree, vertex) order.
 
     For trees that did not come from :func:`bfs_trees_gpu` (which returns its
-    frontiers): depths by pointer jumping, then one ``nonzero`` per level.
+    frontiers): depths by pointer jumping, then the levels as the BFS makes
+    them (:func:`_levels_from_depth`: one sort of the depths and one read of
+    the level sizes, not a scan of the T x n depths per level).
     """
-    xp = array_module("gpu")
-    depth = _pointer_jump(parent, (parent >= 0).astype(np.int32), 1)
-    levels = []
-    for lev in range(int(host_read(depth.max())) + 1):
-        ft, fv = xp.nonzero(depth == lev)
-        levels.append((ft.astype(np.int32), fv.astype(np.int32)))
-    return levels
+    return _levels_from_depth(_pointer_jump(parent, (parent >= 0).astype(np.int32), 1))
 
 
 def tree_labels_gpu(d, parent, levels):

@@ -44,6 +44,8 @@ import math
 import numpy as np
 from numba import cuda, float64, int32
 
+from .._occupancy import (MAX_BLOCKS_PER_SM, MAX_THREADS_PER_SM, MIN_BLOCKS_PER_SM,  # noqa: F401
+                          REGISTERS_PER_SM, blocks_per_sm)
 from ..backend import gpu_kernel
 MAX_THREADS = 256  # size of the per-block shared reduction buffer
 
@@ -233,7 +235,7 @@ def _pull_dependencies(first, hi, stride, s, d, sg, de, st, stk, indptr, indices
         _store_lane_sum(red, acc, vw, i < hi, de, stk[i] if i < hi else 0)
 
 
-@gpu_kernel
+@gpu_kernel(layout="block")
 def _bc_kernel(sources, n, indptr, indices, wslot, rindptr, rindices, rwslot, minw,
                want_edges, tmask, vw, dist, sigma, delta, state, stack, settled):
     """Block per source: Brandes' two phases in the source's workspace row (see the module notes).
@@ -416,10 +418,6 @@ def virtual_warp_width(n: int, n_slots: int) -> int:
 REFERENCE_DEVICE = (80 * 2**30, 132)
 #: fraction of device memory left to the caller, CuPy's pool and the CUDA context
 MEMORY_RESERVE = 0.25
-#: thread blocks an SM keeps resident at most (CUDA, compute capability 9.0), and its registers
-MAX_BLOCKS_PER_SM = 32
-MAX_THREADS_PER_SM = 2048
-REGISTERS_PER_SM = 65536
 #: registers per thread of :func:`_bc_kernel` at sm_90 (``tools/check_gpu_compile.py``: 80,
 #: allocated in steps of 8)
 KERNEL_REGISTERS = 80
@@ -428,8 +426,8 @@ KERNEL_REGISTERS = 80
 BLOCK_THREADS = 128
 #: sources of one launch at most: beyond this the fold's loop over a batch only grows
 MAX_SOURCES = 4096
-#: resident blocks per SM below which each source of a launch gets several blocks ...
-MIN_BLOCKS_PER_SM = 4
+#: resident blocks per SM below which each source of a launch gets several blocks
+#: (``MIN_BLOCKS_PER_SM``, from ``.._occupancy``, with the SM's limits) ...
 #: ... on graphs of at least this many CSR slots (2**22: a level's work pays for its launches)
 SPLIT_MIN_SLOTS = 2**22
 #: registers per thread of the split kernels (``._gpu_split``) at sm_90: the most of the six,
@@ -506,9 +504,7 @@ def blocks_per_sm_limit(threads: int = BLOCK_THREADS, registers: int = KERNEL_RE
     :data:`MAX_BLOCKS_PER_SM` blocks, :data:`MAX_THREADS_PER_SM` threads and
     :data:`REGISTERS_PER_SM` registers (``registers`` per thread); the
     kernels' 2 KiB of shared memory a block is far from limiting."""
-    threads = max(threads, 1)
-    return min(MAX_BLOCKS_PER_SM, MAX_THREADS_PER_SM // threads,
-               REGISTERS_PER_SM // (max(registers, 1) * threads))
+    return blocks_per_sm(threads, registers)
 
 
 def resident_blocks_per_sm(sources: int, sm_count: int, threads: int = BLOCK_THREADS,

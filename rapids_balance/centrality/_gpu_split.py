@@ -74,7 +74,7 @@ def _running(nsrc, si, ctr, flag):
     return flag[0] != 0
 
 
-@gpu_kernel
+@gpu_kernel(layout="block")
 def _k_init(sources, k, n, dist, sigma, state, stack, ctr, minima, run):
     """Every source's row: unreached, but the source, settled as level 0; its counters cleared."""
     si, r = _block_source(k)
@@ -102,7 +102,7 @@ def _k_init(sources, k, n, dist, sigma, state, stack, ctr, minima, run):
                 st[v] = 0
 
 
-@gpu_kernel
+@gpu_kernel(layout="block")
 def _k_relax(sources, k, lev, indptr, indices, wslot, vw, dist, state, stack, delta, ctr):
     """Level ``lev``, step 1: the level before relaxes its out-edges; first touches are queued."""
     flag = cuda.shared.array(1, int32)
@@ -124,7 +124,7 @@ def _k_relax(sources, k, lev, indptr, indices, wslot, vw, dist, state, stack, de
                  ctr, (si, C_CAND + p), q)
 
 
-@gpu_kernel
+@gpu_kernel(layout="block")
 def _k_bound(sources, k, lev, minw, dist, delta, ctr, minima, settled, run):
     """Level ``lev``, step 2: the bound and least distance of the candidates; block 0 retires the
     level before, and ends the source when no candidate is left."""
@@ -172,7 +172,7 @@ def _k_bound(sources, k, lev, minw, dist, delta, ctr, minima, settled, run):
                 cuda.atomic.max(run, 1, int32(lev))
 
 
-@gpu_kernel
+@gpu_kernel(layout="block")
 def _k_partition(sources, k, lev, dist, state, stack, delta, ctr, minima):
     """Level ``lev``, step 3: candidates below the bound settle; the others wait in the other queue."""
     flag = cuda.shared.array(1, int32)
@@ -211,7 +211,7 @@ def _k_partition(sources, k, lev, dist, state, stack, delta, ctr, minima):
                              (si, C_CAND + 1 - p), red, tid, nt)
 
 
-@gpu_kernel
+@gpu_kernel(layout="block")
 def _k_pull(sources, k, lev, rindptr, rindices, rwslot, vw, dist, sigma, state, stack, ctr):
     """Level ``lev``, step 4: each newly settled vertex pulls its path count from settled
     in-neighbours (one virtual warp a vertex, lanes summed in order as in ``_bc_kernel``)."""
@@ -227,7 +227,7 @@ def _k_pull(sources, k, lev, rindptr, rindices, rwslot, vw, dist, sigma, state, 
                       rindptr, rindices, rwslot, red, vw)
 
 
-@gpu_kernel
+@gpu_kernel(layout="block")
 def _k_dependencies(sources, k, lev, indptr, indices, wslot, rindptr, rindices, rwslot, want_edges,
                     tmask, vw, dist, sigma, delta, state, stack, ctr, settled):
     """Phase 2 at level ``lev`` (deepest first): each vertex of the level pulls its dependency

@@ -97,7 +97,7 @@ def _block_argmin(bd, sd, sv):
         step //= 2
 
 
-@gpu_kernel
+@gpu_kernel(layout="fixed")
 def k_argmin(bd, out_d, out_v):
     # one block; (gain, vertex) is a total order, so any reduction order
     # gives the same winner as the CPU segment tree
@@ -109,7 +109,7 @@ def k_argmin(bd, out_d, out_v):
         out_v[0] = sv[0]
 
 
-@gpu_kernel
+@gpu_kernel(layout="fixed")
 def k_relabel(vbuf, bk, labels, csize, free, nfree, nclus, moved):
     if cuda.grid(1) == 0:
         v = vbuf[0]
@@ -156,7 +156,7 @@ def k_apply(indptr, indices, labels, bk, mover, rank, room, free, top, mark):
             mark[indices[p]] = True
 
 
-@gpu_kernel
+@gpu_kernel(layout="fixed")
 def k_vnd(max_moves, maxc, allow0, tol, indptr, indices, a, labels, tid, tsum, tcnt, tlen, bd, bk,
           csize, free, nfree, nclus, out):
     """The best-move VND, every move in this one launch (one block, no host round trip).

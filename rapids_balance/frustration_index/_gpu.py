@@ -106,7 +106,7 @@ _NO_EDGE = np.uint64(0xFFFFFFFFFFFFFFFF)
 _BV_THREADS = 1024
 
 
-@gpu_kernel
+@gpu_kernel(layout="block")
 def _k_boruvka(edge_src, edge_dst, seeds, shift, mask, comp, ptr, best, in_tree):
     """Block per tree: every Borůvka round of its tree in one launch, no host read.
 
@@ -234,14 +234,81 @@ def _k_root_trees(in_tree, edge_src, edge_dst, sign, roots, start, nbr, eid, par
         reached[t] = tail
 
 
-def boruvka_trees(graph, seeds, shift, roots):
+@gpu_kernel(layout="block")
+def _k_root_signs(indptr, indices, slot_edge, in_tree, sign, roots, parent, parent_edge, queue, ps,
+                  reached):
+    """Block per tree: its tree rooted level by level, the threads over a level's vertices.
+
+    A level's vertices scan their CSR rows for tree edges to vertices not
+    yet reached: in a tree each such vertex has exactly one neighbour in
+    the level (its parent), so one thread writes its parent, edge and
+    path sign (``ps[v] = ps[parent] * sign[edge]``) and no two race.  The
+    level's slots in ``queue`` are taken with an atomic counter, so the
+    queue's order within a level is the scheduler's; parent, edge and sign
+    are the tree's alone (the CPU's, bit for bit).  ``reached`` gets the
+    count of vertices the tree reached.
+    """
+    t = cuda.blockIdx.x
+    tid = cuda.threadIdx.x
+    step = cuda.blockDim.x
+    n = parent.shape[1]
+    ctr = cuda.shared.array(3, int32)  # level start, level end, next level's count
+    if t >= parent.shape[0]:
+        return
+    for v in range(tid, n, step):
+        parent[t, v] = -2
+    cuda.syncthreads()
+    if tid == 0:
+        r = roots[t]
+        parent[t, r] = -1
+        parent_edge[t, r] = -1
+        ps[t, r] = 1
+        queue[t, 0] = r
+        ctr[0] = 0
+        ctr[1] = 1
+        ctr[2] = 0
+    cuda.syncthreads()
+    while True:
+        lo = ctr[0]
+        hi = ctr[1]
+        if lo == hi:
+            break
+        for i in range(lo + tid, hi, step):
+            u = queue[t, i]
+            for j in range(indptr[u], indptr[u + 1]):
+                e = slot_edge[j]
+                if in_tree[t, e]:
+                    v = indices[j]
+                    if parent[t, v] == -2:
+                        parent[t, v] = u
+                        parent_edge[t, v] = e
+                        ps[t, v] = ps[t, u] * sign[e]
+                        queue[t, hi + cuda.atomic.add(ctr, 2, 1)] = v
+        cuda.syncthreads()
+        if tid == 0:
+            ctr[0] = hi
+            ctr[1] = hi + ctr[2]
+            ctr[2] = 0
+        cuda.syncthreads()
+    if tid == 0:
+        reached[t] = hi
+
+
+#: threads of a :func:`_k_root_signs` block: a level's vertices, one a thread
+ROOT_THREADS = 256
+
+
+def boruvka_trees(graph, seeds, shift, roots, *, with_order: bool = True):
     """Each tree's random-weight MST, rooted at ``roots``, built and rooted on the device.
 
     Returns ``(parent, parent_edge, order)`` (device arrays of shape (T, n),
-    int32, as ``_samplers._root_tree_edges`` makes them), the path signs
-    (device, int8, as ``path_signs`` makes them) and the number of vertices
-    each tree reached (host).  Two launches a batch (every Borůvka round in
-    one, the rooting in the other) and one host read, of the reached counts.
+    int32, as ``_samplers._root_tree_edges`` makes them; ``order`` None when
+    ``with_order=False``), the path signs (device, int8, as ``path_signs``
+    makes them) and the number of vertices each tree reached (host).  Two
+    launches a batch (every Borůvka round in one, the rooting in the other)
+    and one host read, of the reached counts.  The rooting is a thread per
+    tree when the CPU's visiting order is wanted (it is a sequential walk),
+    else a block per tree, level by level (:func:`_k_root_signs`).
     """
     g = graph.device_arrays()
     xp = array_module("gpu")
@@ -253,22 +320,42 @@ def boruvka_trees(graph, seeds, shift, roots):
     in_tree = xp.zeros((T, m), dtype=np.int8)
     # numba's views, once for the batch: the launches below convert nothing
     es, ed, it = map(kernel_view, (g["edge_src"], g["edge_dst"], in_tree))
-    # a warp multiple covering the edges, up to _BV_THREADS (tiny graphs leave no thread idle)
-    threads = min(_BV_THREADS, 32 * max(1, -(-m // 32)))
-    _k_boruvka[max(T, 1), threads](es, ed, seeds_d, np.uint64(shift), np.uint64((1 << shift) - 1),
-                               comp, ptr, best, it)
+    _k_boruvka[max(T, 1), boruvka_threads(m)](es, ed, seeds_d, np.uint64(shift),
+                                               np.uint64((1 << shift) - 1), comp, ptr, best, it)
+    del comp, ptr, best
     parent = xp.empty((T, n), dtype=np.int32)
     parent_edge = xp.empty((T, n), dtype=np.int32)
     order = xp.empty((T, n), dtype=np.int32)
     reached = xp.zeros(T, dtype=np.int64)
-    start = xp.empty((T, n + 1), dtype=np.int32)
-    nbr = xp.empty((T, max(2 * n, 1)), dtype=np.int32)
-    eid = xp.empty((T, max(2 * n, 1)), dtype=np.int32)
     ps = xp.empty((T, n), dtype=np.int8)
-    b, t = launch_config(T, 64)
-    _k_root_trees[b, t](it, es, ed, g["sign"], device_array(np.asarray(roots, np.int64)), start, nbr,
-                        eid, parent, parent_edge, order, ps, reached)
+    roots_d = device_array(np.asarray(roots, np.int64))
+    if with_order:
+        start = xp.empty((T, n + 1), dtype=np.int32)
+        nbr = xp.empty((T, max(2 * n, 1)), dtype=np.int32)
+        eid = xp.empty((T, max(2 * n, 1)), dtype=np.int32)
+        b, t = launch_config(T, 64)
+        _k_root_trees[b, t](it, es, ed, g["sign"], roots_d, start, nbr, eid, parent, parent_edge,
+                            order, ps, reached)
+    else:
+        _k_root_signs[max(T, 1), root_threads()](g["indptr"], g["indices"], g["slot_edge"], it,
+                                                  g["sign"], roots_d, parent, parent_edge, order,
+                                                  ps, reached)
+        order = None
     return parent, parent_edge, order, ps, host_read(reached)
+
+
+def boruvka_threads(m: int) -> int:
+    """Threads of a :func:`_k_boruvka` block: a warp multiple covering the edges, up to
+    ``_BV_THREADS`` (tiny graphs leave no thread idle)."""
+    return min(_BV_THREADS, 32 * max(1, -(-m // 32)))
+
+
+def root_threads() -> int:
+    """Threads of a :func:`_k_root_signs` block: :data:`ROOT_THREADS` on a GPU, 8 under the
+    simulator (which runs each thread as a Python thread)."""
+    from ..backend import simulator_enabled
+
+    return 8 if simulator_enabled() else ROOT_THREADS
 
 
 # ---------------------------------------------------------------------------

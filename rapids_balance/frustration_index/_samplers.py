@@ -326,7 +326,8 @@ def kruskal_path_signs_gpu(graph, tree_ids, *, seed: int = 0, roots: Sequence[An
 
     tree_ids = np.asarray(tree_ids, dtype=np.int64).reshape(-1)
     root_ids, seeds = tree_roots(graph, tree_ids, sampler="bfs", roots=roots, seed=seed)
-    *_, ps, reached = boruvka_trees(graph, _seeds64(seeds), mst_shift(graph.m), root_ids)
+    *_, ps, reached = boruvka_trees(graph, _seeds64(seeds), mst_shift(graph.m), root_ids,
+                                    with_order=False)
     _check_reached(reached, graph.n, "kruskal")
     return ps, np.full(tree_ids.size, SAMPLER_CODES["kruskal"], np.int8)
 

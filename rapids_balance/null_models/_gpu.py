@@ -1,6 +1,6 @@
 """numba-cuda kernels of the null models: a batch of sign shuffles on the device.
 
-One thread a sample copies the signs into its row and runs the CPU's
+One block a sample copies the signs into its row and runs the CPU's
 Fisher-Yates body (:func:`._nulls.shuffle_in_place`, the same counter-based
 draws) as a device function, so sample ``i``'s signs are the CPU's bit for
 bit.  The triangle statistic then counts the four triangle types of every
@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from ..backend import array_module, device_array, device_function, gpu_kernel, launch_config, to_host
+from ..backend import array_module, device_array, device_function, gpu_kernel, to_host
 from . import _nulls
 
 __all__ = ["shuffled_signs_gpu", "TriangleShuffles"]
@@ -22,15 +22,26 @@ __all__ = ["shuffled_signs_gpu", "TriangleShuffles"]
 _shuffle_row = device_function(_nulls.shuffle_in_place)
 
 
-@gpu_kernel
+#: threads of a :func:`_k_shuffle` block: a warp copies the signs, its first lane shuffles them
+SHUFFLE_THREADS = 32
+
+
+@gpu_kernel(layout="block")
 def _k_shuffle(sign, seeds, out):
-    """Thread per sample: its row of ``out`` is ``sign`` shuffled with its seed."""
-    b = cuda.grid(1)
+    """Block per sample: its row of ``out`` is ``sign`` shuffled with its seed.
+
+    The block's threads copy the signs into the row together (coalesced);
+    the shuffle is a chain of swaps, each reading the row the swap before
+    left, so its first thread runs it alone, with the CPU's draws.
+    """
+    b = cuda.blockIdx.x
     if b < seeds.size:
         row = out[b]
-        for e in range(sign.size):
+        for e in range(cuda.threadIdx.x, sign.size, cuda.blockDim.x):
             row[e] = sign[e]
-        _shuffle_row(row, seeds[b])
+        cuda.syncthreads()
+        if cuda.threadIdx.x == 0:
+            _shuffle_row(row, seeds[b])
 
 
 def shuffled_signs_gpu(sign, seeds):
@@ -39,8 +50,7 @@ def shuffled_signs_gpu(sign, seeds):
     seeds = np.asarray(seeds, dtype=np.uint64)
     out = xp.empty((seeds.size, len(sign)), dtype=np.int8)
     if seeds.size and len(sign):
-        blocks, threads = launch_config(seeds.size, 64)
-        _k_shuffle[blocks, threads](device_array(sign, np.int8), device_array(seeds), out)
+        _k_shuffle[seeds.size, SHUFFLE_THREADS](device_array(sign, np.int8), device_array(seeds), out)
     return out
 
 
