@@ -624,6 +624,16 @@ def check_run_options(args: argparse.Namespace) -> None:
     check_backend(args)
 
 
+def report(args: argparse.Namespace, *lines: str) -> None:
+    """Lines beside a command's result line: on stderr, so stdout holds the result alone, and
+    none under ``--quiet``."""
+    if getattr(args, "quiet", False):
+        return
+    with contextlib.suppress(OSError, ValueError):  # a closed stderr does not fail the run
+        for line in lines:
+            print(line, file=sys.stderr)
+
+
 def component_summary(graph, default_note: str = "") -> str:
     """One line: what the component rule left out (told by every command's summary)."""
     c = graph.cleaning
