@@ -8,7 +8,7 @@ import os
 from typing import Any
 
 from .._containers import GraphSummary
-from ..cli import add_input_arguments, add_plot_argument, check_input, check_plot, input_options
+from ..cli import add_input_arguments, add_plot_argument, example_graph, check_input, check_plot, input_options
 
 __all__ = ["register", "format_summary"]
 
@@ -62,9 +62,7 @@ def _run(args) -> int:
     opts = input_options(args)
     opts["signed"] = not args.unsigned
     if args.example is not None:
-        from ..datasets import load_example
-
-        graphs = [load_example(args.example, **opts)]
+        graphs = [example_graph(args.example, **opts)]
         archive = None
     else:
         name, data, comp = _sources.read_container(args.path)
