@@ -18,7 +18,7 @@ from . import _xp
 from ._csr import csr_arrays, edge_slots_from_csr
 from .errors import GraphInputError, short_repr
 
-__all__ = ["Graph", "SignedGraph", "CleaningReport"]
+__all__ = ["Graph", "SignedGraph", "CleaningReport", "GraphSummary"]
 
 
 @dataclass
@@ -89,6 +89,71 @@ class CleaningReport:
             lines.append(f"  {role} column: {short_repr(info['column'], 40)} ({info['why']})")
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
+
+
+class GraphSummary(dict):
+    """:meth:`Graph.summary`'s dict (JSON as it is), printed as a readable report.
+
+    ``print(g.summary())`` shows one statistic a line and the cleaning report
+    below them, as ``rapids-balance info`` does; the keys are unchanged.
+    """
+
+    def __str__(self) -> str:
+        s = self
+        lines = [f"graph: {s['name']}" + (" (directed)" if s.get("directed") else ""),
+                 f"  vertices:            {s['vertices']:,}",
+                 f"  edges:               {s['edges']:,}",
+                 f"  fundamental cycles:  {s['cycles']:,}"]
+        if "percent_positive" in s:
+            lines.append(f"  positive edges:      {s['positive_edges']:,} ({s['percent_positive']:.2f} %)")
+            lines.append(f"  negative edges:      {s['negative_edges']:,}")
+            if s.get("zero_sign_edges"):
+                lines.append(f"  zero-sign edges:     {s['zero_sign_edges']:,} (kept as positive)")
+        if "weight_min" in s:
+            lines.append(f"  weights:             {s['weight_min']:g} .. {s['weight_max']:g}")
+        lines += [f"  max degree:          {s['max_degree']:,}",
+                  f"  mean degree:         {s['mean_degree']:.3f}",
+                  f"  components:          {s['components']}"]
+        c = s["cleaning"]
+        lines.append(f"cleaning ({c['source']}):")
+        lines.append(f"  input rows {c['input_rows']:,}, comment lines {c['comment_lines']:,}, "
+                     f"distinct vertex ids {c['vertices_in_input']:,}")
+        lines.append(f"  self loops {c['self_loops']:,}, zero-sign rows dropped {c['zero_sign_dropped']:,}")
+        lines.append(GraphSummary._repeats_line(c))
+        lines.append(f"  pairs with both signs {c['conflicting_pairs']:,} (rule '{c['conflict_rule']}': "
+                     f"{c['conflict_rows_ignored']:,} later rows ignored, "
+                     f"{c['conflict_rows_dropped']:,} rows dropped)")
+        lines.append(f"  components in input {c['components']:,} (rule '{c['component_rule']}': "
+                     f"{c['vertices_outside_component']:,} vertices and "
+                     f"{c['edges_outside_component']:,} edges outside the kept component)")
+        lines.append(f"  numbering: {c['numbering']}")
+        for role, info in c.get("columns", {}).items():
+            lines.append(f"  {role} column: {info['column']!r} ({info['why']})")
+        if c.get("header_lines"):
+            lines.append(f"  header lines read as column names: {c['header_lines']}")
+        if c.get("id_spellings_merged"):
+            lines.append(f"  vertex-id spellings merged (ids '{c['ids']}'): {c['id_spellings_merged']:,}")
+        lines += [f"  note: {n}" for n in c["notes"]]
+        return "\n".join(lines)
+
+    @staticmethod
+    def _repeats_line(c: dict[str, Any]) -> str:
+        """Repeated pairs with their sign: reverse-direction rows (merged) apart from exact repeats."""
+        reverse = c.get("reverse_rows", 0)
+        same = c["duplicate_rows"] - reverse
+        if not c["duplicate_rows"]:
+            return "  repeated pairs: none"
+        parts = []
+        if reverse:
+            parts.append(f"{reverse:,} rows list a pair the other way round (v,u after u,v), "
+                         "merged into one undirected edge")
+        if same:
+            parts.append(f"{same:,} rows repeat a pair in the same direction")
+        return f"  repeated pairs with the same sign, {c['duplicate_rows']:,} rows: " + "; ".join(parts)
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        # IPython and Jupyter show the readable report for a bare ``g.summary()``
+        printer.text(str(self) if not cycle else "GraphSummary(...)")
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -288,8 +353,11 @@ class Graph:
             cols["weight"] = self.weight
         return pd.DataFrame(cols)
 
-    def summary(self) -> dict[str, Any]:
-        """Vertices, edges, fundamental cycles, % positive, degrees, components, cleaning."""
+    def summary(self) -> "GraphSummary":
+        """Vertices, edges, fundamental cycles, % positive, degrees, components, cleaning.
+
+        A dict (JSON-ready); printing it shows a readable report.
+        """
         from scipy.sparse.csgraph import connected_components
 
         deg = np.diff(self.indptr) if not self.directed else (
@@ -317,7 +385,7 @@ class Graph:
             out["weight_min"] = float(self.weight.min()) if self.m else None
             out["weight_max"] = float(self.weight.max()) if self.m else None
         out["cleaning"] = self.cleaning.as_dict()
-        return out
+        return GraphSummary(out)
 
     def _scipy_matrix(self):
         import scipy.sparse as sp

@@ -73,8 +73,17 @@ class _LogLines:
 
 
 def _notebook() -> bool:
+    """Whether this process is a Jupyter kernel (JupyterLab, VS Code, Colab: their shells are, or
+    derive from, IPython's ZMQInteractiveShell), where tqdm.auto draws a notebook widget."""
     shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
-    return type(shell).__name__ == "ZMQInteractiveShell"
+    if shell is None:
+        return False
+    if any(c.__name__ == "ZMQInteractiveShell" for c in type(shell).__mro__):
+        return True
+    try:
+        return "IPKernelApp" in shell.config
+    except Exception:  # a shell without a config: a terminal IPython
+        return False
 
 
 def interactive(stream: Any = None) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -96,7 +97,7 @@ def warmup(*, verbose: bool = False) -> dict[str, float]:
     Parameters
     ----------
     verbose : bool, default False
-        Print one line per capability with the seconds it took.
+        Print one line per capability with the seconds it took (on stderr).
 
     Returns
     -------
@@ -125,10 +126,10 @@ def warmup(*, verbose: bool = False) -> dict[str, float]:
         job()
         timings[name] = time.perf_counter() - start
         if verbose:
-            print(f"{name}: {timings[name]:.1f} s", flush=True)
+            print(f"{name}: {timings[name]:.1f} s", file=sys.stderr, flush=True)
     if verbose:
         where = os.environ.get("NUMBA_CACHE_DIR") or "__pycache__ beside the package's modules"
-        print(f"kernels cached in {where}")
+        print(f"kernels cached in {where}", file=sys.stderr)
     return timings
 
 

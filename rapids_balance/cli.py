@@ -487,13 +487,22 @@ def input_options(args: argparse.Namespace) -> dict:
     return opts
 
 
+def example_graph(name: str, **options):
+    """A bundled example, its errors naming it as the command line did (``--example NAME``)."""
+    from .datasets import load_example
+    from .errors import GraphInputError, renamed_source
+
+    try:
+        return load_example(name, **options)
+    except GraphInputError as exc:
+        raise renamed_source(exc, f"example {name!r}", f"--example {name}") from None
+
+
 def load_input(args: argparse.Namespace, **read_options):
     """The graph named by PATH/--example with the command line's cleaning rules and column roles."""
     opts = {**input_options(args), **read_options}
     if getattr(args, "example", None) is not None:
-        from .datasets import load_example
-
-        return load_example(args.example, **opts)
+        return example_graph(args.example, **opts)
     from .io import read_edgelist
 
     if getattr(args, "backend", "auto") != "cpu" and "backend" not in opts:
@@ -622,6 +631,16 @@ def check_run_options(args: argparse.Namespace) -> None:
         require_module("pyarrow", "--table-format parquet")
     check_plot(args)
     check_backend(args)
+
+
+def report(args: argparse.Namespace, *lines: str) -> None:
+    """Lines beside a command's result line: on stderr, so stdout holds the result alone, and
+    none under ``--quiet``."""
+    if getattr(args, "quiet", False):
+        return
+    with contextlib.suppress(OSError, ValueError):  # a closed stderr does not fail the run
+        for line in lines:
+            print(line, file=sys.stderr)
 
 
 def component_summary(graph, default_note: str = "") -> str:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from importlib.resources import files
 
 from .graph import Graph
+from .errors import GraphInputError, renamed_source
 
 __all__ = ["list_examples", "load_example", "example_path", "EXAMPLES"]
 
@@ -98,7 +99,10 @@ def load_example(name: str, **options) -> Graph:
 
     path = example_path(name)
     options.setdefault("name", name)
-    with path.open("rb") as fh:
-        graph = read_edgelist(fh, **options)
+    try:
+        with path.open("rb") as fh:
+            graph = read_edgelist(fh, **options)
+    except GraphInputError as exc:  # named as the caller named it, not by its installed path
+        raise renamed_source(exc, str(path), f"example {name!r}") from None
     graph.cleaning.source = f"example:{name} ({EXAMPLES[name][0]})"
     return graph

@@ -8,7 +8,7 @@ against plain Python exceptions keeps working.
 from __future__ import annotations
 
 __all__ = ["GraphInputError", "GraphFormatError", "BackendUnavailableError", "InvalidParameterError",
-           "short_repr", "missing_extra", "EXTRAS"]
+           "short_repr", "missing_extra", "renamed_source", "EXTRAS"]
 
 #: optional module -> the extra of this package that installs it (for install hints)
 EXTRAS = {"highspy": "exact", "pyarrow": "io", "polars": "io", "matplotlib": "plot", "dask": "dask",
@@ -41,6 +41,20 @@ class GraphFormatError(GraphInputError):
         super().__init__(where + message)
         self.path = path
         self.line = line
+
+
+def renamed_source(exc: GraphInputError, old: str, new: str) -> GraphInputError:
+    """The same error with the file ``old`` called ``new`` in its message and ``path``.
+
+    A bundled example is read from inside the installed package; its errors
+    name it as the user did (``example 'highland'``, ``--example highland``).
+    """
+    copy = type(exc).__new__(type(exc))
+    ValueError.__init__(copy, str(exc).replace(old, new))
+    copy.__dict__.update(exc.__dict__)
+    if getattr(copy, "path", None) == old:
+        copy.path = new
+    return copy
 
 
 class InvalidParameterError(ValueError, TypeError):

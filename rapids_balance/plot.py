@@ -203,7 +203,9 @@ def _label_column(ax: Any, picked: np.ndarray, xs: np.ndarray, ys: np.ndarray, n
     Hubs crowd into one spot of a status plot, so labels beside their dots
     overlap; here the names stand in a column at the side with fewer dots,
     ordered by height so the leader lines do not cross, spaced so they
-    never touch.
+    never touch.  The leader lines still meet where the hubs crowd, so each
+    label, its line and a ring around its dot share a colour and the ring a
+    shape of their own: the name of every ringed dot can be read off.
     """
     if picked.size == 0:
         return
@@ -214,11 +216,21 @@ def _label_column(ax: Any, picked: np.ndarray, xs: np.ndarray, ys: np.ndarray, n
     height_pt = ax.bbox.height * 72.0 / ax.figure.dpi
     spacing_pt = 0.84 * height_pt / max(by_height.size - 1, 1)
     size = float(min(7.0, max(3.0, 0.8 * spacing_pt)))
-    for i, slot in zip(by_height, slots):
+    for k, (i, slot) in enumerate(zip(by_height, slots)):
+        color = _LABEL_COLORS[k % len(_LABEL_COLORS)]
+        marker = _LABEL_MARKERS[(k + k // len(_LABEL_COLORS)) % len(_LABEL_MARKERS)]
+        ax.scatter([xs[i]], [ys[i]], s=70, marker=marker, facecolors="none", edgecolors=color,
+                   linewidths=1.4, zorder=4)
         ax.annotate(str(names.iloc[i]), (xs[i], ys[i]), xytext=(column_x, slot), textcoords="axes fraction",
-                    fontsize=size, ha=ha, va="center",
-                    bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.8),
-                    arrowprops=dict(arrowstyle="-", lw=0.4, color="0.3", shrinkA=0, shrinkB=2))
+                    fontsize=size, ha=ha, va="center", color=color, zorder=5,
+                    bbox=dict(boxstyle="round,pad=0.15", fc="white", ec=color, lw=0.6, alpha=0.9),
+                    arrowprops=dict(arrowstyle="-", lw=0.7, color=color, shrinkA=0, shrinkB=5))
+
+
+# label colours that stand out from the viridis dots, and ring shapes (a second cue)
+_LABEL_COLORS = ("#d62728", "#ff7f0e", "#1f77b4", "#e377c2", "#8c564b", "#000000", "#9467bd",
+                 "#bcbd22", "#17becf", "#7f7f7f")
+_LABEL_MARKERS = ("o", "s", "^", "D", "v", "p", "h", "<", ">", "8")
 
 
 def status_scatter(result: Any, *, y: str = "influence", top: int = 10, label_by: str = "degree",
@@ -381,14 +393,22 @@ def frustration_convergence(result: Any, bound: Any = None, *, ax: Any = None) -
         ax.step(xs, ys, where="post", color="C0", marker=".", markersize=4, label="best tree state")
         ax.set_xscale("log" if xs.size and xs[-1] > 50 * max(xs[0], 1) else "linear")
     if result.refined_index is not None:
-        ax.axhline(result.refined_index, color="C1", ls="--",
+        ax.axhline(result.refined_index, color="C1", ls="--", lw=1.5, zorder=3,
                    label=f"refined (local search): {result.refined_index}")
     if lower is not None:
-        ax.axhline(lower, color="C2", ls=":", lw=2, label=f"lower bound: {lower}")
+        # a wide pale band under the refined line: where the two are equal both stay visible
+        ax.axhline(lower, color="C2", ls="-", lw=7, alpha=0.35, label=f"lower bound: {lower}", zorder=1)
         gap = result.index - lower
-        ax.annotate(f"certified gap {gap}:\nindex {result.index} is at most {gap}\nabove the optimum",
-                    xy=(0.98, 0.6), xycoords="axes fraction", ha="right", va="center", fontsize=8,
+        text = (f"index {result.index} = lower bound:\noptimal" if gap <= 0 else
+                f"certified gap {gap}:\nindex {result.index} is at most {gap}\nabove the optimum")
+        ax.annotate(text, xy=(0.98, 0.6), xycoords="axes fraction", ha="right", va="center", fontsize=8,
                     bbox=dict(boxstyle="round", fc="white", ec="0.7"))
+    levels = [v for v in (result.refined_index, lower) if v is not None]
+    if levels:
+        # the horizontal lines sit inside the axes, not on its lower edge
+        low, high = ax.get_ylim()
+        margin = 0.08 * max(high - min(low, *levels), 1.0)
+        ax.set_ylim(min(low, min(levels) - margin), max(high, max(levels) + margin))
     ax.set_xlabel("trees sampled")
     ax.set_ylabel("frustration index (edges switched)")
     ax.set_title(f"Frustration estimate: best index {result.index}")
@@ -572,6 +592,12 @@ def imbalance_history(result: Any, *, ax: Any = None) -> Any:
     xs = np.r_[h["time_s"].to_numpy(), max(result.elapsed_s, float(h["time_s"].max()) if len(h) else 0)]
     ys = np.r_[h["imbalance"].to_numpy(), result.imbalance]
     ax.step(xs, ys, where="post", color="C0", marker="o", markersize=3, markevery=list(range(len(h))))
+    if ys.size and np.ptp(ys) == 0:
+        # one value all along (a one-iteration run): an axis from 0, not a zoom on a flat line
+        ax.set_ylim(0, max(1.0, 1.15 * float(ys[0])))
+        ax.annotate(f"no change after the first solution ({result.iterations} iteration"
+                    f"{'' if result.iterations == 1 else 's'})", xy=(0.5, 0.5), xycoords="axes fraction",
+                    ha="center", va="center", fontsize=8, bbox=dict(boxstyle="round", fc="white", ec="0.7"))
     ax.set_xlabel("time (s)")
     ax.set_ylabel("best imbalance I(P)")
     ax.set_title(f"{result.method}: imbalance {result.imbalance:g}, {result.n_clusters} clusters",

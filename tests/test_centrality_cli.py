@@ -48,11 +48,12 @@ def test_cli_vertex_scores_with_abs_rating(rating_file, tmp_path, directed, caps
     path, rows = rating_file
     out = tmp_path / "bc.csv"
     argv = ["betweenness", str(path), "--weight", "abs", "--out", str(out), "--backend", "cpu"]
-    # the directed run shows a summary on stdout (with the component rule) and the files on stderr
+    # the directed run shows its result on stdout, the component rule and the files on stderr
     assert _main(argv + (["--directed"] if directed else ["--quiet"])) == 0
     captured = capsys.readouterr()
     assert (f"wrote {out}" in captured.err) == directed
-    assert ("component rule 'all' (the default for betweenness)" in captured.out) == directed
+    assert ("component rule 'all' (the default for betweenness)" in captured.err) == directed
+    assert len(captured.out.splitlines()) == 1
     got = pd.read_csv(out)
     assert list(got.columns) == ["vertex", "betweenness_centrality"]
     ref = nx.betweenness_centrality(_reference(rows, directed, abs), weight="weight")

@@ -58,3 +58,18 @@ def test_unknown_endpoints_error_names_cli_options(tmp_path, capsys):
     src.write_text("a,b,c,sign\n1,2,0,1\n2,3,0,-1\n3,4,0,1\n")
     code, _, err = _cli(capsys, "info", src)
     assert code == 2 and "--source COL --target COL" in err and "source=<column>" not in err
+
+
+@pytest.mark.parametrize("option", [["--sign", "nope"], ["--weight", "7"]])
+def test_example_column_errors_name_the_example_not_its_installed_path(tmp_path, capsys, option):
+    import rapids_balance as rb
+    from rapids_balance.cli import main
+    from rapids_balance.datasets import example_path
+
+    installed = str(example_path("highland"))
+    assert main(["info", "--example", "highland", *option]) == 2
+    err = capsys.readouterr().err
+    assert "--example highland: " in err and installed not in err
+    with pytest.raises(rb.GraphInputError, match="example 'highland': ") as exc:
+        rb.load_example("highland", **{option[0][2:]: option[1] if option[1] == "nope" else int(option[1])})
+    assert installed not in str(exc.value)

@@ -170,3 +170,35 @@ def test_out_of_memory_while_parsing_names_the_file(tmp_path, capsys, monkeypatc
                                      "--backend", "cpu"])
     assert code == 2 and err.count("\n") == 1
     assert f"{path}: out of memory parsing the edge list after its 19 bytes were read" in err
+
+
+def test_corrupt_gzip_is_called_corrupt_whatever_its_last_bytes_spell(tmp_path, capsys):
+    # the gzip magic bytes, then junk whose last four bytes read as a 3.8 GiB trailer
+    path = tmp_path / "corrupt.csv.gz"
+    path.write_bytes(b"\x1f\x8b" + bytes(range(7, 250)) * 20 + (0xF3000000).to_bytes(4, "little"))
+    with pytest.raises(GraphFormatError, match=r"corrupt.csv.gz: corrupt gzip data: compression method 7"):
+        rb.read_edgelist(path)
+    # a valid header, then junk instead of a deflate stream, and the same trailer
+    junk = tmp_path / "junk.csv.gz"
+    junk.write_bytes(gzip.compress(ROWS)[:10] + b"\xff" * 4000 + (0xF3000000).to_bytes(4, "little"))
+    with pytest.raises(GraphFormatError, match=r"junk.csv.gz: corrupt gzip data"):
+        rb.read_edgelist(junk)
+    code, _, err = run_main(capsys, ["info", junk])
+    assert code == 2 and err.count("\n") == 1 and "corrupt gzip data" in err and "GiB" not in err
+
+
+def test_gzip_bomb_whose_trailer_wraps_stops_early(tmp_path, monkeypatch, capsys):
+    # 8 GiB is 0 modulo 4 GiB: a bomb's trailer can announce nothing; the stream is measured instead
+    monkeypatch.setattr(_sources, "memory_budget", lambda: 3 << 20)
+    data = bytearray(gzip.compress(b"1,2,1\n" * 10_000_000, compresslevel=9))  # 60 MB of text
+    data[-4:] = (0).to_bytes(4, "little")
+    path = tmp_path / "bomb.csv.gz"
+    path.write_bytes(bytes(data))
+    with pytest.raises(MemoryError) as info:
+        rb.read_edgelist(path)
+    text = str(info.value)
+    assert text.startswith(f"{path}: gzip data expanding past ") and "decompression bomb" in text
+    done, whole = text.split(" after ")[1].split(" (over")[0].split(" of its ")
+    assert done != whole  # stopped before the end of the compressed data
+    code, _, err = run_main(capsys, ["info", path])
+    assert code == 2 and err.count("\n") == 1 and "decompression bomb" in err

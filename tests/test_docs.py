@@ -65,6 +65,55 @@ def test_readme_python_block_runs_as_written(index, tmp_path):
     assert r.returncode == 0, f"README python block {index} failed:\n{block}\n{r.stderr[-3000:]}"
 
 
+def _readme_section(title: str) -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index(f"\n## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start:end if end != -1 else len(text)]
+
+
+def test_readme_reads_in_minutes():
+    # a newcomer's page: short, with a performance table of one line per job
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 200
+    perf = _readme_section("Performance")
+    assert len(perf.split()) <= 400
+    rows = [line for line in perf.splitlines() if line.startswith("| ") and not line.startswith("| job")]
+    assert len(rows) >= 5
+    for row in rows:
+        cells = row.strip().strip("|").split("|")
+        assert len(cells) == 6, row  # job, ours, peer, ratio, date, evidence
+        assert all(len(cell.split()) <= 40 for cell in cells), row
+        assert re.fullmatch(r" \d{4}-\d{2}-\d{2} ", cells[4]), row
+        assert re.search(r"\]\(benchmarks/results/[^)]+/\)", cells[5]), row
+
+
+def test_readme_lists_every_command():
+    commands = _readme_section("Command line")
+    for name in rb.cli.build_parser().commands:
+        assert f"rapids-balance {name} " in commands or f"rapids-balance {name}\n" in commands, name
+
+
+def test_results_folders_are_the_evidence_of_todays_figures():
+    # benchmarks/results keeps the evidence behind today's figures; git keeps the rest
+    results = ROOT / "benchmarks" / "results"
+    folders = {p.name for p in results.iterdir() if p.is_dir()}
+    assert len(folders) <= 5
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    cited = set(re.findall(r"benchmarks/results/([^/)`\s]+)/", readme))
+    assert cited and cited <= folders
+    # no page, script or test names a results folder that is gone
+    named = re.compile(r"\b(\d{4}-\d{2}-\d{2}-[a-z0-9]+(?:-[a-z0-9]+)*)\b")
+    sources = [ROOT / "README.md", *DOCS.rglob("*.md"), *DOCS.rglob("*.rst"), *(ROOT / "benchmarks").rglob("*.md"),
+               *(ROOT / "benchmarks").glob("*.py"), *(ROOT / "tests").glob("*.py"), *(ROOT / "tools").glob("*")]
+    for path in sources:
+        if "_build" in path.parts or not path.is_file():
+            continue
+        for name in named.findall(path.read_text(encoding="utf-8", errors="replace")):
+            if "cpu" in name or "gpu" in name:
+                assert name in folders, f"{path.relative_to(ROOT)} names a removed results folder: {name}"
+
+
 def readme_cudf_blocks() -> list[str]:
     """The ```python cudf blocks of README.md: they need cuDF, so they run only where it imports."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")

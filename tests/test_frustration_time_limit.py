@@ -45,6 +45,11 @@ def test_an_expired_limit_returns_a_valid_best_state(graph, refine):
     assert res.cloud["count"].sum() == res.info["trees"]
     assert recount(graph, res.best_state) == res.index <= res.tree_index
     assert len(res.switched) == res.index
+    # the history counts the trees sampled, not the trees asked for, on every row
+    h = res.history
+    assert (h["trees"] <= res.info["trees"]).all()
+    if refine:
+        assert (h.loc[h["stage"] == "refine", "trees"] == res.info["trees"]).all()
 
 
 def test_kernels_stop_at_a_past_deadline_and_keep_a_valid_state(graph):

@@ -66,7 +66,9 @@ def test_largest_component_is_connected_and_counted():
     assert connected_components(g._scipy_matrix(), directed=False)[0] == 1
     rep = g.cleaning
     assert rep.input_rows == 20_000
-    assert rep.edges_outside_component == 20_000 - g.m > 0
+    # the edges drawn outside the largest component are counted, and drawn again inside it
+    assert rep.edges_outside_component > 0 and g.m == 20_000
+    assert any("drawn again inside the largest component" in n for n in rep.notes)
     assert rep.vertices_outside_component == rep.vertices_in_input - g.n
     table = powerlaw_signed_graph(20_000, seed=5, mean_degree=3.0, as_frame=True)
     assert list(table.columns) == ["src", "dst", "sign"] and len(table) == g.m
@@ -234,3 +236,12 @@ def test_cli_refuses_before_work(tmp_path, monkeypatch, capsys, cli_main, argv, 
     assert cli_main(["generate", *argv]) == 2
     assert match in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("kind", ["powerlaw", "weighted", "planted"])
+def test_cli_writes_exactly_the_edges_asked_for(tmp_path, kind, capsys, cli_main):
+    # seed 1 draws an edge outside the largest component: it is drawn again inside it
+    out = tmp_path / "g.csv"
+    assert cli_main(["generate", kind, "--edges", "10000", "--seed", "1", "--out", str(out)]) == 0
+    assert len(pd.read_csv(out)) == 10_000
+    assert capsys.readouterr().out.startswith(f"{kind}: 10,000 edges")

@@ -118,7 +118,9 @@ def test_frustration_convergence_with_bound(highland, frustrated, tmp_path):
     assert ax.lines[1].get_ydata()[0] == frustrated.refined_index
     assert ax.lines[2].get_ydata()[0] == bound.bound
     gap = frustrated.index - bound.bound
-    assert any(f"certified gap {gap}" in t.get_text() for t in ax.texts)
+    words = "optimal" if gap == 0 else f"certified gap {gap}"
+    assert any(words in t.get_text() for t in ax.texts)
+    assert not any("at most 0" in t.get_text() for t in ax.texts)
     assert ax.get_xlabel() == "trees sampled"
 
 
@@ -312,3 +314,64 @@ def test_status_scatter_top_labels_do_not_overlap(tmp_path):
         for b in range(a + 1, len(boxes)):
             assert not boxes[a].overlaps(boxes[b]), (ax.texts[a].get_text(), ax.texts[b].get_text())
     ax.figure.savefig(tmp_path / "status.png")
+
+
+def test_status_scatter_each_label_names_its_own_dot():
+    # the leader lines of the hubs meet in one corner: each label, its line and a ring around its
+    # dot share a colour (and the ring a shape), so every name can be matched to its dot
+    from matplotlib.colors import to_rgba
+
+    res = rb.balance(rb.load_example("bitcoin-otc"), n_trees=20, seed=0, backend="cpu", progress=False)
+    ax = plot.status_scatter(res, top=10)
+    ax.figure.canvas.draw()
+    renderer = ax.figure.canvas.get_renderer()
+    labels = ax.texts
+    rings = ax.collections[1:]  # the first collection is the dots
+    assert len(labels) == len(rings) == 10
+    v = res.vertices
+    colours = set()
+    for text, ring in zip(labels, rings):
+        colour = to_rgba(text.get_color())
+        assert to_rgba(text.arrow_patch.get_edgecolor()) == colour  # the leader line
+        assert tuple(ring.get_edgecolor()[0]) == colour  # the ring
+        x, y = ring.get_offsets()[0]
+        row = v[v["vertex"].astype(str) == text.get_text()].iloc[0]
+        assert (x, y) == (row["status"], row["influence"])  # the ring is on the named dot
+        assert tuple(text.xy) == (x, y)  # and the leader line ends there
+        colours.add(colour)
+    assert len(colours) == 10
+    boxes = [t.get_bbox_patch().get_window_extent(renderer) for t in labels]  # label boxes, drawn
+    axes_box = ax.get_window_extent(renderer)
+    for a in range(len(boxes)):
+        assert axes_box.contains(boxes[a].x0, boxes[a].y0) and axes_box.contains(boxes[a].x1, boxes[a].y1)
+        for b in range(a + 1, len(boxes)):
+            assert not boxes[a].overlaps(boxes[b]), (labels[a].get_text(), labels[b].get_text())
+
+
+def test_frustration_refined_index_and_equal_bound_can_be_told_apart(highland, frustrated):
+    bound = rb.frustration_lower_bound(highland, frustrated.best_state)
+    assert bound.bound == frustrated.refined_index  # highland: the bound proves the index optimal
+    ax = plot.frustration_convergence(frustrated, bound)
+    ax.figure.canvas.draw()
+    renderer = ax.figure.canvas.get_renderer()
+    refined, lower = ax.lines[1], ax.lines[2]
+    # drawn on the same height, the bound is a band at least three times as wide as the dashed line
+    assert lower.get_linewidth() >= 3 * refined.get_linewidth()
+    assert refined.get_color() != lower.get_color() and refined.get_linestyle() != lower.get_linestyle()
+    assert refined.get_zorder() > lower.get_zorder()  # the thin line on top of the band
+    # the lines lie inside the axes, clear of its edge (not hidden in the frame)
+    low, high = ax.get_ylim()
+    assert (bound.bound - low) / (high - low) >= 0.04
+    band = lower.get_window_extent(renderer)
+    assert band.y0 > ax.get_window_extent(renderer).y0
+    assert any("optimal" in t.get_text() for t in ax.texts)
+
+
+def test_imbalance_history_of_a_one_iteration_run(highland):
+    res = rb.correlation_clustering(highland, method="vnd", seed=0, max_iterations=1, progress=False)
+    assert res.iterations == 1 and len(res.history) == 1
+    ax = plot.imbalance_history(res)
+    low, high = ax.get_ylim()
+    # an axis from zero, not a zoom of +-5 % on one value (ticks 1.900 .. 2.100)
+    assert low == 0 and high >= res.imbalance > low
+    assert any("1 iteration" in t.get_text() for t in ax.texts)

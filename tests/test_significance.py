@@ -232,3 +232,14 @@ def test_gpu_frustration_null_equals_cpu(gpu_backend):
     cpu = significance(g, "frustration", n_samples=2, seed=1, backend="cpu", progress=False)
     gpu = significance(g, "frustration", n_samples=2, seed=1, backend=gpu_backend, progress=False)
     assert np.array_equal(values(gpu), values(cpu)) and gpu.observed == cpu.observed
+
+
+def test_quiet_by_default_in_a_script_or_log(capsys):
+    # stderr captured (not a terminal): the default draws nothing, as every other function
+    g = rb.load_example("highland")
+    significance(g, "triangles", "swap", n_samples=20, seed=0)
+    assert capsys.readouterr().err == ""
+    significance(g, "triangles", n_samples=20, seed=0, progress=True)
+    assert "null samples" in capsys.readouterr().err
+    with pytest.raises(InvalidParameterError, match="progress"):
+        significance(g, "triangles", n_samples=2, progress=1)

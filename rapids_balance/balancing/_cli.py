@@ -9,7 +9,7 @@ from typing import Any
 from .._validation import check_seed
 from .._compile_clock import CompileClock
 from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, add_plot_argument,
-                   add_progress_arguments, check_count, check_run_options, component_summary, draw_plot,
+                   add_progress_arguments, check_count, check_run_options, component_summary, report, draw_plot,
                    int_arg, progress_option, write_table)
 from ._engine import METHODS
 from ._harary import MAJORITIES
@@ -114,7 +114,7 @@ def _run(args) -> int:
     print(f"{graph!r}: {res.n_trees} trees in {seconds:.2f} s on {res.params['backend']} "
           f"({1000 * seconds / res.n_trees:.3f} ms/tree), mean frustration {res.frustration_mean:.2f}, "
           f"{res.tied_trees} tied trees{run.compile_note()}")
+    report(args, component_summary(graph))
     if not args.quiet:
-        print(component_summary(graph))
         run.report_written()
     return 0

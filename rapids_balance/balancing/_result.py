@@ -20,6 +20,8 @@ from typing import Any
 import numba
 import numpy as np
 
+from .._display import Display
+
 __all__ = ["BalanceResult", "ATTRIBUTE_DEFINITIONS", "TableCounters", "compute_attributes", "graphbplus_text", "counter_namespace",
            "zero_counters"]
 
@@ -269,7 +271,7 @@ def graphbplus_text(graph, counters: dict[str, np.ndarray], majority: str = "agr
 
 
 @dataclass
-class BalanceResult:
+class BalanceResult(Display):
     """Attributes of a signed graph over T sampled nearest balanced states.
 
     Attributes
@@ -346,6 +348,13 @@ class BalanceResult:
         text = self.graphbplus_text()  # built first: a failure here writes nothing
         with atomic_open(path, "w", newline="\n") as fh:
             fh.write(text)
+
+    def _display(self):
+        p = self.params
+        return ("BalanceResult", [("vertices", self.graph.n), ("edges", self.graph.m), ("trees", self.n_trees),
+                                  ("method", p.get("method")), ("majority", p.get("majority")),
+                                  ("mean frustration", self.frustration_mean), ("tied trees", self.tied_trees)],
+                [("vertices", self.vertices), ("edges", self.edges)])
 
     def __repr__(self) -> str:
         p = self.params

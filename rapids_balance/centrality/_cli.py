@@ -10,7 +10,7 @@ import numpy as np
 
 from .._validation import check_seed
 from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, add_plot_argument,
-                   add_progress_arguments, check_count, check_run_options, column_arg, component_summary,
+                   add_progress_arguments, check_count, check_run_options, column_arg, component_summary, report,
                    draw_plot, if_given, int_arg, progress_option, require_table_writer, write_table)
 
 __all__ = ["register"]
@@ -160,7 +160,7 @@ def _run(args) -> int:
           f"({graph.n:,} vertices, {graph.m:,} edges; {estimate}{sources}; {lengths}){run.compile_note()}")
     if not args.quiet:
         note = " (the default for betweenness)" if graph.cleaning.component_rule == COMPONENT_DEFAULT else ""
-        print(component_summary(graph, note))
+        report(args, component_summary(graph, note))
         run.report_written()
     return 0
 

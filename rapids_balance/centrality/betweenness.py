@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from .._display import Display
 from .._output import frames_like_input, label_column, make_table
 from ..backend import resolve_backend
 from ..errors import GraphInputError
@@ -553,7 +554,7 @@ def edge_betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, 
 
 
 @dataclasses.dataclass(frozen=True)
-class BetweennessResult:
+class BetweennessResult(Display):
     """Node and edge betweenness of one computation (see :func:`node_and_edge_betweenness`).
 
     Attributes
@@ -567,6 +568,18 @@ class BetweennessResult:
 
     vertices: pd.DataFrame
     edges: pd.DataFrame
+
+    def _display(self):
+        sizes = []
+        for name, table in (("vertices", self.vertices), ("edges", self.edges)):
+            try:
+                sizes.append((name, len(table)))
+            except TypeError:  # a dask table: its length is not computed for a display
+                pass
+        return "BetweennessResult", sizes, [("vertices", self.vertices), ("edges", self.edges)]
+
+    def __repr__(self) -> str:
+        return self.summary_line()
 
 
 @frames_like_input(dask_fields=("edges",))

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from .._cycle_packing import csr_pair, pack_cycles
+from .._display import Display
 from .._output import frames_like_input, label_column, make_table
 from .._validation import check_choice, check_int, check_seed, check_time_limit, param_error
 from ..errors import GraphInputError
@@ -63,7 +64,7 @@ INTEGRAL_SLACK = 1e-6   # integer weights: a bound within this of an integer is 
 
 
 @dataclass(frozen=True)
-class ClusteringBound:
+class ClusteringBound(Display):
     """A lower bound on the correlation-clustering optimum and a clustering's certified gap.
 
     Attributes
@@ -106,6 +107,14 @@ class ClusteringBound:
     elapsed_s: float
     lp_converged: bool | None = None
     lp_upper: float | None = None
+
+    def _display(self):
+        return ("ClusteringBound", [("bound", self.bound), ("imbalance", self.imbalance), ("gap", self.gap),
+                                    ("relative gap", self.relative_gap), ("method", self.method),
+                                    ("seconds", self.elapsed_s)], [("cycles", self.cycles)])
+
+    def __repr__(self) -> str:
+        return self.summary_line()
 
     def __float__(self) -> float:
         return float(self.bound)

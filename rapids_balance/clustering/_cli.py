@@ -8,7 +8,7 @@ from typing import Any
 from .._validation import check_number, check_seed, check_time_limit
 from ._solve import MAX_INT32, MAX_ITERATIONS
 from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, add_plot_argument,
-                   add_progress_arguments, check_count, check_run_options, component_summary, draw_plot,
+                   add_progress_arguments, check_count, check_run_options, component_summary, report, draw_plot,
                    float_arg, if_given, int_arg, progress_option, require_table_writer, write_table)
 
 __all__ = ["register"]
@@ -120,19 +120,18 @@ def _run(args) -> int:
     if args.out:
         run.finish(seed=res.seed, backend=res.backend)
     p = res.parts
+    certificate = ""
+    if bound is not None:
+        certificate = (f"; lower bound {bound.bound:g} ({bound.method}, {bound.elapsed_s:.2f} s), "
+                       + ("optimal" if bound.gap <= 0 else
+                          f"certified gap {bound.gap:g} ({100 * bound.relative_gap:.2f} % of I(P))"))
+    print(f"{graph.name or args.path}: {graph.n:,} vertices, {graph.m:,} edges; imbalance I(P) = "
+          f"{p.imbalance:g} (negative inside {p.negative_inside:g}, positive between "
+          f"{p.positive_between:g}), {p.n_clusters:,} clusters; method {res.method} (backend "
+          f"{res.backend}, seed {res.seed}), {res.iterations} iteration"
+          f"{'' if res.iterations == 1 else 's'} in {res.elapsed_s:.2f} s{certificate}{run.compile_note()}")
+    report(args, component_summary(graph),
+           f"balance B(P) = {p.balance:g} of {p.total_weight:g}")
     if not args.quiet:
-        print(f"graph: {graph.n:,} vertices, {graph.m:,} edges")
-        print(component_summary(graph))
-        print(f"method {res.method} (backend {res.backend}, seed {res.seed}): "
-              f"{res.iterations} iteration{'' if res.iterations == 1 else 's'} in {res.elapsed_s:.2f} s"
-              f"{run.compile_note()}")
-    print(f"imbalance I(P) = {p.imbalance:g}  (negative inside {p.negative_inside:g}, "
-          f"positive between {p.positive_between:g})")
-    if not args.quiet:
-        print(f"balance   B(P) = {p.balance:g} of {p.total_weight:g};  clusters: {p.n_clusters:,}")
-        if bound is not None:
-            print(f"lower bound {bound.bound:g} ({bound.method}, {bound.elapsed_s:.2f} s): "
-                  f"certified gap "
-                  f"{bound.gap:g} ({100 * bound.relative_gap:.2f} % of I(P))")
         run.report_written()
     return 0

@@ -25,6 +25,7 @@ import numba
 import numpy as np
 import pandas as pd
 
+from .._display import Display
 from .._output import frames_like_input, label_column, make_table
 from .._progress import progress_bar
 from ..backend import resolve_backend
@@ -58,7 +59,7 @@ DEFAULT_ITERATIONS = {"vnd": 1, "grasp": 400, "ils": 10, "multilevel": 16}
 
 
 @dataclass
-class ClusteringResult:
+class ClusteringResult(Display):
     """Outcome of :func:`correlation_clustering`.
 
     Attributes
@@ -103,9 +104,19 @@ class ClusteringResult:
     def n_clusters(self) -> int:
         return self.parts.n_clusters
 
+    def _display(self):
+        p = self.parts
+        return ("ClusteringResult", [("imbalance I(P)", self.imbalance), ("negative inside", p.negative_inside),
+                                     ("positive between", p.positive_between), ("clusters", self.n_clusters),
+                                     ("method", self.method), ("seed", self.seed),
+                                     ("iterations", self.iterations), ("seconds", self.elapsed_s),
+                                     ("backend", self.backend)],
+                [("labels", self.labels), ("history", self.history)])
+
     def __repr__(self) -> str:
         return (f"<ClusteringResult {self.method}: imbalance {self.imbalance:g}, "
-                f"{self.n_clusters} clusters, {self.iterations} iterations, {self.elapsed_s:.2f} s>")
+                f"{self.n_clusters} clusters, {self.iterations} iteration{'' if self.iterations == 1 else 's'}, "
+                f"{self.elapsed_s:.2f} s>")
 
 
 # -- public entry point ----------------------------------------------------------------

@@ -9,7 +9,7 @@ from typing import Any
 from .._validation import check_seed, check_time_limit
 from ._frustration import _REFINE_MAX
 from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, add_plot_argument,
-                   add_progress_arguments, check_count, check_run_options, component_summary, draw_plot,
+                   add_progress_arguments, check_count, check_run_options, component_summary, report, draw_plot,
                    float_arg, if_given, int_arg, progress_option, require_module, write_table)
 from ._samplers import SAMPLERS
 
@@ -108,18 +108,22 @@ def _run(args) -> int:
     else:
         trees = (f"{res.info['trees']} {args.sampler} trees, {len(res.cloud)} states; "
                  f"tree index {res.tree_index}{ref}")
+    certificates = ""
+    if "lower_bound" in summary:
+        b = summary["lower_bound"]
+        certificates += (f"; lower bound {b['bound']} edge-disjoint unbalanced cycles: "
+                         + ("the index is optimal" if b["gap"] <= 0 else
+                            f"the index is at most {b['gap']} above the optimum"))
+    if "exact" in summary:
+        e = summary["exact"]
+        certificates += (f"; exact {e['index']}" + (" (optimal)" if e["optimal"] else
+                                                    f" (not proven optimal, bound {e['bound']})"))
     print(f"{graph.name or args.path}: {graph.n} vertices, {graph.m} edges; "
           f"{trees}; index {res.index} ({summary['seconds']:.2f} s"
-          f"{', stopped at the time limit' if res.info.get('stopped') else ''}){run.compile_note()}")
+          f"{', stopped at the time limit' if res.info.get('stopped') else ''}){certificates}"
+          f"{run.compile_note()}")
+    report(args, component_summary(graph))
     if not args.quiet:
-        print(component_summary(graph))
-        if "lower_bound" in summary:
-            b = summary["lower_bound"]
-            print(f"lower bound: {b['bound']} edge-disjoint unbalanced cycles "
-                  f"(the index is at most {b['gap']} above the optimum)")
-        if "exact" in summary:
-            e = summary["exact"]
-            print(f"exact: {e['index']} (bound {e['bound']}, optimal {e['optimal']})")
         run.report_written()
     return 0
 

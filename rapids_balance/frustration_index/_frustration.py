@@ -687,7 +687,7 @@ def _finalize(graph, cloud: Cloud, params: FrustrationParams, rp: RefineParams |
         rounds_log = rounds_log or [refined_index]
         if tree_index is None or refined_index <= tree_index:
             best_side = side
-        hist_rows += [("refine", params.n_trees, r, b) for r, b in enumerate(rounds_log)]
+        hist_rows += [("refine", cloud.n_trees, r, b) for r, b in enumerate(rounds_log)]
     index = refined_index if best_side is side else count_frustrated(graph, best_side)
     hist = make_table({"stage": [r[0] for r in hist_rows],
                        **{c: np.array([r[i] for r in hist_rows], np.int64)

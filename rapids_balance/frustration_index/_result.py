@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._display import Display
+
 __all__ = ["FrustrationResult", "ExactResult", "FrustrationBound", "state_frame", "switched_frame"]
 
 
@@ -32,7 +34,7 @@ def switched_frame(graph, side: np.ndarray) -> pd.DataFrame:
 
 
 @dataclass
-class FrustrationResult:
+class FrustrationResult(Display):
     """What :func:`rapids_balance.frustration` found.
 
     Attributes
@@ -92,6 +94,15 @@ class FrustrationResult:
         return np.stack([words_to_sides(w, n) for w in self._cloud_words]) if len(self.cloud) \
             else np.zeros((0, n), np.int8)
 
+    def _display(self):
+        i = self.info
+        facts = [("index", self.index), ("tree index", self.tree_index), ("refined index", self.refined_index),
+                 ("trees sampled", i.get("trees")), ("states", len(self.cloud)), ("backend", i.get("backend"))]
+        if i.get("stopped"):
+            facts.append(("stopped", i["stopped"]))
+        return ("FrustrationResult", facts, [("switched", self.switched), ("best_state", self.best_state),
+                                             ("cloud", self.cloud), ("history", self.history)])
+
     def __repr__(self) -> str:
         ref = "" if self.refined_index is None else f", refined_index={self.refined_index}"
         return (f"FrustrationResult(index={self.index}, tree_index={self.tree_index}{ref}, "
@@ -99,7 +110,7 @@ class FrustrationResult:
 
 
 @dataclass
-class ExactResult:
+class ExactResult(Display):
     """What :func:`rapids_balance.frustration_index_exact` proved.
 
     Attributes
@@ -133,9 +144,17 @@ class ExactResult:
     solver: str = "highs"
     cuts: int = 0
 
+    def _display(self):
+        return ("ExactResult", [("index", self.index), ("bound", self.bound), ("gap", self.gap),
+                                ("optimal", self.optimal), ("status", self.status), ("seconds", self.seconds),
+                                ("solver", self.solver)], [("switched", self.switched)])
+
+    def __repr__(self) -> str:
+        return self.summary_line()
+
 
 @dataclass
-class FrustrationBound:
+class FrustrationBound(Display):
     """What :func:`rapids_balance.frustration_index.frustration_lower_bound` proved.
 
     Attributes
@@ -160,6 +179,10 @@ class FrustrationBound:
     gap: int
     cycles: pd.DataFrame
     info: dict = field(default_factory=dict)
+
+    def _display(self):
+        return ("FrustrationBound", [("bound", self.bound), ("index", self.index), ("gap", self.gap),
+                                     ("optimal", self.gap == 0)], [("cycles", self.cycles)])
 
     def __repr__(self) -> str:
         return f"FrustrationBound(bound={self.bound}, index={self.index}, gap={self.gap})"

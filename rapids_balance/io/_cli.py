@@ -7,7 +7,8 @@ import json
 import os
 from typing import Any
 
-from ..cli import add_input_arguments, add_plot_argument, check_input, check_plot, input_options
+from .._containers import GraphSummary
+from ..cli import add_input_arguments, add_plot_argument, example_graph, check_input, check_plot, input_options
 
 __all__ = ["register", "format_summary"]
 
@@ -22,62 +23,17 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     add_input_arguments(p)
     p.add_argument("--json", action="store_true", help="print graph.summary() as JSON")
     p.add_argument("--unsigned", action="store_true", help="read as an unsigned (weighted) graph")
+    p.add_argument("--quiet", action="store_true",
+                   help="print the result line alone (vertices, edges, cycles, %% positive), not the "
+                        "whole summary and cleaning report")
     add_plot_argument(p, "the degree distribution (CCDF, log-log; one graph, not a whole archive)")
     p.set_defaults(func=_run)
     return p
 
 
 def format_summary(s: dict[str, Any]) -> str:
-    """Human-readable form of :meth:`Graph.summary`."""
-    lines = [f"graph: {s['name']}" + (" (directed)" if s.get("directed") else ""),
-             f"  vertices:            {s['vertices']:,}",
-             f"  edges:               {s['edges']:,}",
-             f"  fundamental cycles:  {s['cycles']:,}"]
-    if "percent_positive" in s:
-        lines.append(f"  positive edges:      {s['positive_edges']:,} ({s['percent_positive']:.2f} %)")
-        lines.append(f"  negative edges:      {s['negative_edges']:,}")
-        if s.get("zero_sign_edges"):
-            lines.append(f"  zero-sign edges:     {s['zero_sign_edges']:,} (kept as positive)")
-    if "weight_min" in s:
-        lines.append(f"  weights:             {s['weight_min']:g} .. {s['weight_max']:g}")
-    lines += [f"  max degree:          {s['max_degree']:,}",
-              f"  mean degree:         {s['mean_degree']:.3f}",
-              f"  components:          {s['components']}"]
-    c = s["cleaning"]
-    lines.append(f"cleaning ({c['source']}):")
-    lines.append(f"  input rows {c['input_rows']:,}, comment lines {c['comment_lines']:,}, "
-                 f"distinct vertex ids {c['vertices_in_input']:,}")
-    lines.append(f"  self loops {c['self_loops']:,}, zero-sign rows dropped {c['zero_sign_dropped']:,}")
-    lines.append(_repeats_line(c))
-    lines.append(f"  pairs with both signs {c['conflicting_pairs']:,} (rule '{c['conflict_rule']}': "
-                 f"{c['conflict_rows_ignored']:,} later rows ignored, {c['conflict_rows_dropped']:,} rows dropped)")
-    lines.append(f"  components in input {c['components']:,} (rule '{c['component_rule']}': "
-                 f"{c['vertices_outside_component']:,} vertices and {c['edges_outside_component']:,} edges "
-                 "outside the kept component)")
-    lines.append(f"  numbering: {c['numbering']}")
-    for role, info in c.get("columns", {}).items():
-        lines.append(f"  {role} column: {info['column']!r} ({info['why']})")
-    if c.get("header_lines"):
-        lines.append(f"  header lines read as column names: {c['header_lines']}")
-    if c.get("id_spellings_merged"):
-        lines.append(f"  vertex-id spellings merged (ids '{c['ids']}'): {c['id_spellings_merged']:,}")
-    lines += [f"  note: {n}" for n in c["notes"]]
-    return "\n".join(lines)
-
-
-def _repeats_line(c: dict[str, Any]) -> str:
-    """Repeated pairs with their sign: reverse-direction rows (merged) apart from exact repeats."""
-    reverse = c.get("reverse_rows", 0)
-    same = c["duplicate_rows"] - reverse
-    if not c["duplicate_rows"]:
-        return "  repeated pairs: none"
-    parts = []
-    if reverse:
-        parts.append(f"{reverse:,} rows list a pair the other way round (v,u after u,v), "
-                     "merged into one undirected edge")
-    if same:
-        parts.append(f"{same:,} rows repeat a pair in the same direction")
-    return f"  repeated pairs with the same sign, {c['duplicate_rows']:,} rows: " + "; ".join(parts)
+    """Human-readable form of :meth:`Graph.summary` (also what printing the summary shows)."""
+    return str(GraphSummary(s))
 
 
 def _member_line(member: str, s: dict[str, Any]) -> str:
@@ -106,9 +62,7 @@ def _run(args) -> int:
     opts = input_options(args)
     opts["signed"] = not args.unsigned
     if args.example is not None:
-        from ..datasets import load_example
-
-        graphs = [load_example(args.example, **opts)]
+        graphs = [example_graph(args.example, **opts)]
         archive = None
     else:
         name, data, comp = _sources.read_container(args.path)
@@ -135,5 +89,15 @@ def _run(args) -> int:
         from ..plot import main_picture
 
         main_picture(graphs[0], args.plot)  # written atomically
-    print(json.dumps(s, indent=2, default=str) if args.json else format_summary(s))
+    if args.json:
+        print(json.dumps(s, indent=2, default=str))
+    else:
+        print(_result_line(s) if args.quiet else format_summary(s))
     return 0
+
+
+def _result_line(s: dict[str, Any]) -> str:
+    """``info --quiet``: the summary in one line."""
+    signs = f", {s['percent_positive']:.2f} % positive" if "percent_positive" in s else ""
+    return (f"{s['name']}: {s['vertices']:,} vertices, {s['edges']:,} edges, {s['cycles']:,} cycles"
+            f"{signs}, {s['components']} component{'' if s['components'] == 1 else 's'}")

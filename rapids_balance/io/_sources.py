@@ -210,15 +210,37 @@ def _magic(raw: bytes) -> bool:
     return raw[:2] == _GZIP_MAGIC or raw[:3] == _BZ2_MAGIC or raw[:6] == _XZ_MAGIC
 
 
+#: the decompressed content may take this share of the memory available at most: the reader
+#: holds the content, a copy while its chunks are joined, and the parse's arrays beside them
+_DECOMPRESSED_SHARE = 3
+
+
+def _gzip_header_problem(raw: bytes) -> str | None:
+    """What is wrong with a gzip member's fixed header (RFC 1952, section 2.3), or None."""
+    if len(raw) < 18:
+        return f"{len(raw)} bytes, shorter than a gzip header and trailer (18 bytes)"
+    if raw[2] != 8:
+        return f"compression method {raw[2]} after the gzip magic bytes (gzip has only 8, deflate)"
+    if raw[3] & 0xE0:
+        return f"reserved header flags set (flag byte {raw[3]:#04x})"
+    return None
+
+
 def _decompress_once(name: str, raw: bytes) -> tuple[bytes, str]:
     """One layer of gzip/bz2/xz, by magic bytes; ("", "") kind when none.
 
-    Decompressed in chunks and stopped as soon as the content outgrows the
-    memory available (a 20 MB gzip can expand to gigabytes); a gzip member's
-    trailer (its size modulo 4 GiB) refuses some before any work.
+    Decompressed in chunks and stopped as soon as the content outgrows its
+    share of the memory available (a 20 MB gzip can expand to gigabytes).  A
+    gzip member's header is checked first and its trailer (the size modulo
+    4 GiB, so a bomb can hide its size) is read only once the first chunk
+    decompressed: junk after the magic bytes is reported as corrupt, not as
+    a size its last four bytes happen to spell.
     """
     if raw[:2] == _GZIP_MAGIC:
         kind, opener = "gzip", lambda f, mode: gzip.GzipFile(fileobj=f, mode=mode)
+        problem = _gzip_header_problem(raw)
+        if problem is not None:
+            raise GraphFormatError(f"corrupt gzip data: {problem}", path=name)
     elif raw[:3] == _BZ2_MAGIC:
         kind, opener = "bz2", bz2.BZ2File
     elif raw[:6] == _XZ_MAGIC:
@@ -226,26 +248,33 @@ def _decompress_once(name: str, raw: bytes) -> tuple[bytes, str]:
     else:
         return raw, ""
     budget = memory_budget()
-    if kind == "gzip" and len(raw) >= 18 and int.from_bytes(raw[-4:], "little") > budget:
-        raise _too_large(name, f"gzip data whose trailer gives {_size(int.from_bytes(raw[-4:], 'little'))} "
-                         "uncompressed", budget)
+    limit = budget // _DECOMPRESSED_SHARE
     compressed = io.BytesIO(raw)
-    out = io.BytesIO()
+    parts: list[bytes] = []
+    total = 0
     try:
         with opener(compressed, "rb") as fh:
             while True:
                 chunk = fh.read(_CHUNK)
                 if not chunk:
                     break
-                out.write(chunk)
-                if out.tell() > budget:
-                    raise _too_large(name, f"{kind} data expanding past {_size(out.tell())} after "
-                                     f"{_size(compressed.tell())} of its {_size(len(raw))}", budget)
-        return out.getvalue(), kind
+                if not parts and kind == "gzip" and int.from_bytes(raw[-4:], "little") > limit:
+                    raise _too_large(name, f"gzip data whose trailer gives "
+                                     f"{_size(int.from_bytes(raw[-4:], 'little'))} uncompressed", budget)
+                parts.append(chunk)
+                total += len(chunk)
+                if total > limit:
+                    raise _too_large(name, f"{kind} data expanding past {_size(total)} after "
+                                     f"{_size(compressed.tell())} of its {_size(len(raw))} (over "
+                                     f"{total // max(compressed.tell(), 1):,} times its compressed size: a "
+                                     "decompression bomb, or a file too large to read here)", budget)
+        parts, data = [], b"".join(parts)
+        return data, kind
     except MemoryError as exc:
+        parts = []
         if str(exc).startswith(f"{name}:"):
             raise
-        raise MemoryError(f"{name}: out of memory decompressing the {kind} data after {_size(out.tell())} "
+        raise MemoryError(f"{name}: out of memory decompressing the {kind} data after {_size(total)} "
                           f"(read {_size(compressed.tell())} of its {_size(len(raw))})") from None
     except EOFError:
         raise GraphFormatError(

@@ -7,7 +7,7 @@ from typing import Any
 
 from .._validation import check_number, check_seed, check_time_limit
 from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_arguments, add_plot_argument,
-                   check_run_options, component_summary, draw_plot, float_arg, int_arg, write_table)
+                   check_run_options, component_summary, report, draw_plot, float_arg, int_arg, write_table)
 
 __all__ = ["register"]
 
@@ -43,7 +43,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="format of the vertex, edge and triangle-type tables (parquet needs pyarrow)")
     add_backend_argument(p)
     add_plot_argument(p, "the triangle types and the per-vertex unbalanced-triangle distribution")
-    p.add_argument("--quiet", action="store_true", help="no summary")
+    p.add_argument("--quiet", action="store_true",
+                   help="print only the result line: no per-score, component or file lines")
     p.set_defaults(func=_run)
     return p
 
@@ -79,10 +80,10 @@ def _run(args) -> int:
             write_table(frame, run.path(name))
         draw_plot(run, args, scores, picture=triangle_picture)
     run.finish(seed=args.seed, backend=scores.triangles.backend)
+    print(f"{graph!r}: balance scores (1 = balanced): "
+          + ", ".join(f"{row.measure} {row.score:.7f}" for row in scores.table.itertuples()))
+    report(args, *(f"  {row.measure:<18} {row.score:.7f}   ({row.raw:g}: {row.raw_is})"
+                   for row in scores.table.itertuples()), component_summary(graph))
     if not args.quiet:
-        print(f"{graph!r}: balance scores (1 = balanced)")
-        for row in scores.table.itertuples():
-            print(f"  {row.measure:<18} {row.score:.7f}   ({row.raw:g}: {row.raw_is})")
-        print(component_summary(graph))
         run.report_written()
     return 0

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._display import Display
 from .._validation import check_backend, check_bool, check_choice, check_number, check_seed
 from .._validation import check_time_limit
 from ..io._roles import check_roles
@@ -20,7 +21,7 @@ __all__ = ["BalanceScores", "balance_scores", "frustration_score"]
 
 
 @dataclass(frozen=True)
-class BalanceScores:
+class BalanceScores(Display):
     """Balance of a signed graph by several measures, each 1 when the graph is balanced.
 
     Attributes
@@ -45,6 +46,13 @@ class BalanceScores:
     walk: WalkBalance
     frustration: Any
     bound: Any
+
+    def _display(self):
+        return ("BalanceScores", [(row.measure, row.score) for row in self.table.itertuples()],
+                [("table", self.table)])
+
+    def __repr__(self) -> str:
+        return self.summary_line()
 
     def __getitem__(self, measure: str) -> float:
         """The score of one measure (``scores["walk"]``)."""

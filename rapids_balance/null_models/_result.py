@@ -7,13 +7,15 @@ from typing import Any
 
 import numpy as np
 
+from .._display import Display
+
 __all__ = ["SignificanceResult", "summarise", "ALTERNATIVES"]
 
 ALTERNATIVES = ("less", "greater", "two-sided")
 
 
 @dataclass(frozen=True)
-class SignificanceResult:
+class SignificanceResult(Display):
     """A statistic of a signed graph against its null distribution.
 
     Attributes
@@ -64,6 +66,17 @@ class SignificanceResult:
     seed: int
     elapsed_s: float
     stopped: str | None = None
+
+    def _display(self):
+        facts = [("statistic", self.statistic), ("null", self.null), ("observed", self.observed),
+                 ("null mean", self.null_mean), ("null std", self.null_std), ("z-score", self.z_score),
+                 ("p-value", self.p_value), ("alternative", self.alternative), ("samples", self.n_samples)]
+        if self.stopped:
+            facts.append(("stopped", self.stopped))
+        return "SignificanceResult", facts, [("null_distribution", self.null_distribution)]
+
+    def __repr__(self) -> str:
+        return self.summary_line()
 
     def plot(self, *, bins: int = 30, ax: Any = None) -> Any:
         """Histogram of the null distribution with the observed value

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._progress import progress_bar
-from .._validation import (check_backend, check_bool, check_choice, check_int, check_seed,
+from .._validation import (check_backend, check_choice, check_int, check_progress, check_seed,
                            check_time_limit)
 from ..errors import GraphInputError
 from ..graph import graph_from_any
@@ -91,7 +91,7 @@ def _concatenate(parts: list) -> np.ndarray:
 def significance(graph: Any, statistic: Any = "frustration", null: str = "shuffle", *,
                  n_samples: int = 100, seed: int = 0, alternative: str | None = None,
                  swaps_per_edge: int = 10, batch_size: int | None = None, backend: str = "auto",
-                 client: Any = None, progress: bool = True, time_limit: float | None = None,
+                 client: Any = None, progress: bool | None = None, time_limit: float | None = None,
                  source: Any = None, target: Any = None, sign: Any = None,
                  weight: Any = None) -> SignificanceResult:
     """Test a balance statistic of a signed graph against a null model.
@@ -138,8 +138,10 @@ def significance(graph: Any, statistic: Any = "frustration", null: str = "shuffl
     client : distributed.Client, optional
         Spread the batches over a Dask cluster; the values are the same as
         without one.
-    progress : bool, default True
-        A progress bar over the samples, with the time left.
+    progress : bool, optional
+        A progress bar over the samples, with the time left.  ``None`` (the
+        default): a bar only when stderr is a terminal or in a notebook, so
+        scripts and logs stay quiet; ``True``: always report; ``False``: never.
     time_limit : float, optional
         Seconds (a number >= 0): sampling stops after the batch that passes
         it, and the result holds the samples done (a prefix of the ones
@@ -206,7 +208,7 @@ def significance(graph: Any, statistic: Any = "frustration", null: str = "shuffl
     batch_size = check_int(batch_size, "batch_size", OWNER, low=1, high=MAX_SAMPLES,
                            allow_none=True) or DEFAULT_BATCH
     backend = check_backend(backend, OWNER)
-    check_bool(progress, "progress", OWNER)
+    progress = check_progress(progress, OWNER)
     time_limit = check_time_limit(time_limit, OWNER)
     stat = resolve_statistic(statistic, OWNER)
     from ..distributed._run import RangeBatches, check_client_arg, check_task_count
