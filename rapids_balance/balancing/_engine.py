@@ -428,7 +428,7 @@ def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
     out["batch_size"] = check_count(p["batch_size"], "batch_size", owner, allow_none=True)
     from ..distributed._run import check_client_arg
 
-    check_client_arg(p["client"], owner)
+    check_client_arg(p["client"], owner, p["backend"])
     return out
 
 

@@ -1,12 +1,14 @@
-"""Scatter the graph once, map batches over workers, reduce in batch order.
+"""Ship the graph once, map batches over workers, reduce in batch order.
 
 The driver of every distributed algorithm is the same three steps:
 
-1. :func:`scatter_graph` sends the graph to every worker once
-   (``client.scatter(..., broadcast=True)``); tasks then refer to it by its
-   future, so it is never pickled into a task.  Workers on the client's
-   machine receive a handle to one shared file mapping instead
-   (:mod:`._shared`), so they hold one physical copy between them.
+1. :func:`scatter_graph` puts the graph on the cluster once
+   (:mod:`._graphs`: to one worker from the client, worker to worker after,
+   kept by every worker under its content fingerprint); tasks carry a small
+   reference to it, so it is never pickled into a task and a later call
+   sends nothing graph-sized.  Workers on the client's machine receive a
+   handle to one shared file mapping instead (:mod:`._shared`), so they
+   hold one physical copy between them.
 2. :func:`map_batches` / :func:`map_reduce` submit one pure task per batch
    (``fn(graph, batch, params)``) with Dask's retries.
 3. The partial results are reduced *in batch order*, on the cluster, along
@@ -24,7 +26,6 @@ from __future__ import annotations
 
 import copy
 import uuid
-import weakref
 from typing import Any, Callable, Iterable, Sequence
 
 from .._progress import progress_bar
@@ -33,16 +34,13 @@ from ..errors import InvalidParameterError
 from ._batches import MAX_TASKS, RangeBatches, WorkerBatches
 from ._cluster import require_distributed
 from ._device_graph import ship_device_graph
-from ._replicas import graph_key, protect_graph_replicas
+from ._preflight import check_workers
+from ._graphs import GraphLostError, GraphRef, forget_graph, ship_graph
 from ._shared import share_graph, shared_graph_enabled
 from ._tasks import fold, fold_to_host, run_batch, sum_parts, tree_groups
 
 __all__ = ["scatter_graph", "map_batches", "map_reduce", "split_range", "cluster_batches",
            "n_workers", "check_client", "check_client_arg", "check_task_count", "MAX_TASKS"]
-
-# graph -> {client id: future of its scattered copy}; entries go with the graph
-_SCATTERED: "weakref.WeakKeyDictionary[Any, dict[str, Any]]" = weakref.WeakKeyDictionary()
-
 
 def check_client(client: Any, owner: str | None = None) -> Any:
     """Validate a ``client=`` argument: a running ``distributed.Client``.
@@ -71,9 +69,11 @@ def _known_workers(client: Any) -> int:
         return 1
 
 
-def check_client_arg(client: Any, owner: str) -> None:
+def check_client_arg(client: Any, owner: str, backend: str | None = None) -> None:
     """A public function's ``client=``: None, or a running ``distributed.Client`` with at least one
-    worker (checked up front, so a cluster with none fails at once)."""
+    worker (checked up front, so a cluster with none fails at once), each of which can import
+    rapids-balance at this version, numba and (``backend="gpu"``) CuPy
+    (:func:`~._preflight.check_workers`: a worker that cannot would hang the call)."""
     if client is not None:
         check_client(client, owner)
         # up front only: in the middle of a run a worker being replaced leaves none for a moment
@@ -82,6 +82,7 @@ def check_client_arg(client: Any, owner: str) -> None:
             raise RuntimeError(f"{owner}(client=...): the Dask cluster has no workers; start some "
                                "(rapids_balance.start_cluster(n)) or wait for them first "
                                "(client.wait_for_workers(1))")
+        check_workers(client, owner, gpu=backend == "gpu")
 
 
 def _is_future(obj: Any) -> bool:
@@ -109,38 +110,30 @@ def _shipping_copy(graph: Any) -> Any:
     return out
 
 
-def scatter_graph(client: Any, graph: Any, *, broadcast: bool = True, cache: bool = True,
-                  shared: bool | None = None) -> Any:
-    """Send ``graph`` to the workers once and return its future.
+def scatter_graph(client: Any, graph: Any, *, shared: bool | None = None) -> Any:
+    """Put ``graph`` on the cluster of ``client`` once and return what tasks carry instead.
 
     Parameters
     ----------
     client : distributed.Client
-    graph : Graph, SignedGraph or distributed.Future
-        A future is returned unchanged (already scattered).
-    broadcast : bool
-        Put a copy on every current worker (default), and keep it there:
-        Dask's active memory manager would otherwise drop all copies but
-        one between calls (:mod:`~rapids_balance.distributed._replicas`).
-        Workers that join later, or restart after a crash, fetch it once
-        from a peer.
-    cache : bool
-        Reuse the future of an earlier scatter of the same graph object to
-        the same client, so consecutive calls do not resend it.
+    graph : Graph, SignedGraph, GraphRef or distributed.Future
+        A :class:`~._graphs.GraphRef` or a future (the caller's own scatter)
+        is returned unchanged.
     shared : bool, optional
         Put the graph's large arrays in one file that every worker maps
         (:mod:`~rapids_balance.distributed._shared`), so worker processes on
         this machine share one physical copy.  Default: the dask config
         value ``rapids-balance.shared-graph`` (True).  Used only when every
         worker can open the file; otherwise, and with ``False``, the graph
-        itself is scattered.  Not for a graph kept on the device.
+        itself is sent.  Not for a graph kept on the device.
 
     Returns
     -------
-    distributed.Future
-        Of the graph, or of a :class:`~._shared.SharedGraph` or (a graph
-        kept on the device) a :class:`~._device_graph.DeviceGraph` standing
-        in for it (tasks run through ``run_batch``, which unwraps it).
+    GraphRef
+        The graph's key and content fingerprint (:mod:`._graphs`): the client
+        sends the graph to one worker, the workers copy it between them and
+        keep it; a later call with the same graph (the same content) sends
+        nothing graph-sized.
 
     Notes
     -----
@@ -148,34 +141,21 @@ def scatter_graph(client: Any, graph: Any, *, broadcast: bool = True, cache: boo
     arrays, serialized by Dask as it serializes CuPy arrays: the client
     makes no host copy of it (:mod:`~rapids_balance.distributed._device_graph`).
     """
-    if _is_future(graph):
+    if isinstance(graph, GraphRef) or _is_future(graph):
         return graph
     check_client(client)
-    cid = client.id
-    try:
-        known = _SCATTERED.get(graph) if cache else None
-    except TypeError:  # not weak-referenceable
-        known, cache = None, False
-    if known is not None:
-        fut = known.get(cid)
-        if fut is not None and fut.status == "finished":
-            return fut
-    shipped = _shipping_copy(graph)
     if shared is None:
         shared = shared_graph_enabled()
-    if getattr(graph, "on_device", False):  # device arrays travel as Dask sends device arrays
-        shipped = ship_device_graph(shipped)
-    elif shared:
-        shipped = share_graph(client, graph, shipped) or shipped
-    if broadcast:
-        protect_graph_replicas(client)
-    # a key of our own: no tokenizing (which would pickle the whole graph just to name
-    # it), and the scheduler keeps the broadcast copies (:mod:`._replicas`)
-    key = graph_key()
-    fut = client.scatter({key: shipped}, broadcast=broadcast)[key]
-    if cache:
-        _SCATTERED.setdefault(graph, {})[cid] = fut
-    return fut
+
+    def prepare(g: Any) -> Any:
+        shipped = _shipping_copy(g)
+        if getattr(g, "on_device", False):  # device arrays travel as Dask sends device arrays
+            return ship_device_graph(shipped)
+        if shared:
+            return share_graph(client, g, shipped) or shipped
+        return shipped
+
+    return ship_graph(client, graph, prepare)
 
 
 def split_range(n: int, batch_size: int) -> RangeBatches:
@@ -260,12 +240,12 @@ def _check_run(owner: str, retries: Any, progress: Any) -> None:
 
 
 def _run_job(client, graph, fn, batches, desc, job):
-    """Scatter, run ``job(gfut, batches, name, token, made)``, release its futures.
+    """Ship the graph, run ``job(ref, batches, name, token, made)``, release its futures.
 
-    A scattered graph cannot be recomputed: if every worker holding it dies
-    (a one-worker cluster losing its worker), its dependents are cancelled.
-    The graph is then scattered again and the whole job resubmitted, which
-    is safe because every task is pure.
+    The graph's copies live on the workers (:mod:`._graphs`); if every
+    worker that held Dask's copy died before another fetched it, the tasks
+    say so (:class:`~._graphs.GraphLostError`): the graph is then sent again
+    and the whole job resubmitted, which is safe because every task is pure.
     """
     check_client(client)
     if not isinstance(batches, Sequence):
@@ -277,26 +257,18 @@ def _run_job(client, graph, fn, batches, desc, job):
     from concurrent.futures import CancelledError
 
     for attempt in range(_MAX_RESCATTERS + 1):
-        gfut = scatter_graph(client, graph, cache=attempt == 0)
+        ref = scatter_graph(client, graph)
         made: list[Any] = []
         try:
-            return job(gfut, batches, name, uuid.uuid4().hex[:10], made)
-        except CancelledError:
-            lost = not _is_future(graph) and gfut.status != "finished"
-            if not lost or attempt == _MAX_RESCATTERS:
+            return job(ref, batches, name, uuid.uuid4().hex[:10], made)
+        except (CancelledError, GraphLostError):
+            if not isinstance(ref, GraphRef) or attempt == _MAX_RESCATTERS:
                 raise
-            _forget(graph, client)
+            forget_graph(client, ref)
         finally:
             for f in made:
                 f.release()
     raise AssertionError("unreachable")  # pragma: no cover
-
-
-def _forget(graph: Any, client: Any) -> None:
-    try:
-        _SCATTERED.get(graph, {}).pop(client.id, None)
-    except TypeError:
-        pass
 
 
 def map_batches(client: Any, graph: Any, fn: Callable[[Any, Any, Any], Any],

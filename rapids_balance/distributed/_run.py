@@ -25,9 +25,9 @@ from typing import Any, Callable
 
 from ._batches import RangeBatches, WorkerBatches
 from ._map import check_client, check_client_arg, check_task_count, map_batches, map_reduce, n_workers
-from ._tasks import sum_parts
+from ._tasks import run_ready, sum_parts
 
-__all__ = ["run_batches", "RangeBatches", "WorkerBatches", "check_client", "check_client_arg",
+__all__ = ["run_batches", "ready_on_workers", "RangeBatches", "WorkerBatches", "check_client", "check_client_arg",
            "check_task_count"]
 
 
@@ -115,3 +115,27 @@ def run_batches(client: Any, graph: Any, batch_fn: Callable[[Any, Any, Any], Any
     return map_reduce(client, graph, batch_fn, batches, params,
                       combine=sum_parts if combine is None else combine, split_every=split_every,
                       retries=retries, progress=progress, desc=desc)
+
+
+def ready_on_workers(client: Any, ready: Callable[..., float], *args: Any) -> dict[str, float]:
+    """Run ``ready(*args)`` (a search's kernel warm-up, which returns its seconds) on every
+    worker at once, before the search's clock starts; returns ``{worker: seconds}``.
+
+    A cold worker would otherwise compile inside its first batch, on the
+    search's time and without a word; here all workers compile (or load
+    from their numba cache) in parallel, one task each in a task thread
+    (not in the worker's event loop, which must keep answering the
+    scheduler), and the caller reports the seconds in its result's ``info``.
+    """
+    import uuid
+
+    check_client(client)
+    workers = sorted(client.scheduler_info().get("workers", {}))
+    token = uuid.uuid4().hex[:10]
+    futs = [client.submit(run_ready, ready, *args, workers=[w], allow_other_workers=True,
+                          pure=False, key=f"ready-{i}-{token}") for i, w in enumerate(workers)]
+    try:
+        return dict(zip(workers, client.gather(futs)))
+    finally:
+        for f in futs:
+            f.release()

@@ -12,9 +12,10 @@ import os
 from typing import Any, Callable, Sequence
 
 from ._cluster import NUMBA_THREADS_ENV
+from ._graphs import GraphRef, graph_on_worker
 from ._shared import resolve_graph
 
-__all__ = ["run_batch", "fold", "fold_to_host", "sum_parts", "to_host_tree", "tree_groups",
+__all__ = ["run_batch", "run_ready", "fold", "fold_to_host", "sum_parts", "to_host_tree", "tree_groups",
            "ordered_reduce"]
 
 
@@ -33,9 +34,22 @@ def _set_numba_threads() -> None:
 
 
 def run_batch(fn: Callable, graph: Any, batch: Any, params: Any) -> Any:
-    """Run one batch: ``fn(graph, batch, params)`` with the worker's thread share."""
+    """Run one batch: ``fn(graph, batch, params)`` with the worker's thread share.
+
+    ``graph`` is a :class:`~._graphs.GraphRef` (the worker's own copy, fetched
+    from a peer the first time) or the graph's value (a caller's own future).
+    """
     _set_numba_threads()
+    if isinstance(graph, GraphRef):
+        return fn(graph_on_worker(graph), batch, params)
     return fn(resolve_graph(graph), batch, params)
+
+
+def run_ready(fn: Callable, *args: Any) -> float:
+    """``fn(*args)`` (a search's kernel warm-up, returning its seconds) with the worker's
+    thread share."""
+    _set_numba_threads()
+    return float(fn(*args))
 
 
 def sum_parts(a: Any, b: Any) -> Any:
