@@ -1,5 +1,8 @@
 """A Dask cluster started the way operators start one: separate OS processes on loopback.
 
+Loopback means every socket: the scheduler's, the workers' and nannies', and
+their HTTP endpoints (which listen even with ``--no-dashboard``).
+
 ``dask scheduler`` and ``dask worker`` (each worker under its nanny, one task
 thread, one numba thread) are started with the ``dask`` command line of this
 Python, bound to 127.0.0.1 only, with ports chosen by the OS (the scheduler
@@ -48,7 +51,8 @@ class RealCluster:
         self.client = None
         try:
             self._spawn("scheduler", [sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1",
-                                      "--port", "0", "--no-dashboard", "--scheduler-file",
+                                      "--port", "0", "--no-dashboard",
+                                      "--dashboard-address", "127.0.0.1:0", "--scheduler-file",
                                       str(self.scheduler_file)], worker_env())
             deadline = time.monotonic() + start_timeout
             while not self.scheduler_file.exists():
@@ -79,7 +83,7 @@ class RealCluster:
         """Start one more ``dask worker`` process (under its nanny) with ``env``."""
         return self._spawn(name, [sys.executable, "-m", "dask", "worker", "--scheduler-file",
                                   str(self.scheduler_file), "--host", "127.0.0.1", "--nthreads", "1",
-                                  "--no-dashboard", "--name", name, "--memory-limit", "0",
+                                  "--no-dashboard", "--dashboard-address", "127.0.0.1:0", "--name", name, "--memory-limit", "0",
                                   "--local-directory", str(self.folder / name)],
                            env or worker_env())
 

@@ -275,7 +275,7 @@ def test_gpu_workers_equal_local_gpu_runs(cuda_client, slashdot):
 # --- deadlines and methods that stay local ---------------------------------------------------
 
 def test_frustration_keeps_its_time_limit_on_the_cluster(clients, slashdot):
-    from rapids_balance.frustration_index._states import count_frustrated
+    from test_frustration_exact import recount
 
     res = rb.frustration(slashdot, n_trees=10**6, time_limit=2, seed=3, backend="cpu",
                          progress=False, client=clients[2])
@@ -284,9 +284,7 @@ def test_frustration_keeps_its_time_limit_on_the_cluster(clients, slashdot):
     assert res.cloud["count"].sum() == res.info["trees"]  # only trees that ran were merged
     # every worker readied its kernels before the clock started, and said how long it took
     assert set(res.info["seconds_compile_workers"]) == set(clients[2].scheduler_info()["workers"])
-    side = np.zeros(slashdot.n, np.int8)
-    side[res.best_state["vertex"].to_numpy()[res.best_state["side"].to_numpy() == 1]] = 1
-    assert count_frustrated(slashdot, side) == res.index <= res.tree_index
+    assert recount(slashdot, res.best_state) == res.index <= res.tree_index
 
 
 @pytest.mark.parametrize("method", ["multilevel", "vnd"])

@@ -453,9 +453,28 @@ def test_cluster_without_workers_fails_before_scattering(monkeypatch):
 def test_start_cluster_listens_on_loopback_only(client):
     # the scheduler (its HTTP endpoints included), the nannies and the workers
     psutil = pytest.importorskip("psutil")
-    me = psutil.Process()
-    listening = [(p.pid, c.laddr.ip) for p in [me, *me.children(recursive=True)]
-                 for c in p.net_connections(kind="inet") if c.status == psutil.CONN_LISTEN]
     pids = set(client.run(os.getpid).values())
+    ours = [psutil.Process(), *(psutil.Process(p) for p in pids),
+            *(psutil.Process(p).parent() for p in pids)]  # this process, workers, nannies
+    listening = [(p.pid, c.laddr.ip) for p in ours
+                 for c in p.net_connections(kind="inet") if c.status == psutil.CONN_LISTEN]
     assert pids <= {pid for pid, _ in listening}  # the workers were seen
     assert {ip for _, ip in listening} == {"127.0.0.1"}, listening
+
+
+def test_narrow_counters_sum_exactly_in_fewer_bytes():
+    from rapids_balance.distributed._tasks import narrow, sum_narrow
+
+    rng = np.random.default_rng(0)
+    a = {"edges": rng.integers(0, 100, 1000), "signed": rng.integers(-100, 100, 1000),
+         "trees": np.array([100])}
+    b = {"edges": rng.integers(0, 100, 1000), "signed": rng.integers(-30_000, 30_000, 1000),
+         "trees": np.array([100])}
+    na, nb = narrow(a), narrow(b)
+    assert [na[k].dtype for k in a] == [np.int8] * 3
+    assert nb["signed"].dtype == np.int16
+    total = sum_narrow(na, nb)
+    for k in a:  # 100 + 100 overflows int8: the sum is done wide and narrowed after
+        assert np.array_equal(total[k].astype(np.int64), a[k] + b[k]), k
+    assert total["edges"].dtype == np.int16 and total["edges"].nbytes * 4 == a["edges"].nbytes
+    assert narrow((np.zeros(0, np.int64), np.ones(3)))[0].dtype == np.int64  # empty, floats kept

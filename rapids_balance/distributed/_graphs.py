@@ -209,7 +209,13 @@ def _fetch(key: str) -> Any:
     client = get_client()  # the worker's client gathers from the peer directly
     fut = Future(key, client)
     try:
-        return fut.result(timeout=FETCH_TIMEOUT_S)
+        if not client.who_has([fut]).get(key):
+            # its last holder died (the scheduler forgot it): say so now, not after a timeout
+            raise GraphLostError(f"the graph ({key}) is on no worker any more: every worker "
+                                 "that held Dask's copy died; the client sends it again")
+        return fut.result(timeout=FETCH_TIMEOUT_S)  # gathered from the holder directly
+    except GraphLostError:
+        raise
     except Exception as exc:
         raise GraphLostError(
             f"the graph ({key}) could not be fetched from any worker within "

@@ -25,6 +25,7 @@ accumulated in place), a rerun batch is counted exactly once.
 from __future__ import annotations
 
 import copy
+import time
 import uuid
 from typing import Any, Callable, Iterable, Sequence
 
@@ -218,15 +219,21 @@ def _wait(futures: Sequence[Any], progress: bool, desc: str,
             for _ in as_completed(futures):
                 bar.update(1)
             return None
-        for fut, res in as_completed(futures, with_results=True):
+        for fut in as_completed(futures):
             i = index[fut.key]
-            out[i] = res
+            out[i] = res = _result(fut)
             on_result(i, res)
             bar.update(1)
     return out
 
 
 _MAX_RESCATTERS = 2
+
+
+def _result(fut: Any) -> Any:
+    """A finished task's value, straight from the worker that holds it (not relayed by the
+    scheduler, which then carries no result bytes); raises the task's error."""
+    return fut.client.gather(fut, direct=True)
 
 
 def name_of(fn: Callable, desc: str | None) -> str:
@@ -274,7 +281,8 @@ def _run_job(client, graph, fn, batches, desc, job):
 def map_batches(client: Any, graph: Any, fn: Callable[[Any, Any, Any], Any],
                 batches: Iterable[Any], params: Any = None, *, retries: int = 3,
                 progress: bool = False, desc: str | None = None,
-                on_result: Callable[[int, Any], None] | None = None) -> list[Any]:
+                on_result: Callable[[int, Any], None] | None = None,
+                until: float | None = None) -> list[Any]:
     """Run ``fn(graph, batch, params)`` for every batch on the cluster.
 
     Parameters
@@ -298,6 +306,12 @@ def map_batches(client: Any, graph: Any, fn: Callable[[Any, Any, Any], Any],
     on_result : callable, optional
         ``on_result(i, result)`` is called on the client as each batch
         finishes (completion order), e.g. to report the best value so far.
+    until : float, optional
+        A ``time.time()`` deadline: batches are submitted in order, two per
+        worker in flight, and none after the deadline (the first always);
+        the result then covers the batches submitted, a prefix of
+        ``batches``.  A run of a million batches with a deadline of seconds
+        thus costs the scheduler the batches that fit, not a million tasks.
 
     Returns
     -------
@@ -313,10 +327,43 @@ def map_batches(client: Any, graph: Any, fn: Callable[[Any, Any, Any], Any],
     ...     parts = map_batches(client, g, degree_sum, split_range(g.n, 1000))
     """
     def job(gfut, batches, name, token, made):
+        if until is not None:
+            return _until(gfut, batches, name, token, made)
         futs = _submit_batches(client, gfut, fn, batches, params, retries, name, token)
         made += futs
         got = _wait(futs, progress, name, on_result)
-        return got if got is not None else client.gather(futs)
+        return got if got is not None else client.gather(futs, direct=True)
+
+    def _until(ref, batches, name, token, made):
+        from distributed import as_completed
+
+        pending = as_completed()
+        index: dict[Any, int] = {}
+        got: dict[int, Any] = {}
+
+        def submit(i: int) -> None:
+            fut = client.submit(run_batch, fn, ref, batches[i], params, key=f"{name}-{i}-{token}",
+                                retries=retries, pure=False)
+            made.append(fut)
+            index[fut.key] = i
+            pending.add(fut)
+
+        width = 2 * n_workers(client)
+        submitted = 0
+        while submitted < min(width, len(batches)) and (not submitted or time.time() < until):
+            submit(submitted)
+            submitted += 1
+        with progress_bar(len(batches), name, enabled=progress, unit="batch") as bar:
+            for fut in pending:
+                i = index[fut.key]
+                got[i] = _result(fut)
+                if on_result is not None:
+                    on_result(i, got[i])
+                bar.update(1)
+                if submitted < len(batches) and time.time() < until:
+                    submit(submitted)
+                    submitted += 1
+        return [got[i] for i in range(submitted)]
 
     _check_run("map_batches", retries, progress)
     return _run_job(client, graph, fn, batches, desc, job)
@@ -370,7 +417,7 @@ def map_reduce(client: Any, graph: Any, fn: Callable[[Any, Any, Any], Any],
                      for j, (a, b) in enumerate(level)]
             made += items
         _wait(futs, progress, name)
-        return items[0].result()
+        return _result(items[0])
 
     _check_run("map_reduce", retries, progress)
     check_int(split_every, "split_every", "map_reduce", low=2, high=MAX_TASKS, allow_none=True)

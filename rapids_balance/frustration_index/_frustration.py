@@ -441,7 +441,7 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
     if client is not None:  # the workers' kernels too, all at once, before the clock starts
         from ..distributed._run import ready_on_workers
 
-        workers_s = ready_on_workers(client, _ready, params, rp)
+        workers_s = ready_on_workers(client, _ready, params, None)  # trees only: refinement is here
     t0 = time.perf_counter()  # the clock starts once the graph is read and the kernels ready
     # ... but the connectivity check (a pass over the graph, seconds at 10^8 edges) counts
     deadline = deadline_of(t0 - pass_s, p["time_limit"])
@@ -594,7 +594,7 @@ def _run_cloud(graph, params: FrustrationParams, progress: bool, client,
         return run_batches(client, graph, _cloud_parts_until, batches,
                            (params, wall, estimate, single),
                            fold=lambda parts: _merge_timed(parts, params, cloud),
-                           progress=progress, desc="frustration")
+                           progress=progress, desc="frustration", until=wall)
     with progress_bar(params.n_trees, "frustration trees", progress, unit="tree") as bar:
         for b in batches:
             rows = len(cloud.history)
