@@ -7,9 +7,13 @@ never through the scheduler, and never again while the cluster keeps it:
    (:func:`fingerprint`), so a graph rebuilt per call (betweenness builds
    its own arrays on every call) is the same graph to the cluster;
 2. the first call sends it from the client to one worker
-   (``client.scatter(..., direct=True)``), then Dask copies it from worker
-   to worker in a tree (``client.replicate``, branching factor 2: the
-   scheduler only tells each worker where to fetch from);
+   (``client.scatter(..., direct=True)``), then one small task per worker
+   takes it as its input, so Dask copies it from worker to worker (each
+   copy made is a source for the next; the scheduler only tells each worker
+   where to fetch from, and its memory manager keeps the copies tasks wait
+   for); ``client.replicate`` was the first way tried, and at 10^7 edges the
+   memory manager dropped copies it had just made, which it then made again
+   (twice the bytes between 4 workers);
 3. every worker keeps its copy in a small cache of its own, keyed by the
    fingerprint (:func:`graph_on_worker`), outside Dask's data: the active
    memory manager may drop Dask's replicas between calls, the workers keep
@@ -143,10 +147,19 @@ def ship_graph(client: Any, graph: Any, prepare: Any) -> GraphRef:
     held[fp] = fut
     while len(held) > KEEP_GRAPHS:
         held.popitem(last=False)[1].release()
-    workers = list(client.scheduler_info().get("workers", {}))
-    if len(workers) > 1:
-        client.replicate([fut], branching_factor=2)
-    client.run(_keep, key, fp)
+    # one small task per worker that takes the graph as its input: Dask fetches it from
+    # whichever workers hold it already (each copy made is a source for the next, and the
+    # memory manager keeps copies that tasks wait for), and the task keeps it
+    workers = sorted(client.scheduler_info().get("workers", {}))
+    token = uuid.uuid4().hex[:10]
+    keeps = [client.submit(_keep, fut, fp, key=f"keep-graph-{i}-{token}", workers=[w],
+                           allow_other_workers=True, pure=False)  # a dead worker's goes elsewhere
+             for i, w in enumerate(workers)]
+    try:
+        client.gather(keeps, direct=True)
+    finally:
+        for k in keeps:
+            k.release()
     return GraphRef(key, fp)
 
 
@@ -172,17 +185,14 @@ def _remember(fp: str, graph: Any) -> Any:
     return graph
 
 
-def _keep(key: str, fp: str, dask_worker: Any = None) -> bool:
-    """On each worker right after the copy: keep the graph in the worker's own cache."""
+def _keep(shipped: Any, fp: str) -> bool:
+    """A task on each worker right after the graph was sent: keep it in the worker's cache."""
     from ._shared import resolve_graph
 
     with _LOCK:
-        if fp in _LOCAL:
-            return True
-        if dask_worker is not None and key in dask_worker.data:
-            _remember(fp, resolve_graph(dask_worker.data[key]))
-            return True
-    return False
+        if fp not in _LOCAL:
+            _remember(fp, resolve_graph(shipped))
+    return True
 
 
 def graph_on_worker(ref: GraphRef) -> Any:

@@ -52,24 +52,29 @@ def run_ready(fn: Callable, *args: Any) -> float:
     return float(fn(*args))
 
 
+def _zip_parts(a: Any, b: Any, leaf: Callable[[Any, Any], Any]) -> Any:
+    """``leaf(x, y)`` on the matching leaves of two (nested) dicts/tuples/lists, as new objects."""
+    if isinstance(a, dict):
+        if a.keys() != b.keys():
+            raise ValueError(f"cannot sum partial results with different keys: "
+                             f"{sorted(a)} vs {sorted(b)}")
+        return {k: _zip_parts(a[k], b[k], leaf) for k in a}
+    if isinstance(a, (tuple, list)):
+        if len(a) != len(b):
+            raise ValueError(f"cannot sum partial results of lengths {len(a)} and {len(b)}")
+        return type(a)(_zip_parts(x, y, leaf) for x, y in zip(a, b))
+    if a is None and b is None:
+        return None
+    return leaf(a, b)
+
+
 def sum_parts(a: Any, b: Any) -> Any:
     """``a + b`` for numbers, arrays and (nested) tuples/lists/dicts of them.
 
     Always returns new objects: a retried task must never see an input that
     an earlier attempt modified.
     """
-    if isinstance(a, dict):
-        if a.keys() != b.keys():
-            raise ValueError(f"cannot sum partial results with different keys: "
-                             f"{sorted(a)} vs {sorted(b)}")
-        return {k: sum_parts(a[k], b[k]) for k in a}
-    if isinstance(a, (tuple, list)):
-        if len(a) != len(b):
-            raise ValueError(f"cannot sum partial results of lengths {len(a)} and {len(b)}")
-        return type(a)(sum_parts(x, y) for x, y in zip(a, b))
-    if a is None and b is None:
-        return None
-    return a + b
+    return _zip_parts(a, b, lambda x, y: x + y)
 
 
 _NARROW_TYPES = ("int8", "int16", "int32", "int64")
@@ -104,18 +109,12 @@ def narrow(x: Any) -> Any:
 def sum_narrow(a: Any, b: Any) -> Any:
     """:func:`sum_parts` of :func:`narrow` results: integer arrays added in int64 (no
     overflow), the sum narrowed again; a new object, as every combine returns."""
-    if isinstance(a, dict):
-        if a.keys() != b.keys():
-            raise ValueError(f"cannot sum partial results with different keys: "
-                             f"{sorted(a)} vs {sorted(b)}")
-        return {k: sum_narrow(a[k], b[k]) for k in a}
-    if isinstance(a, (tuple, list)):
-        if len(a) != len(b):
-            raise ValueError(f"cannot sum partial results of lengths {len(a)} and {len(b)}")
-        return type(a)(sum_narrow(x, y) for x, y in zip(a, b))
-    if getattr(a, "dtype", None) is not None and a.dtype.kind in "iu":
-        return narrow(a.astype("int64") + b)
-    return sum_parts(a, b)
+    def leaf(x: Any, y: Any) -> Any:
+        if getattr(x, "dtype", None) is not None and x.dtype.kind in "iu":
+            return narrow(x.astype("int64") + y)
+        return x + y
+
+    return _zip_parts(a, b, leaf)
 
 
 def fold(combine: Callable[[Any, Any], Any], *parts: Any) -> Any:
