@@ -36,6 +36,7 @@ import threading
 import uuid
 import weakref
 from collections import OrderedDict
+from concurrent.futures import CancelledError
 from typing import Any
 
 import numpy as np
@@ -157,6 +158,11 @@ def ship_graph(client: Any, graph: Any, prepare: Any) -> GraphRef:
              for i, w in enumerate(workers)]
     try:
         client.gather(keeps, direct=True)
+    except CancelledError as exc:  # the one holder died before the others had a copy
+        held.pop(fp, None)
+        fut.release()
+        raise GraphLostError(f"the graph ({key}) was lost while the workers copied it ({exc})") \
+            from exc
     finally:
         for k in keeps:
             k.release()

@@ -261,17 +261,20 @@ def _run_job(client, graph, fn, batches, desc, job):
     if not len(batches):
         raise ValueError("no batches to run")
     name = name_of(fn, desc)
+    check_workers(client, name)  # the building blocks too: a worker that cannot import us hangs
     from concurrent.futures import CancelledError
 
     for attempt in range(_MAX_RESCATTERS + 1):
-        ref = scatter_graph(client, graph)
+        ref = None
         made: list[Any] = []
         try:
+            ref = scatter_graph(client, graph)
             return job(ref, batches, name, uuid.uuid4().hex[:10], made)
         except (CancelledError, GraphLostError):
-            if not isinstance(ref, GraphRef) or attempt == _MAX_RESCATTERS:
+            if _is_future(graph) or attempt == _MAX_RESCATTERS:
                 raise
-            forget_graph(client, ref)
+            if isinstance(ref, GraphRef):
+                forget_graph(client, ref)
         finally:
             for f in made:
                 f.release()
