@@ -7,8 +7,8 @@ their HTTP endpoints (which listen even with ``--no-dashboard``).
 thread, one numba thread) are started with the ``dask`` command line of this
 Python, bound to 127.0.0.1 only, with ports chosen by the OS (the scheduler
 writes its address to a scheduler file).  Every worker finds this checkout
-first on ``PYTHONPATH`` and shares one numba cache folder (kept between test
-sessions under ``.pytest_cache``), as the workers of one deployment would.
+first on ``PYTHONPATH`` and shares one numba cache folder (kept between
+test runs under ``.pytest_cache``), as the workers of one deployment would.
 
 The processes are started in their own process group and stopped by their
 ids when the cluster is closed.

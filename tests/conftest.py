@@ -100,7 +100,7 @@ def real_clients():
     """``real_clients(n)``: a client of a real cluster of ``n`` worker processes.
 
     A ``dask scheduler`` and ``n`` ``dask worker`` OS processes on 127.0.0.1
-    (tests/_real_cluster.py), started on first use, shared by the session
+    (tests/_real_cluster.py), started on first use, shared by the whole test run
     and stopped at its end.
     """
     pytest.importorskip("distributed")

@@ -1,7 +1,7 @@
 """Each capability on a real cluster gives exactly the single-process answer.
 
 The cluster is started as operators start one: ``dask scheduler`` and
-``dask worker`` OS processes on 127.0.0.1 (the session's ``real_clients``).
+``dask worker`` OS processes on 127.0.0.1 (the ``real_clients`` fixture).
 
 Same seed, 1 and 2 worker processes: the distributed result must equal the
 local one bit for bit (floating-point betweenness included), because both
