@@ -41,6 +41,16 @@ Dask call: dispatch, graph scatter, reduction), ``--trees`` and
 the graph (the scatter counted), and reports each Dask figure as a ratio to
 the single-process one measured in the same round.
 
+``--jobs wire`` measures what a call costs the network, on clusters started
+as operators start them (``dask scheduler`` and ``dask worker`` OS processes
+on loopback, tests/_real_cluster.py) with 1, 2 and 4 workers, for generated
+graphs of ``--wire-edges`` (default 10^6 and 10^7) edges: bytes written by
+the client and by the scheduler to Dask's comms during each call (first and
+second call of balance and of betweenness), each worker process's peak
+resident memory, and the call's seconds.  The shared-file mapping of
+``_shared.py`` is off, so the graph takes the path it takes between
+machines.  docs/distributed.md extrapolates these figures.
+
 Run: ``python benchmarks/bench_distributed.py [--trees 1000] [--bc-k 2000]``
 """
 
@@ -54,7 +64,7 @@ import time
 import dask
 import numpy as np
 
-from _harness import SHARED_DATA, Report, graph_roofline
+from _harness import REPO, SHARED_DATA, Report, graph_roofline
 
 import rapids_balance as rb
 from rapids_balance.balancing import balance  # not rb.balance: see the note in docs/distributed.md
@@ -95,6 +105,8 @@ def main() -> None:
                     help="rounds over all configurations; each figure is its best round")
     ap.add_argument("--long-trees", type=int, default=20_000, help="trees of the long job (--jobs vs-single)")
     ap.add_argument("--out", default=None, help="results folder (default: the harness's)")
+    ap.add_argument("--wire-edges", default="1000000,10000000",
+                    help="graph sizes (edges) of --jobs wire, comma-separated")
     ap.add_argument("--jobs", default="balance,bc,busy,gather",
                     help="which jobs: balance, bc, busy (a compute-bound reference), "
                          "gather (a memory-bound reference)")
@@ -102,6 +114,9 @@ def main() -> None:
 
     if args.jobs == "vs-single":
         _vs_single(args)
+        return
+    if args.jobs == "wire":
+        _wire(args)
         return
     cores = os.cpu_count() or 1
     workers = ([int(w) for w in args.workers.split(",")] if args.workers else
@@ -307,6 +322,76 @@ def _reference(job: str, report: Report, g, workers: list[int], repeat: int) -> 
 
 def _warm_worker(warm, graph) -> None:
     warm(graph)
+
+
+
+def _peak_rss_bytes() -> int:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
+
+
+def _wire(args) -> None:
+    """Bytes on the wire per call, per-worker peak memory and seconds (see the module doc)."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "tests"))
+    from _real_cluster import RealCluster, wire_bytes
+
+    from rapids_balance.generators import powerlaw_signed_graph
+
+    workers = [int(w) for w in (args.workers or "1,2,4").split(",")]
+    sizes = [int(float(e)) for e in args.wire_edges.split(",")]
+    report = Report("distributed-wire", description="Dask: bytes sent per call, worker memory, time",
+                    params={"workers": workers, "edges": sizes, "trees": 8, "bc_k": 8,
+                            "load_avg_start": os.getloadavg()})
+    calls = {
+        "balance 8 trees": lambda G, c: balance(G, n_trees=8, seed=1, backend="cpu", progress=False,
+                                                client=c),
+        "betweenness k=8": lambda G, c: betweenness_centrality(G, k=8, seed=1, weight=None,
+                                                               progress=False, backend="cpu", client=c),
+    }
+    with dask.config.set({"rapids-balance.shared-graph": False}):
+        for m in sizes:
+            g = powerlaw_signed_graph(m, seed=1)
+            import pickle
+
+            graph_bytes = len(pickle.dumps(g))
+            label = f"powerlaw {g.m:,} edges ({graph_bytes / 1e6:.0f} MB pickled)"
+            for w in workers:
+                cluster = RealCluster(w)
+                try:
+                    c = cluster.client
+                    # kernels ready on a tiny graph first: compilation is not the network's
+                    for job in calls.values():
+                        job(rb.load_example("highland"), c)
+                    for name, job in calls.items():
+                        for which in ("first", "second"):
+                            before = wire_bytes(c)
+                            t = time.perf_counter()
+                            job(g, c)
+                            took = time.perf_counter() - t
+                            after = wire_bytes(c)
+                            sent = {k: after[k] - before[k] for k in after}
+                            peaks = c.run(_peak_rss_bytes)
+                            common = dict(input=label, workers=w, graph_bytes=graph_bytes,
+                                          call=f"{name}, {which} call")
+                            report.add(figure=f"{name} {which} call: client sent, {w} workers",
+                                       value=sent["client"], unit="bytes", **common)
+                            report.add(figure=f"{name} {which} call: scheduler sent, {w} workers",
+                                       value=sent["scheduler"], unit="bytes", **common)
+                            report.add(figure=f"{name} {which} call: workers sent (sum), {w} workers",
+                                       value=sum(v for k, v in sent.items()
+                                                 if k not in ("client", "scheduler")),
+                                       unit="bytes", **common)
+                            report.add(figure=f"{name} {which} call: seconds, {w} workers",
+                                       value=took, unit="s", **common)
+                            report.add(figure=f"{name} {which} call: worker peak RSS (max), {w} workers",
+                                       value=max(peaks.values()), unit="bytes", **common)
+                finally:
+                    cluster.close()
+            del g
+    report.finish(args.out)
 
 
 if __name__ == "__main__":

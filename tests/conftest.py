@@ -93,3 +93,27 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         terminalreporter.write_line(
             f"{len(skipped)} test(s) skipped: the public signed graphs they read belong in "
             f"{SHARED_DATA} (../shared/data beside the checkout), which is absent.")
+
+
+@pytest.fixture(scope="session")
+def real_clients():
+    """``real_clients(n)``: a client of a real cluster of ``n`` worker processes.
+
+    A ``dask scheduler`` and ``n`` ``dask worker`` OS processes on 127.0.0.1
+    (tests/_real_cluster.py), started on first use, shared by the whole test run
+    and stopped at its end.
+    """
+    pytest.importorskip("distributed")
+    from _real_cluster import RealCluster
+
+    clusters: dict[int, RealCluster] = {}
+
+    def get(n: int):
+        if n not in clusters:
+            clusters[n] = RealCluster(n)
+        return clusters[n].client
+
+    get.clusters = clusters
+    yield get
+    for cluster in clusters.values():
+        cluster.close()

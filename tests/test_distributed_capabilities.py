@@ -1,4 +1,7 @@
-"""Each capability on a real LocalCluster gives exactly the single-process answer.
+"""Each capability on a real cluster gives exactly the single-process answer.
+
+The cluster is started as operators start one: ``dask scheduler`` and
+``dask worker`` OS processes on 127.0.0.1 (the ``real_clients`` fixture).
 
 Same seed, 1 and 2 worker processes: the distributed result must equal the
 local one bit for bit (floating-point betweenness included), because both
@@ -28,13 +31,9 @@ cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
 @pytest.fixture(scope="module")
-def clients():
-    """{1: one-worker client, 2: two-worker client}, CPU worker processes."""
-    two = start_cluster(2, gpu=False)
-    one = start_cluster(1, gpu=False)
-    yield {1: one, 2: two}
-    one.close()
-    two.close()
+def clients(real_clients):
+    """{1: one-worker client, 2: two-worker client} of real clusters of worker processes."""
+    return {1: real_clients(1), 2: real_clients(2)}
 
 
 @pytest.fixture(scope="module")
@@ -271,3 +270,63 @@ def test_gpu_workers_equal_local_gpu_runs(cuda_client, slashdot):
     fkw = dict(n_trees=32, seed=9, backend="gpu", progress=False)
     assert rb.frustration(slashdot, **fkw).index == rb.frustration(slashdot, client=cuda_client,
                                                                    **fkw).index
+
+
+# --- deadlines and methods that stay local ---------------------------------------------------
+
+def test_frustration_keeps_its_time_limit_on_the_cluster(clients, slashdot):
+    from test_frustration_exact import recount
+
+    res = rb.frustration(slashdot, n_trees=10**6, time_limit=2, seed=3, backend="cpu",
+                         progress=False, client=clients[2])
+    assert res.info["stopped"] == "time_limit"
+    assert 1 <= res.info["trees"] < 10**6
+    assert res.cloud["count"].sum() == res.info["trees"]  # only trees that ran were merged
+    # every worker readied its kernels before the clock started, and said how long it took
+    assert set(res.info["seconds_compile_workers"]) == set(clients[2].scheduler_info()["workers"])
+    assert recount(slashdot, res.best_state) == res.index <= res.tree_index
+
+
+@pytest.mark.parametrize("method", ["multilevel", "vnd"])
+def test_clustering_method_that_cannot_use_the_client_says_so(clients, slashdot, method):
+    kw = dict(method=method, seed=2, backend="cpu", progress=False, max_iterations=2)
+    with pytest.warns(RuntimeWarning, match="runs in this process, not on the Dask workers"):
+        dist = rb.correlation_clustering(slashdot, client=clients[2], **kw)
+    assert dist.imbalance == rb.correlation_clustering(slashdot, **kw).imbalance
+
+
+# --- the graph once per cluster ------------------------------------------------------------------
+
+def test_second_call_sends_nothing_graph_sized(clients):
+    # the plain path (no shared file): the client sends the graph to one worker, the workers
+    # copy it between them; the scheduler never carries it, and a second call (betweenness
+    # builds its own arrays per call: same content, same fingerprint) sends nothing of it
+    import dask
+    import pickle
+
+    from _real_cluster import wire_bytes
+
+    client = clients[2]
+    from rapids_balance.generators import powerlaw_signed_graph
+
+    g = powerlaw_signed_graph(100_000, seed=1)
+    size = len(pickle.dumps(g))
+    assert size > 1_000_000
+    kw = dict(k=8, seed=1, weight=None, backend="cpu")
+    sent = []
+    with dask.config.set({"rapids-balance.shared-graph": False}):
+        for call in (lambda: rb.betweenness_centrality(g, client=client, **kw),
+                     lambda: rb.betweenness_centrality(g, client=client, **kw),
+                     lambda: rb.balance(g, n_trees=4, seed=1, backend="cpu", progress=False,
+                                        client=client),
+                     lambda: rb.balance(g, n_trees=4, seed=1, backend="cpu", progress=False,
+                                        client=client)):
+            before = wire_bytes(client)
+            call()
+            after = wire_bytes(client)
+            sent.append({k: after[k] - before[k] for k in ("client", "scheduler")})
+    first_bc, second_bc, first_bal, second_bal = sent
+    assert first_bc["client"] > size / 2 and first_bal["client"] > size / 2  # sent once each
+    for s in sent:
+        assert s["scheduler"] < size / 4, sent  # never through the scheduler
+    assert second_bc["client"] < size / 20 and second_bal["client"] < size / 20, sent

@@ -156,6 +156,14 @@ def test_attach_errors_are_clear(tmp_path, share_small):
 
 # --- on a real 2-process cluster ---------------------------------------------
 
+def _dask_copy(client, ref):
+    """The future of what was sent for the graph ``ref`` names (the workers' own copies
+    are made from it)."""
+    from rapids_balance.distributed import _graphs
+
+    return _graphs._HELD[client.id][ref.fingerprint]
+
+
 def test_workers_map_one_file(client, share_small):
     h = _Holder(50_000)
     before = _graph_files()
@@ -178,7 +186,7 @@ def test_sharing_off_or_impossible_scatters_the_graph(client, share_small, monke
     with dask.config.set({_shared.CONFIG_KEY: False}):
         seen = map_batches(client, _Holder(20_000), _describe, range(4))
     assert all(s["big"][0] != "mmap" for s in seen)
-    plain = scatter_graph(client, _Holder(20_000), shared=False)
+    plain = _dask_copy(client, scatter_graph(client, _Holder(20_000), shared=False))
     assert client.submit(lambda x: type(x).__name__, plain).result() == "_Holder"
     # a worker that cannot open the file (another machine): plain scatter, no file left
     monkeypatch.setattr(_shared, "_workers_can_open", lambda client, path, token: False)
@@ -196,7 +204,7 @@ def test_sharing_off_or_impossible_scatters_the_graph(client, share_small, monke
 
 def test_shared_balance_equals_single_process(client, share_small):
     g = rb.load_example("bitcoin-alpha")
-    fut = scatter_graph(client, g)
+    fut = _dask_copy(client, scatter_graph(client, g))
     assert client.submit(lambda x: type(x).__name__, fut).result() == "SharedGraph"
     local = balance(g, n_trees=24, seed=3, backend="cpu", progress=False)
     dist = balance(g, n_trees=24, seed=3, backend="cpu", progress=False, client=client)

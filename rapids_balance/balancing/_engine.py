@@ -329,6 +329,14 @@ def _trees_cpu(graph, roots: np.ndarray, s2: np.ndarray, params: BalanceParams,
     counters["ties"][0] += int((maj == TIE).sum())
 
 
+def _balance_partial_narrow(graph, tree_ids, params: BalanceParams) -> dict[str, np.ndarray]:
+    """:func:`_balance_partial` with each counter in the narrowest integer type that holds
+    it (a batch on a Dask worker: what travels to the reduction)."""
+    from ..distributed._run import narrow
+
+    return narrow(_balance_partial(graph, tree_ids, params))
+
+
 def _balance_partial(graph, tree_ids, params: BalanceParams,
                      into: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """Integer counters of the trees ``tree_ids`` (a pure function of its inputs).
@@ -428,7 +436,7 @@ def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
     out["batch_size"] = check_count(p["batch_size"], "batch_size", owner, allow_none=True)
     from ..distributed._run import check_client_arg
 
-    check_client_arg(p["client"], owner)
+    check_client_arg(p["client"], owner, p["backend"])
     return out
 
 
@@ -592,12 +600,14 @@ def balance(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs",
     if client is None:
         check_memory(graph, params)
     if client is not None:
-        from ..distributed._run import WorkerBatches, run_batches
+        from ..distributed._run import WorkerBatches, run_batches, sum_narrow
 
-        # integer sums do not depend on the cut: the cluster picks its batches (two per worker)
+        # integer sums do not depend on the cut: the cluster picks its batches (two per worker);
+        # the counters travel and wait narrowed (a byte or two per element, not eight)
         batches = WorkerBatches(n_trees, max_size=batch_size_for(graph, params), per_worker=2)
-        counters = run_batches(client, graph, _balance_partial, batches, params,
-                               progress=progress, desc="balance")
+        counters = run_batches(client, graph, _balance_partial_narrow, batches, params,
+                               combine=sum_narrow, progress=progress, desc="balance")
+        counters = {k: v.astype(np.int64) for k, v in counters.items()}
     else:
         batches = tree_batches(n_trees, batch_size_for(graph, params))
         counters = zero_counters(graph.n, graph.m, counter_namespace(graph, params.backend))

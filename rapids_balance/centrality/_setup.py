@@ -152,5 +152,5 @@ def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
     check_backend(p["backend"], owner)
     from ..distributed._run import check_client_arg
 
-    check_client_arg(p["client"], owner)
+    check_client_arg(p["client"], owner, p["backend"])
     return out

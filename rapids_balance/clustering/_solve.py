@@ -17,6 +17,7 @@ of the snapshot when the moves touched much of the graph).
 from __future__ import annotations
 
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -160,7 +161,7 @@ def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
     check_progress(p["progress"], owner)
     from ..distributed._run import check_client_arg
 
-    check_client_arg(p["client"], owner)
+    check_client_arg(p["client"], owner, p["backend"])
     check_choice(p["local_search"], "local_search", owner, LOCAL_SEARCHES)
     check_choice(p["construction"], "construction", owner, CONSTRUCTIONS)
     out["perturbation_max"] = check_int(p["perturbation_max"], "perturbation_max", owner, low=1,
@@ -261,7 +262,10 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
         a terminal (a few plain lines in a log with True, nothing with False).
     client : dask.distributed.Client, optional
         Run the GRASP / ILS restarts on a Dask cluster (same result for the same
-        seed); ``"vnd"`` and ``"multilevel"`` are sequential and run locally.
+        seed); ``"vnd"`` and ``"multilevel"`` are sequential and run locally,
+        with a ``RuntimeWarning`` saying so (``method="auto"`` picks
+        ``"multilevel"`` for large sparse graphs: ask for ``"ils"`` or
+        ``"grasp"`` to spread the restarts over the workers).
     local_search : {"auto", "best", "parallel"}
         ``"best"``: the paper's VND (globally best move first). ``"parallel"``:
         rounds applying every improving move that beats the moves of all its
@@ -366,6 +370,11 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
         raise GraphInputError("correlation clustering needs a signed graph (no sign column)")
     if method == "auto":
         method = auto_method(graph)
+    if client is not None and method in ("vnd", "multilevel"):
+        warnings.warn(
+            f"correlation_clustering(method={method!r}, client=...): this method is one sequential "
+            "search and runs in this process, not on the Dask workers; method='ils' or 'grasp' "
+            "spreads its restarts over the cluster", RuntimeWarning, stacklevel=3)
     iterations = DEFAULT_ITERATIONS[method] if max_iterations is None else p["max_iterations"]
     time_limit, seed = p["time_limit"], p["seed"]
     compile_s = _ready(graph, method, p, be, client is not None)

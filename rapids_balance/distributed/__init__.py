@@ -11,8 +11,13 @@ knows nothing of the algorithms (it imports none of their packages):
   it their per-batch function, their batches (:class:`RangeBatches`, or
   :class:`WorkerBatches` cut for the cluster at hand) and their reduction,
   either ``combine`` on the cluster or ``fold`` on the client;
-* :func:`scatter_graph` -- the graph goes to each worker once (one shared
-  mapping for the worker processes of this machine);
+* :func:`scatter_graph` -- the graph goes to the cluster once: from the
+  client to one worker, worker to worker after, kept by each worker under
+  its content fingerprint (one shared mapping for the worker processes of
+  this machine);
+* every call with ``client=`` first checks that each worker can import
+  rapids-balance at this version (:mod:`._preflight`), naming those that
+  cannot, instead of hanging;
 * :func:`map_batches` / :func:`map_reduce` -- one task per batch, Dask
   retries, a progress bar, results in batch order and reductions whose shape
   is fixed by the number of batches (:func:`ordered_reduce` is the same

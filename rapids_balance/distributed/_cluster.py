@@ -53,7 +53,7 @@ def gpu_cluster_available() -> tuple[bool, str]:
 def start_cluster(n_workers: int | None = None, *, gpu: str | bool = "auto",
                   threads_per_worker: int | None = None, processes: bool = True,
                   numba_threads: int | None = None, dashboard_address: str | None = None,
-                  **kw: Any) -> Any:
+                  host: str = "127.0.0.1", **kw: Any) -> Any:
     """Start a local Dask cluster suited to rapids-balance and return a client.
 
     With a usable GPU and dask-cuda installed this is a
@@ -85,8 +85,14 @@ def start_cluster(n_workers: int | None = None, *, gpu: str | bool = "auto",
         numba threads per CPU worker process.  Default
         ``max(1, cores // n_workers)``, so the workers together use each core once.
     dashboard_address : str, optional
-        Address for the Dask dashboard (e.g. ``":8787"``); ``None`` (default)
-        starts none, so several clusters can run side by side.
+        Address for the Dask dashboard (e.g. ``"127.0.0.1:8787"``); ``None``
+        (default) starts none, so several clusters can run side by side.  The
+        scheduler's HTTP endpoints then listen on a free port of ``host``.
+    host : str
+        Interface the scheduler, the workers and their HTTP endpoints bind
+        (default ``"127.0.0.1"``: loopback only, nothing reachable from
+        another machine); ``"0.0.0.0"`` or a public address only when other
+        machines must join.
     **kw
         Passed on to ``LocalCUDACluster`` / ``LocalCluster``.
 
@@ -132,6 +138,8 @@ def start_cluster(n_workers: int | None = None, *, gpu: str | bool = "auto",
     >>> res = rb.balance(g, n_trees=1000, client=client)  # doctest: +SKIP
     """
     _check_params(n_workers, gpu, threads_per_worker, processes, numba_threads, dashboard_address)
+    if not isinstance(host, str) or not host:
+        raise param_error("host", "start_cluster", "an interface address such as '127.0.0.1'", host)
     distributed = require_distributed("start_cluster")
     use_gpu = False
     if gpu is not False:
@@ -142,14 +150,14 @@ def start_cluster(n_workers: int | None = None, *, gpu: str | bool = "auto",
     if dashboard_address is None:
         # no dashboard (and no clash on port 8787 between clusters)
         kw["scheduler_kwargs"] = {"dashboard": False, **(kw.get("scheduler_kwargs") or {})}
-        dashboard_address = ":0"  # the scheduler's HTTP endpoints still need a port
+        dashboard_address = f"{host}:0"  # the scheduler's HTTP endpoints still need a port
     if use_gpu:
         from dask_cuda import LocalCUDACluster
 
         if n_workers is not None:
             kw.setdefault("n_workers", int(n_workers))
         cluster = LocalCUDACluster(threads_per_worker=tpw, dashboard_address=dashboard_address,
-                                   **kw)
+                                   host=host, **kw)
     else:
         cores = os.cpu_count() or 1
         nw = cores if n_workers is None else int(n_workers)
@@ -159,6 +167,7 @@ def start_cluster(n_workers: int | None = None, *, gpu: str | bool = "auto",
             env.setdefault("NUMBA_NUM_THREADS", str(nt))
             env.setdefault(NUMBA_THREADS_ENV, str(nt))
             kw["env"] = env
+            kw["host"] = host  # in-process workers talk in memory: no socket to bind
         # in-process workers (processes=False) share this process's numba pool:
         # numba_threads does not apply to them
         cluster = distributed.LocalCluster(n_workers=nw, threads_per_worker=tpw,

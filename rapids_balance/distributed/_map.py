@@ -1,12 +1,14 @@
-"""Scatter the graph once, map batches over workers, reduce in batch order.
+"""Ship the graph once, map batches over workers, reduce in batch order.
 
 The driver of every distributed algorithm is the same three steps:
 
-1. :func:`scatter_graph` sends the graph to every worker once
-   (``client.scatter(..., broadcast=True)``); tasks then refer to it by its
-   future, so it is never pickled into a task.  Workers on the client's
-   machine receive a handle to one shared file mapping instead
-   (:mod:`._shared`), so they hold one physical copy between them.
+1. :func:`scatter_graph` puts the graph on the cluster once
+   (:mod:`._graphs`: to one worker from the client, worker to worker after,
+   kept by every worker under its content fingerprint); tasks carry a small
+   reference to it, so it is never pickled into a task and a later call
+   sends nothing graph-sized.  Workers on the client's machine receive a
+   handle to one shared file mapping instead (:mod:`._shared`), so they
+   hold one physical copy between them.
 2. :func:`map_batches` / :func:`map_reduce` submit one pure task per batch
    (``fn(graph, batch, params)``) with Dask's retries.
 3. The partial results are reduced *in batch order*, on the cluster, along
@@ -23,8 +25,8 @@ accumulated in place), a rerun batch is counted exactly once.
 from __future__ import annotations
 
 import copy
+import time
 import uuid
-import weakref
 from typing import Any, Callable, Iterable, Sequence
 
 from .._progress import progress_bar
@@ -33,16 +35,13 @@ from ..errors import InvalidParameterError
 from ._batches import MAX_TASKS, RangeBatches, WorkerBatches
 from ._cluster import require_distributed
 from ._device_graph import ship_device_graph
-from ._replicas import graph_key, protect_graph_replicas
+from ._preflight import check_workers
+from ._graphs import GraphLostError, GraphRef, forget_graph, ship_graph
 from ._shared import share_graph, shared_graph_enabled
 from ._tasks import fold, fold_to_host, run_batch, sum_parts, tree_groups
 
 __all__ = ["scatter_graph", "map_batches", "map_reduce", "split_range", "cluster_batches",
            "n_workers", "check_client", "check_client_arg", "check_task_count", "MAX_TASKS"]
-
-# graph -> {client id: future of its scattered copy}; entries go with the graph
-_SCATTERED: "weakref.WeakKeyDictionary[Any, dict[str, Any]]" = weakref.WeakKeyDictionary()
-
 
 def check_client(client: Any, owner: str | None = None) -> Any:
     """Validate a ``client=`` argument: a running ``distributed.Client``.
@@ -71,9 +70,11 @@ def _known_workers(client: Any) -> int:
         return 1
 
 
-def check_client_arg(client: Any, owner: str) -> None:
+def check_client_arg(client: Any, owner: str, backend: str | None = None) -> None:
     """A public function's ``client=``: None, or a running ``distributed.Client`` with at least one
-    worker (checked up front, so a cluster with none fails at once)."""
+    worker (checked up front, so a cluster with none fails at once), each of which can import
+    rapids-balance at this version, numba and (``backend="gpu"``) CuPy
+    (:func:`~._preflight.check_workers`: a worker that cannot would hang the call)."""
     if client is not None:
         check_client(client, owner)
         # up front only: in the middle of a run a worker being replaced leaves none for a moment
@@ -82,6 +83,7 @@ def check_client_arg(client: Any, owner: str) -> None:
             raise RuntimeError(f"{owner}(client=...): the Dask cluster has no workers; start some "
                                "(rapids_balance.start_cluster(n)) or wait for them first "
                                "(client.wait_for_workers(1))")
+        check_workers(client, owner, gpu=backend == "gpu")
 
 
 def _is_future(obj: Any) -> bool:
@@ -109,38 +111,30 @@ def _shipping_copy(graph: Any) -> Any:
     return out
 
 
-def scatter_graph(client: Any, graph: Any, *, broadcast: bool = True, cache: bool = True,
-                  shared: bool | None = None) -> Any:
-    """Send ``graph`` to the workers once and return its future.
+def scatter_graph(client: Any, graph: Any, *, shared: bool | None = None) -> Any:
+    """Put ``graph`` on the cluster of ``client`` once and return what tasks carry instead.
 
     Parameters
     ----------
     client : distributed.Client
-    graph : Graph, SignedGraph or distributed.Future
-        A future is returned unchanged (already scattered).
-    broadcast : bool
-        Put a copy on every current worker (default), and keep it there:
-        Dask's active memory manager would otherwise drop all copies but
-        one between calls (:mod:`~rapids_balance.distributed._replicas`).
-        Workers that join later, or restart after a crash, fetch it once
-        from a peer.
-    cache : bool
-        Reuse the future of an earlier scatter of the same graph object to
-        the same client, so consecutive calls do not resend it.
+    graph : Graph, SignedGraph, GraphRef or distributed.Future
+        A :class:`~._graphs.GraphRef` or a future (the caller's own scatter)
+        is returned unchanged.
     shared : bool, optional
         Put the graph's large arrays in one file that every worker maps
         (:mod:`~rapids_balance.distributed._shared`), so worker processes on
         this machine share one physical copy.  Default: the dask config
         value ``rapids-balance.shared-graph`` (True).  Used only when every
         worker can open the file; otherwise, and with ``False``, the graph
-        itself is scattered.  Not for a graph kept on the device.
+        itself is sent.  Not for a graph kept on the device.
 
     Returns
     -------
-    distributed.Future
-        Of the graph, or of a :class:`~._shared.SharedGraph` or (a graph
-        kept on the device) a :class:`~._device_graph.DeviceGraph` standing
-        in for it (tasks run through ``run_batch``, which unwraps it).
+    GraphRef
+        The graph's key and content fingerprint (:mod:`._graphs`): the client
+        sends the graph to one worker, the workers copy it between them and
+        keep it; a later call with the same graph (the same content) sends
+        nothing graph-sized.
 
     Notes
     -----
@@ -148,34 +142,21 @@ def scatter_graph(client: Any, graph: Any, *, broadcast: bool = True, cache: boo
     arrays, serialized by Dask as it serializes CuPy arrays: the client
     makes no host copy of it (:mod:`~rapids_balance.distributed._device_graph`).
     """
-    if _is_future(graph):
+    if isinstance(graph, GraphRef) or _is_future(graph):
         return graph
     check_client(client)
-    cid = client.id
-    try:
-        known = _SCATTERED.get(graph) if cache else None
-    except TypeError:  # not weak-referenceable
-        known, cache = None, False
-    if known is not None:
-        fut = known.get(cid)
-        if fut is not None and fut.status == "finished":
-            return fut
-    shipped = _shipping_copy(graph)
     if shared is None:
         shared = shared_graph_enabled()
-    if getattr(graph, "on_device", False):  # device arrays travel as Dask sends device arrays
-        shipped = ship_device_graph(shipped)
-    elif shared:
-        shipped = share_graph(client, graph, shipped) or shipped
-    if broadcast:
-        protect_graph_replicas(client)
-    # a key of our own: no tokenizing (which would pickle the whole graph just to name
-    # it), and the scheduler keeps the broadcast copies (:mod:`._replicas`)
-    key = graph_key()
-    fut = client.scatter({key: shipped}, broadcast=broadcast)[key]
-    if cache:
-        _SCATTERED.setdefault(graph, {})[cid] = fut
-    return fut
+
+    def prepare(g: Any) -> Any:
+        shipped = _shipping_copy(g)
+        if getattr(g, "on_device", False):  # device arrays travel as Dask sends device arrays
+            return ship_device_graph(shipped)
+        if shared:
+            return share_graph(client, g, shipped) or shipped
+        return shipped
+
+    return ship_graph(client, graph, prepare)
 
 
 def split_range(n: int, batch_size: int) -> RangeBatches:
@@ -238,15 +219,21 @@ def _wait(futures: Sequence[Any], progress: bool, desc: str,
             for _ in as_completed(futures):
                 bar.update(1)
             return None
-        for fut, res in as_completed(futures, with_results=True):
+        for fut in as_completed(futures):
             i = index[fut.key]
-            out[i] = res
+            out[i] = res = _result(fut)
             on_result(i, res)
             bar.update(1)
     return out
 
 
 _MAX_RESCATTERS = 2
+
+
+def _result(fut: Any) -> Any:
+    """A finished task's value, straight from the worker that holds it (not relayed by the
+    scheduler, which then carries no result bytes); raises the task's error."""
+    return fut.client.gather(fut, direct=True)
 
 
 def name_of(fn: Callable, desc: str | None) -> str:
@@ -260,12 +247,12 @@ def _check_run(owner: str, retries: Any, progress: Any) -> None:
 
 
 def _run_job(client, graph, fn, batches, desc, job):
-    """Scatter, run ``job(gfut, batches, name, token, made)``, release its futures.
+    """Ship the graph, run ``job(ref, batches, name, token, made)``, release its futures.
 
-    A scattered graph cannot be recomputed: if every worker holding it dies
-    (a one-worker cluster losing its worker), its dependents are cancelled.
-    The graph is then scattered again and the whole job resubmitted, which
-    is safe because every task is pure.
+    The graph's copies live on the workers (:mod:`._graphs`); if every
+    worker that held Dask's copy died before another fetched it, the tasks
+    say so (:class:`~._graphs.GraphLostError`): the graph is then sent again
+    and the whole job resubmitted, which is safe because every task is pure.
     """
     check_client(client)
     if not isinstance(batches, Sequence):
@@ -274,35 +261,31 @@ def _run_job(client, graph, fn, batches, desc, job):
     if not len(batches):
         raise ValueError("no batches to run")
     name = name_of(fn, desc)
+    check_workers(client, name)  # the building blocks too: a worker that cannot import us hangs
     from concurrent.futures import CancelledError
 
     for attempt in range(_MAX_RESCATTERS + 1):
-        gfut = scatter_graph(client, graph, cache=attempt == 0)
+        ref = None
         made: list[Any] = []
         try:
-            return job(gfut, batches, name, uuid.uuid4().hex[:10], made)
-        except CancelledError:
-            lost = not _is_future(graph) and gfut.status != "finished"
-            if not lost or attempt == _MAX_RESCATTERS:
+            ref = scatter_graph(client, graph)
+            return job(ref, batches, name, uuid.uuid4().hex[:10], made)
+        except (CancelledError, GraphLostError):
+            if _is_future(graph) or attempt == _MAX_RESCATTERS:
                 raise
-            _forget(graph, client)
+            if isinstance(ref, GraphRef):
+                forget_graph(client, ref)
         finally:
             for f in made:
                 f.release()
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _forget(graph: Any, client: Any) -> None:
-    try:
-        _SCATTERED.get(graph, {}).pop(client.id, None)
-    except TypeError:
-        pass
-
-
 def map_batches(client: Any, graph: Any, fn: Callable[[Any, Any, Any], Any],
                 batches: Iterable[Any], params: Any = None, *, retries: int = 3,
                 progress: bool = False, desc: str | None = None,
-                on_result: Callable[[int, Any], None] | None = None) -> list[Any]:
+                on_result: Callable[[int, Any], None] | None = None,
+                until: float | None = None) -> list[Any]:
     """Run ``fn(graph, batch, params)`` for every batch on the cluster.
 
     Parameters
@@ -326,6 +309,12 @@ def map_batches(client: Any, graph: Any, fn: Callable[[Any, Any, Any], Any],
     on_result : callable, optional
         ``on_result(i, result)`` is called on the client as each batch
         finishes (completion order), e.g. to report the best value so far.
+    until : float, optional
+        A ``time.time()`` deadline: batches are submitted in order, two per
+        worker in flight, and none after the deadline (the first always);
+        the result then covers the batches submitted, a prefix of
+        ``batches``.  A run of a million batches with a deadline of seconds
+        thus costs the scheduler the batches that fit, not a million tasks.
 
     Returns
     -------
@@ -341,10 +330,43 @@ def map_batches(client: Any, graph: Any, fn: Callable[[Any, Any, Any], Any],
     ...     parts = map_batches(client, g, degree_sum, split_range(g.n, 1000))
     """
     def job(gfut, batches, name, token, made):
+        if until is not None:
+            return _until(gfut, batches, name, token, made)
         futs = _submit_batches(client, gfut, fn, batches, params, retries, name, token)
         made += futs
         got = _wait(futs, progress, name, on_result)
-        return got if got is not None else client.gather(futs)
+        return got if got is not None else client.gather(futs, direct=True)
+
+    def _until(ref, batches, name, token, made):
+        from distributed import as_completed
+
+        pending = as_completed()
+        index: dict[Any, int] = {}
+        got: dict[int, Any] = {}
+
+        def submit(i: int) -> None:
+            fut = client.submit(run_batch, fn, ref, batches[i], params, key=f"{name}-{i}-{token}",
+                                retries=retries, pure=False)
+            made.append(fut)
+            index[fut.key] = i
+            pending.add(fut)
+
+        width = 2 * n_workers(client)
+        submitted = 0
+        while submitted < min(width, len(batches)) and (not submitted or time.time() < until):
+            submit(submitted)
+            submitted += 1
+        with progress_bar(len(batches), name, enabled=progress, unit="batch") as bar:
+            for fut in pending:
+                i = index[fut.key]
+                got[i] = _result(fut)
+                if on_result is not None:
+                    on_result(i, got[i])
+                bar.update(1)
+                if submitted < len(batches) and time.time() < until:
+                    submit(submitted)
+                    submitted += 1
+        return [got[i] for i in range(submitted)]
 
     _check_run("map_batches", retries, progress)
     return _run_job(client, graph, fn, batches, desc, job)
@@ -398,7 +420,7 @@ def map_reduce(client: Any, graph: Any, fn: Callable[[Any, Any, Any], Any],
                      for j, (a, b) in enumerate(level)]
             made += items
         _wait(futs, progress, name)
-        return items[0].result()
+        return _result(items[0])
 
     _check_run("map_reduce", retries, progress)
     check_int(split_every, "split_every", "map_reduce", low=2, high=MAX_TASKS, allow_none=True)

@@ -25,9 +25,9 @@ from typing import Any, Callable
 
 from ._batches import RangeBatches, WorkerBatches
 from ._map import check_client, check_client_arg, check_task_count, map_batches, map_reduce, n_workers
-from ._tasks import sum_parts
+from ._tasks import narrow, run_ready, sum_narrow, sum_parts
 
-__all__ = ["run_batches", "RangeBatches", "WorkerBatches", "check_client", "check_client_arg",
+__all__ = ["run_batches", "ready_on_workers", "narrow", "sum_narrow", "RangeBatches", "WorkerBatches", "check_client", "check_client_arg",
            "check_task_count"]
 
 
@@ -35,7 +35,8 @@ def run_batches(client: Any, graph: Any, batch_fn: Callable[[Any, Any, Any], Any
                 batches: Iterable[Any] | WorkerBatches, params: Any = None, *,
                 combine: Callable[[Any, Any], Any] | None = None,
                 split_every: int | None = 8, fold: Callable[[list], Any] | None = None,
-                progress: bool = False, desc: str | None = None, retries: int = 3) -> Any:
+                progress: bool = False, desc: str | None = None, retries: int = 3,
+                until: float | None = None) -> Any:
     """Run ``batch_fn(graph, batch, params)`` for every batch on the cluster and reduce.
 
     The graph is scattered once per client (workers on this machine map one
@@ -76,6 +77,11 @@ def run_batches(client: Any, graph: Any, batch_fn: Callable[[Any, Any, Any], Any
         Progress label and task-name prefix (default: ``batch_fn``'s name).
     retries : int
         Reruns of a batch that raised.
+    until : float, optional
+        With ``fold``: a ``time.time()`` deadline after which no batch is
+        submitted (the first always is); ``fold`` then gets the parts of the
+        batches submitted, a prefix in batch order (see
+        :func:`~._map.map_batches`).
 
     Returns
     -------
@@ -111,7 +117,31 @@ def run_batches(client: Any, graph: Any, batch_fn: Callable[[Any, Any, Any], Any
         batches = batches.for_workers(n_workers(client))
     if fold is not None:
         return fold(map_batches(client, graph, batch_fn, batches, params, retries=retries,
-                                progress=progress, desc=desc))
+                                progress=progress, desc=desc, until=until))
     return map_reduce(client, graph, batch_fn, batches, params,
                       combine=sum_parts if combine is None else combine, split_every=split_every,
                       retries=retries, progress=progress, desc=desc)
+
+
+def ready_on_workers(client: Any, ready: Callable[..., float], *args: Any) -> dict[str, float]:
+    """Run ``ready(*args)`` (a search's kernel warm-up, which returns its seconds) on every
+    worker at once, before the search's clock starts; returns ``{worker: seconds}``.
+
+    A cold worker would otherwise compile inside its first batch, on the
+    search's time and without a word; here all workers compile (or load
+    from their numba cache) in parallel, one task each in a task thread
+    (not in the worker's event loop, which must keep answering the
+    scheduler), and the caller reports the seconds in its result's ``info``.
+    """
+    import uuid
+
+    check_client(client)
+    workers = sorted(client.scheduler_info().get("workers", {}))
+    token = uuid.uuid4().hex[:10]
+    futs = [client.submit(run_ready, ready, *args, workers=[w], allow_other_workers=True,
+                          pure=False, key=f"ready-{i}-{token}") for i, w in enumerate(workers)]
+    try:
+        return dict(zip(workers, client.gather(futs)))
+    finally:
+        for f in futs:
+            f.release()

@@ -12,9 +12,10 @@ import os
 from typing import Any, Callable, Sequence
 
 from ._cluster import NUMBA_THREADS_ENV
+from ._graphs import GraphRef, graph_on_worker
 from ._shared import resolve_graph
 
-__all__ = ["run_batch", "fold", "fold_to_host", "sum_parts", "to_host_tree", "tree_groups",
+__all__ = ["run_batch", "run_ready", "narrow", "sum_narrow", "fold", "fold_to_host", "sum_parts", "to_host_tree", "tree_groups",
            "ordered_reduce"]
 
 
@@ -33,9 +34,38 @@ def _set_numba_threads() -> None:
 
 
 def run_batch(fn: Callable, graph: Any, batch: Any, params: Any) -> Any:
-    """Run one batch: ``fn(graph, batch, params)`` with the worker's thread share."""
+    """Run one batch: ``fn(graph, batch, params)`` with the worker's thread share.
+
+    ``graph`` is a :class:`~._graphs.GraphRef` (the worker's own copy, fetched
+    from a peer the first time) or the graph's value (a caller's own future).
+    """
     _set_numba_threads()
+    if isinstance(graph, GraphRef):
+        return fn(graph_on_worker(graph), batch, params)
     return fn(resolve_graph(graph), batch, params)
+
+
+def run_ready(fn: Callable, *args: Any) -> float:
+    """``fn(*args)`` (a search's kernel warm-up, returning its seconds) with the worker's
+    thread share."""
+    _set_numba_threads()
+    return float(fn(*args))
+
+
+def _zip_parts(a: Any, b: Any, leaf: Callable[[Any, Any], Any]) -> Any:
+    """``leaf(x, y)`` on the matching leaves of two (nested) dicts/tuples/lists, as new objects."""
+    if isinstance(a, dict):
+        if a.keys() != b.keys():
+            raise ValueError(f"cannot sum partial results with different keys: "
+                             f"{sorted(a)} vs {sorted(b)}")
+        return {k: _zip_parts(a[k], b[k], leaf) for k in a}
+    if isinstance(a, (tuple, list)):
+        if len(a) != len(b):
+            raise ValueError(f"cannot sum partial results of lengths {len(a)} and {len(b)}")
+        return type(a)(_zip_parts(x, y, leaf) for x, y in zip(a, b))
+    if a is None and b is None:
+        return None
+    return leaf(a, b)
 
 
 def sum_parts(a: Any, b: Any) -> Any:
@@ -44,18 +74,47 @@ def sum_parts(a: Any, b: Any) -> Any:
     Always returns new objects: a retried task must never see an input that
     an earlier attempt modified.
     """
-    if isinstance(a, dict):
-        if a.keys() != b.keys():
-            raise ValueError(f"cannot sum partial results with different keys: "
-                             f"{sorted(a)} vs {sorted(b)}")
-        return {k: sum_parts(a[k], b[k]) for k in a}
-    if isinstance(a, (tuple, list)):
-        if len(a) != len(b):
-            raise ValueError(f"cannot sum partial results of lengths {len(a)} and {len(b)}")
-        return type(a)(sum_parts(x, y) for x, y in zip(a, b))
-    if a is None and b is None:
-        return None
-    return a + b
+    return _zip_parts(a, b, lambda x, y: x + y)
+
+
+_NARROW_TYPES = ("int8", "int16", "int32", "int64")
+
+
+def narrow(x: Any) -> Any:
+    """Integer arrays anywhere in a (nested) result, in the narrowest signed type that holds
+    their values (others unchanged).
+
+    A batch's counters count its own trees or sources: a few hundred at
+    most per element, so they travel and wait for the reduction in one or
+    two bytes per element instead of eight (a dense int64 counter of every
+    edge is 8m bytes).  Exact: only the storage changes.
+    """
+    if isinstance(x, dict):
+        return {k: narrow(v) for k, v in x.items()}
+    if isinstance(x, (tuple, list)):
+        return type(x)(narrow(v) for v in x)
+    dtype = getattr(x, "dtype", None)
+    if dtype is None or dtype.kind not in "iu" or not getattr(x, "size", 0):
+        return x
+    import numpy as np
+
+    lo, hi = int(x.min()), int(x.max())
+    for name in _NARROW_TYPES:
+        info = np.iinfo(name)
+        if info.min <= lo and hi <= info.max:
+            return x if dtype == np.dtype(name) else x.astype(name)
+    return x
+
+
+def sum_narrow(a: Any, b: Any) -> Any:
+    """:func:`sum_parts` of :func:`narrow` results: integer arrays added in int64 (no
+    overflow), the sum narrowed again; a new object, as every combine returns."""
+    def leaf(x: Any, y: Any) -> Any:
+        if getattr(x, "dtype", None) is not None and x.dtype.kind in "iu":
+            return narrow(x.astype("int64") + y)
+        return x + y
+
+    return _zip_parts(a, b, leaf)
 
 
 def fold(combine: Callable[[Any, Any], Any], *parts: Any) -> Any:

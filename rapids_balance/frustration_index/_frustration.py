@@ -238,7 +238,7 @@ def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
     if p["client"] is not None:
         from ..distributed._run import check_client_arg, check_task_count
 
-        check_client_arg(p["client"], owner)
+        check_client_arg(p["client"], owner, p["backend"])
         trees = DEFAULT_TREES if out["n_trees"] is None else out["n_trees"]
         check_task_count(len(RangeBatches(trees, out["batch_size"] or DEFAULT_BATCH)),
                          f"{owner}(n_trees={trees})")
@@ -306,7 +306,10 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
         first call gets its whole limit; ``info["seconds_compile"]``
         reports that time and ``info["seconds_search"]`` the rest (the
         graph's connectivity check included: the call takes the limit plus
-        the compilation).  With
+        the compilation).  With ``client=`` every worker readies its kernels
+        the same way, all at once, before the clock starts
+        (``info["seconds_compile_workers"]``: seconds per worker), and every
+        worker stops its trees at the same deadline.  With
         ``refine`` the search is anytime: trees take a tenth of the limit
         (a twentieth above 900,000 edges) or ``n_trees`` (at least one tree:
         with a limit a tree cannot fit in, a single one); then a first wave
@@ -434,6 +437,11 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
         check_root_labels(graph, params.roots, "frustration")
     pass_s, check_side = _check_graph(graph)
     compile_s = _ready(params, rp)
+    workers_s = None
+    if client is not None:  # the workers' kernels too, all at once, before the clock starts
+        from ..distributed._run import ready_on_workers
+
+        workers_s = ready_on_workers(client, _ready, params, None)  # trees only: refinement is here
     t0 = time.perf_counter()  # the clock starts once the graph is read and the kernels ready
     # ... but the connectivity check (a pass over the graph, seconds at 10^8 edges) counts
     deadline = deadline_of(t0 - pass_s, p["time_limit"])
@@ -458,6 +466,8 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
     t_cloud = time.perf_counter() - t0
     res = _finalize(graph, cloud, params, rp, progress, t_cloud, budget, start)
     res.info["seconds_compile"] = compile_s
+    if workers_s is not None:
+        res.info["seconds_compile_workers"] = workers_s
     res.info["seconds_search"] = time.perf_counter() - t0 + pass_s
     return res
 
@@ -574,9 +584,17 @@ def _run_cloud(graph, params: FrustrationParams, progress: bool, client,
         from ..distributed._run import run_batches
 
         # the parts come back in batch order and are merged here: the state cap is per call
-        return run_batches(client, graph, _cloud_partial, batches, params,
-                           fold=lambda parts: _merge_clouds(parts, params, cloud),
-                           progress=progress, desc="frustration")
+        if deadline == NO_DEADLINE:
+            return run_batches(client, graph, _cloud_partial, batches, params,
+                               fold=lambda parts: _merge_clouds(parts, params, cloud),
+                               progress=progress, desc="frustration")
+        # a limit: every task stops its trees at the deadline (a wall-clock instant, the one
+        # clock the workers share), chunk by chunk as the single process does
+        wall = time.time() + (deadline - time.perf_counter())
+        return run_batches(client, graph, _cloud_parts_until, batches,
+                           (params, wall, estimate, single),
+                           fold=lambda parts: _merge_timed(parts, params, cloud),
+                           progress=progress, desc="frustration", until=wall)
     with progress_bar(params.n_trees, "frustration trees", progress, unit="tree") as bar:
         for b in batches:
             rows = len(cloud.history)
@@ -591,6 +609,40 @@ def _run_cloud(graph, params: FrustrationParams, progress: bool, client,
                 bar.set_postfix_str(f"best {cloud.best}, states {len(cloud)}", refresh=False)
                 bar.update(len(chunk))
             cloud.history[rows:] = cloud.history[-1:]  # one history row per batch, chunked or not
+            thin_history(cloud.history)
+    return cloud
+
+
+def _cloud_parts_until(graph, tree_ids, args) -> list[CloudPart]:
+    """One batch of a timed cloud on a worker: its chunks' parts, those that end before the
+    wall-clock deadline (the first chunk of the first batch always runs: the search needs
+    a tree state).  ``args``: the params, the ``time.time()`` deadline, the first chunk's
+    estimated seconds and ``single`` (the first chunk holds one tree)."""
+    params, wall, estimate, single = args
+    deadline = time.perf_counter() + (wall - time.time())
+    first = tree_ids.start == 0
+    parts: list[CloudPart] = []
+    last = math.inf
+    for chunk in _chunks(tree_ids, params, deadline, graph.n, single and first):
+        if (parts or not first) and passed(deadline - estimate):
+            break
+        t = time.perf_counter()
+        parts.append(_cloud_partial(graph, chunk, params))
+        took = time.perf_counter() - t
+        estimate, last = min(last, took), took
+    return parts
+
+
+def _merge_timed(batches: Sequence[list[CloudPart]], params: FrustrationParams,
+                 cloud: Cloud) -> Cloud:
+    """Fold the timed batches' chunk parts in tree order, as the single process folds
+    its chunks (history thinned once per batch); batches after the first cut short hold
+    no tree of the cloud (a tree id past the deadline is never merged)."""
+    for parts in batches:
+        rows = len(cloud.history)
+        _merge_clouds(parts, params, cloud, whole_batches=False)
+        if len(cloud.history) > rows:
+            cloud.history[rows:] = cloud.history[-1:]
             thin_history(cloud.history)
     return cloud
 

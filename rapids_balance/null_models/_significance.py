@@ -213,7 +213,7 @@ def significance(graph: Any, statistic: Any = "frustration", null: str = "shuffl
     stat = resolve_statistic(statistic, OWNER)
     from ..distributed._run import RangeBatches, check_client_arg, check_task_count
 
-    check_client_arg(client, OWNER)
+    check_client_arg(client, OWNER, backend)
     batches = RangeBatches(n_samples, batch_size)
     if client is not None:
         check_task_count(len(batches), OWNER)

@@ -1,0 +1,241 @@
+"""The graph once per cluster: sent to one worker, copied worker to worker, kept by each.
+
+Every capability's tasks read the same graph.  It travels once per cluster,
+never through the scheduler, and never again while the cluster keeps it:
+
+1. the client names the graph by a fingerprint of its content
+   (:func:`fingerprint`), so a graph rebuilt per call (betweenness builds
+   its own arrays on every call) is the same graph to the cluster;
+2. the first call sends it from the client to one worker
+   (``client.scatter(..., direct=True)``), then one small task per worker
+   takes it as its input, so Dask copies it from worker to worker (each
+   copy made is a source for the next; the scheduler only tells each worker
+   where to fetch from, and its memory manager keeps the copies tasks wait
+   for); ``client.replicate`` was the first way tried, and at 10^7 edges the
+   memory manager dropped copies it had just made, which it then made again
+   (twice the bytes between 4 workers);
+3. every worker keeps its copy in a small cache of its own, keyed by the
+   fingerprint (:func:`graph_on_worker`), outside Dask's data: the active
+   memory manager may drop Dask's replicas between calls, the workers keep
+   theirs.  A worker that joins later (or restarts after a crash) fetches
+   it from a peer that still holds Dask's copy the first time one of its
+   tasks needs it.
+
+Tasks then carry a :class:`GraphRef` (a key and a fingerprint, a few dozen
+bytes) instead of depending on the graph's future, so neither the client nor
+the scheduler sends anything graph-sized on a later call.  The client keeps
+the futures of the last :data:`KEEP_GRAPHS` graphs per client (so a copy
+stays on the cluster for late workers); the workers keep as many.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import threading
+import uuid
+import weakref
+from collections import OrderedDict
+from concurrent.futures import CancelledError
+from typing import Any
+
+import numpy as np
+
+__all__ = ["GraphRef", "fingerprint", "ship_graph", "graph_on_worker", "forget_graph",
+           "GRAPH_KEY_PREFIX", "KEEP_GRAPHS", "FETCH_TIMEOUT_S", "GraphLostError"]
+
+#: the Dask key of every graph sent to a cluster starts with this
+GRAPH_KEY_PREFIX = "rapids-balance-graph-"
+#: graphs kept per client (their futures) and per worker (the objects)
+KEEP_GRAPHS = 2
+#: seconds a worker waits for a peer's copy of the graph before it names the fault
+FETCH_TIMEOUT_S = 20.0
+
+# the base arrays of a rapids_balance Graph (what its lazily built CSR derives from)
+_GRAPH_FIELDS = ("n", "directed", "name", "edge_src", "edge_dst", "labels", "sign", "weight",
+                 "zero_sign")
+# per-process caches that never travel (a worker builds its own)
+_LOCAL_ONLY = ("_device", "_label_index", "_dev")
+
+
+class GraphLostError(RuntimeError):
+    """Every copy of the graph on the cluster was lost before a worker could fetch it."""
+
+
+@dataclasses.dataclass(frozen=True)
+class GraphRef:
+    """What a task carries instead of the graph: its Dask key and content fingerprint."""
+
+    key: str
+    fingerprint: str
+
+
+# object -> its fingerprint (a graph is never changed once built)
+_FINGERPRINTS: dict[int, str] = {}
+
+
+def _update(h: Any, name: str, value: Any) -> bool:
+    """Feed one field to the hash; False for a value whose content cannot be read here."""
+    h.update(name.encode() + b"\0")
+    if value is None or isinstance(value, (bool, int, float, str)):
+        h.update(repr(value).encode())
+    elif type(value) is np.ndarray:
+        h.update(f"{value.dtype.str}{value.shape}".encode())
+        if value.dtype.kind == "O":
+            h.update("\0".join(map(str, value.ravel().tolist())).encode())
+        else:
+            h.update(memoryview(np.ascontiguousarray(value)).cast("B"))
+    else:  # device arrays, other objects: not hashed here
+        return False
+    return True
+
+
+def fingerprint(graph: Any) -> str:
+    """A digest of the graph's content (type, sizes, arrays), cached per object.
+
+    Two graphs with equal arrays get the same fingerprint, so the cluster
+    sends and keeps them once.  A graph whose arrays are not host numpy
+    arrays (kept on the device) gets a token of its own object instead.
+    """
+    known = _FINGERPRINTS.get(id(graph))
+    if known is not None:
+        return known
+    h = hashlib.blake2b(digest_size=16)
+    h.update(f"{type(graph).__module__}.{type(graph).__qualname__}".encode())
+    if type(graph) is np.ndarray:
+        names, get = ["array"], lambda _: graph
+    elif dataclasses.is_dataclass(graph):
+        names = [f.name for f in dataclasses.fields(graph) if f.name not in _LOCAL_ONLY]
+        get = lambda name: getattr(graph, name)  # noqa: E731
+    elif hasattr(graph, "edge_src"):
+        names, get = list(_GRAPH_FIELDS), lambda name: getattr(graph, name, None)
+    else:  # an object we cannot read: its own token
+        names, get = [], None
+    content = bool(names) and not getattr(graph, "on_device", False)
+    for name in names:
+        if content and not _update(h, name, get(name)):
+            content = False
+    fp = h.hexdigest() if content else "obj-" + uuid.uuid4().hex
+    try:
+        weakref.finalize(graph, _FINGERPRINTS.pop, id(graph), None)
+    except TypeError:  # not weak-referenceable: not cached
+        return fp
+    _FINGERPRINTS[id(graph)] = fp
+    return fp
+
+
+# --- the client side ------------------------------------------------------------------------
+
+# client id -> fingerprint -> future of the graph's Dask copy (most recent last)
+_HELD: dict[str, "OrderedDict[str, Any]"] = {}
+
+
+def ship_graph(client: Any, graph: Any, prepare: Any) -> GraphRef:
+    """The graph on the cluster of ``client``, sent now unless it is there already.
+
+    ``prepare(graph)`` gives what is sent (the graph without its caches, or
+    a handle standing in for it); it is called only when the graph is sent.
+    """
+    fp = fingerprint(graph)
+    held = _HELD.setdefault(client.id, OrderedDict())
+    fut = held.get(fp)
+    key = GRAPH_KEY_PREFIX + fp
+    if fut is not None and fut.status == "finished":
+        held.move_to_end(fp)
+        return GraphRef(key, fp)
+    # one worker receives it from the client; the others copy it from their peers
+    fut = client.scatter({key: prepare(graph)}, direct=True, hash=False)[key]
+    held[fp] = fut
+    while len(held) > KEEP_GRAPHS:
+        held.popitem(last=False)[1].release()
+    # one small task per worker that takes the graph as its input: Dask fetches it from
+    # whichever workers hold it already (each copy made is a source for the next, and the
+    # memory manager keeps copies that tasks wait for), and the task keeps it
+    workers = sorted(client.scheduler_info().get("workers", {}))
+    token = uuid.uuid4().hex[:10]
+    keeps = [client.submit(_keep, fut, fp, key=f"keep-graph-{i}-{token}", workers=[w],
+                           allow_other_workers=True, pure=False)  # a dead worker's goes elsewhere
+             for i, w in enumerate(workers)]
+    try:
+        client.gather(keeps, direct=True)
+    except CancelledError as exc:  # the one holder died before the others had a copy
+        held.pop(fp, None)
+        fut.release()
+        raise GraphLostError(f"the graph ({key}) was lost while the workers copied it ({exc})") \
+            from exc
+    finally:
+        for k in keeps:
+            k.release()
+    return GraphRef(key, fp)
+
+
+def forget_graph(client: Any, ref: GraphRef) -> None:
+    """Drop the client's hold on a graph (its copy was lost): the next call sends it again."""
+    fut = _HELD.get(client.id, {}).pop(ref.fingerprint, None)
+    if fut is not None:
+        fut.release()
+
+
+# --- the worker side ------------------------------------------------------------------------
+
+# fingerprint -> the graph, in this worker process (most recent last)
+_LOCAL: "OrderedDict[str, Any]" = OrderedDict()
+_LOCK = threading.Lock()
+
+
+def _remember(fp: str, graph: Any) -> Any:
+    _LOCAL[fp] = graph
+    _LOCAL.move_to_end(fp)
+    while len(_LOCAL) > KEEP_GRAPHS:
+        _LOCAL.popitem(last=False)
+    return graph
+
+
+def _keep(shipped: Any, fp: str) -> bool:
+    """A task on each worker right after the graph was sent: keep it in the worker's cache."""
+    from ._shared import resolve_graph
+
+    with _LOCK:
+        if fp not in _LOCAL:
+            _remember(fp, resolve_graph(shipped))
+    return True
+
+
+def graph_on_worker(ref: GraphRef) -> Any:
+    """The graph ``ref`` names, from this worker's cache, else fetched once from a peer."""
+    from ._shared import resolve_graph
+
+    with _LOCK:  # one fetch per process, whatever the number of task threads
+        graph = _LOCAL.get(ref.fingerprint)
+        if graph is not None:
+            _LOCAL.move_to_end(ref.fingerprint)
+            return graph
+        return _remember(ref.fingerprint, resolve_graph(_fetch(ref.key)))
+
+
+def _fetch(key: str) -> Any:
+    from distributed import Future, get_client, get_worker
+
+    try:
+        worker = get_worker()
+    except ValueError:
+        worker = None
+    if worker is not None and key in worker.data:
+        return worker.data[key]
+    client = get_client()  # the worker's client gathers from the peer directly
+    fut = Future(key, client)
+    try:
+        if not client.who_has([fut]).get(key):
+            # its last holder died (the scheduler forgot it): say so now, not after a timeout
+            raise GraphLostError(f"the graph ({key}) is on no worker any more: every worker "
+                                 "that held Dask's copy died; the client sends it again")
+        return fut.result(timeout=FETCH_TIMEOUT_S)  # gathered from the holder directly
+    except GraphLostError:
+        raise
+    except Exception as exc:
+        raise GraphLostError(
+            f"the graph ({key}) could not be fetched from any worker within "
+            f"{FETCH_TIMEOUT_S:.0f} s ({type(exc).__name__}: {exc}); every worker that held it "
+            "may have died") from exc
+    finally:
+        fut.release()

@@ -1,0 +1,129 @@
+"""Before any work: can every worker import what its tasks need?
+
+A worker whose Python cannot import rapids-balance cannot unpickle a task or
+the graph; Dask then retries the transfer forever (the call hangs and the
+scheduler's log fills with "failed to acquire keys").  So each public call
+with ``client=`` first asks every worker it has not asked before, within
+seconds, for the versions of rapids-balance and numba it imports (and CuPy
+when the GPU backend is asked for), and refuses to start with an error that
+names each worker and what it lacks.
+
+The question is a function sent *by value* (defined here from source in a
+module no worker imports), so it reaches a worker that lacks rapids-balance.
+"""
+
+from __future__ import annotations
+
+import weakref
+from concurrent.futures import ThreadPoolExecutor, TimeoutError as FutureTimeout
+from typing import Any
+
+__all__ = ["check_workers", "WorkerEnvironmentError", "PROBE_TIMEOUT_S"]
+
+#: seconds the workers get to answer
+PROBE_TIMEOUT_S = 20.0
+
+_PROBE_SOURCE = '''
+def probe(names):
+    import importlib, os, socket, sys
+    found = {}
+    for name in names:
+        try:
+            mod = importlib.import_module(name)
+        except BaseException as exc:  # an import that fails in any way is the answer
+            found[name] = (None, type(exc).__name__ + ": " + str(exc))
+        else:
+            found[name] = (str(getattr(mod, "__version__", "?")), None)
+    return {"python": sys.executable, "host": socket.gethostname(), "pid": os.getpid(),
+            "modules": found}
+'''
+
+# client -> worker addresses that answered well (each worker is asked once per client)
+_CHECKED: "weakref.WeakKeyDictionary[Any, set]" = weakref.WeakKeyDictionary()
+
+
+class WorkerEnvironmentError(RuntimeError):
+    """A worker cannot import what the call needs (named, with what it lacks)."""
+
+
+def _probe_function():
+    namespace: dict[str, Any] = {"__name__": "rapids_balance_worker_probe"}
+    exec(compile(_PROBE_SOURCE, "<rapids-balance worker probe>", "exec"), namespace)
+    return namespace["probe"]
+
+
+def _wanted(gpu: bool) -> dict[str, str]:
+    """Module -> the version the workers must import (the client's)."""
+    import numba
+
+    from .. import __version__
+
+    want = {"rapids_balance": __version__, "numba": numba.__version__}
+    if gpu:
+        try:
+            import cupy
+
+            want["cupy"] = cupy.__version__
+        except ImportError:  # the client itself runs no GPU code: any CuPy will do
+            want["cupy"] = ""
+    return want
+
+
+def _same_release(name: str, got: str, want: str) -> bool:
+    if not want:
+        return True
+    if name == "rapids_balance":
+        return got == want
+    return got.split(".")[:2] == want.split(".")[:2]  # numba / CuPy: same minor release
+
+
+def _ask(client: Any, workers: list[str], names: list[str], timeout: float) -> dict[str, Any]:
+    pool = ThreadPoolExecutor(1)
+    try:
+        job = pool.submit(client.run, _probe_function(), names, workers=workers, on_error="return")
+        return job.result(timeout=timeout)
+    except FutureTimeout:
+        raise WorkerEnvironmentError(
+            f"the Dask workers {', '.join(workers)} did not say within {timeout:.0f} s whether they "
+            "can import rapids-balance; check that they are running and reachable") from None
+    finally:
+        pool.shutdown(wait=False)
+
+
+def check_workers(client: Any, owner: str, *, gpu: bool = False,
+                  timeout: float = PROBE_TIMEOUT_S) -> None:
+    """Raise :class:`WorkerEnvironmentError` naming every worker of ``client`` that cannot
+    import rapids-balance at the client's version, numba (same minor release) or, with
+    ``gpu``, CuPy.  Workers that answered well before are not asked again."""
+    addresses = sorted(client.scheduler_info().get("workers", {}))
+    done = _CHECKED.setdefault(client, set())
+    todo = [a for a in addresses if (a, gpu) not in done]
+    if not todo:
+        return
+    want = _wanted(gpu)
+    answers = _ask(client, todo, sorted(want), timeout)
+    problems = []
+    for address in todo:
+        answer = answers.get(address)
+        if answer is None:  # the worker left while asked: the scheduler will not use it
+            continue
+        if isinstance(answer, BaseException):
+            problems.append(f"{address}: could not run the check ({type(answer).__name__}: {answer})")
+            continue
+        wrong = []
+        for name, need in want.items():
+            got, error = answer["modules"][name]
+            if error is not None:
+                wrong.append(f"cannot import {name} ({error})")
+            elif not _same_release(name, got, need):
+                wrong.append(f"{name} {got}, the client has {need}")
+        if wrong:
+            problems.append(f"{address} (host {answer['host']}, pid {answer['pid']}, Python "
+                            f"{answer['python']}): " + "; ".join(wrong))
+        else:
+            done.add((address, gpu))
+    if problems:
+        raise WorkerEnvironmentError(
+            f"{owner}(client=...): {len(problems)} Dask worker(s) cannot run rapids-balance's tasks; "
+            "install rapids-balance (the client's version) in every worker's environment:\n  "
+            + "\n  ".join(problems))
