@@ -7,8 +7,10 @@ their HTTP endpoints (which listen even with ``--no-dashboard``).
 thread, one numba thread) are started with the ``dask`` command line of this
 Python, bound to 127.0.0.1 only, with ports chosen by the OS (the scheduler
 writes its address to a scheduler file).  Every worker finds this checkout
-first on ``PYTHONPATH`` and shares one numba cache folder (kept between
-test runs under ``.pytest_cache``), as the workers of one deployment would.
+first on ``PYTHONPATH`` and shares the test process's numba cache (the
+``__pycache__`` beside the modules, or ``NUMBA_CACHE_DIR`` where that is
+set), as the workers of one deployment would: kernels the tests compiled
+before are loaded, not compiled again in every worker.
 
 The processes are started in their own process group and stopped by their
 ids when the cluster is closed.
@@ -27,15 +29,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-#: the numba cache every worker of the test clusters shares
-WORKER_NUMBA_CACHE = os.environ.get("NUMBA_CACHE_DIR") or str(ROOT / ".pytest_cache" / "numba-workers")
 
 
 def worker_env(**extra: str) -> dict[str, str]:
     """The environment of a worker process: this checkout first on the path, one numba thread."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
-    env.update(NUMBA_CACHE_DIR=WORKER_NUMBA_CACHE, NUMBA_NUM_THREADS="1",
+    env.update(NUMBA_NUM_THREADS="1",
                RAPIDS_BALANCE_NUMBA_THREADS="1", PYTHONUNBUFFERED="1")
     env.update(extra)
     return env
