@@ -19,6 +19,8 @@ Weighted betweenness centrality
 Correlation clustering
     imbalance, correlation_clustering -> ClusteringResult,
     clustering_lower_bound -> ClusteringBound (certified gap)
+Signed communities
+    signed_communities -> CommunityResult, signed_modularity, signed_potts
 Significance against null models
     significance -> SignificanceResult (shuffled signs, sign-degree-preserving swaps)
 Balance measures
@@ -75,6 +77,10 @@ _LAZY = {
     "ClusteringResult": "rapids_balance.clustering",
     "clustering_lower_bound": "rapids_balance.clustering",
     "ClusteringBound": "rapids_balance.clustering",
+    "signed_communities": "rapids_balance.clustering",
+    "CommunityResult": "rapids_balance.clustering",
+    "signed_modularity": "rapids_balance.clustering",
+    "signed_potts": "rapids_balance.clustering",
     "significance": "rapids_balance.null_models",
     "SignificanceResult": "rapids_balance.null_models",
     "start_cluster": "rapids_balance.distributed",
