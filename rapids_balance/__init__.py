@@ -20,7 +20,8 @@ Correlation clustering
     imbalance, correlation_clustering -> ClusteringResult,
     clustering_lower_bound -> ClusteringBound (certified gap)
 Signed communities
-    signed_communities -> CommunityResult, signed_modularity, signed_potts
+    signed_communities -> CommunityResult, signed_modularity, signed_potts,
+    adjusted_rand_index
 Significance against null models
     significance -> SignificanceResult (shuffled signs, sign-degree-preserving swaps)
 Balance measures
@@ -81,6 +82,7 @@ _LAZY = {
     "CommunityResult": "rapids_balance.clustering",
     "signed_modularity": "rapids_balance.clustering",
     "signed_potts": "rapids_balance.clustering",
+    "adjusted_rand_index": "rapids_balance.clustering",
     "significance": "rapids_balance.null_models",
     "SignificanceResult": "rapids_balance.null_models",
     "start_cluster": "rapids_balance.distributed",

@@ -22,10 +22,12 @@ objectives), ``_louvain`` (their search kernels), ``_communities`` (their driver
 
 from ._bound import ClusteringBound, clustering_lower_bound
 from ._objective import ImbalanceResult, imbalance
+from ._agreement import adjusted_rand_index
 from ._communities import CommunityResult, signed_communities
 from ._signed_objective import PottsResult, SignedModularityResult, signed_modularity, signed_potts
 from ._solve import ClusteringResult, correlation_clustering
 
 __all__ = ["imbalance", "ImbalanceResult", "correlation_clustering", "ClusteringResult",
            "clustering_lower_bound", "ClusteringBound", "signed_communities", "CommunityResult",
-           "signed_modularity", "SignedModularityResult", "signed_potts", "PottsResult"]
+           "signed_modularity", "SignedModularityResult", "signed_potts", "PottsResult",
+           "adjusted_rand_index"]
