@@ -141,6 +141,29 @@ def _split(indptr, indices, a, x, y, alpha, beta, lab):
     return canonical(out).astype(np.int64), int(broken.sum())
 
 
+#: share of vertices a restart moves away from the best partition (cycled through)
+KICKS = (0.05, 0.1, 0.2, 0.4)
+
+
+def _kick(best: np.ndarray, seed: int, r: int) -> np.ndarray:
+    """The start of restart ``r`` > 0: the best partition with a share of its vertices
+    moved, half of them alone and half to the community of a random vertex (a large
+    community is a likely target: the kick a negative null term, which rewards
+    communities without edges between their members, needs); a pure function of
+    (seed, r)."""
+    n = best.size
+    share = KICKS[(r - 1) % len(KICKS)]
+    u = L.draws(n, seed, 2 * r)
+    pick = L.draws(n, seed, 2 * r + 1)
+    target = np.minimum((pick * n).astype(np.int64), n - 1)
+    out = np.where(u < share, best[target], best)
+    out = np.where(u < 0.5 * share, n + np.arange(n), out)
+    if r % 2 == 0:  # and the communities of two random vertices merged
+        a, b = target[0], target[n // 2]
+        out = np.where(out == out[b], out[a], out)
+    return canonical(out).astype(np.int64)
+
+
 def search_communities(graph: Graph, objective: str, gp: float, gn: float, null: str, *,
                        seed: int, restarts: int, max_passes: int, refine: bool, extra: int,
                        deadline: float, init: np.ndarray | None = None) -> tuple[np.ndarray, dict]:
@@ -154,7 +177,10 @@ def search_communities(graph: Graph, objective: str, gp: float, gn: float, null:
     for r in range(restarts):
         if r > 0 and passed(deadline):
             break
-        lab = np.arange(graph.n, dtype=np.int64) if init is None else init.astype(np.int64)
+        if r == 0:
+            lab = np.arange(graph.n, dtype=np.int64) if init is None else init.astype(np.int64)
+        else:
+            lab = _kick(best, seed, r)
         cur_val = -np.inf
         done = 0
         levels = 0

@@ -30,6 +30,7 @@ import numba
 import numpy as np
 
 from .._deadline import expired
+from .._random import uniform01
 from ._propagation import random_order
 
 #: non-neighbour communities offered to each move when the null term rewards joining them
@@ -285,3 +286,12 @@ def positive_parts(indptr, indices, a, labels):
                     stack[top] = u
                     top += 1
     return comp
+
+
+@numba.njit(cache=True, nogil=True)
+def draws(n, seed, stream):
+    """``n`` uniform numbers in [0, 1), a pure function of (seed, stream)."""
+    out = np.empty(n, np.float64)
+    for i in range(n):
+        out[i] = uniform01(seed, stream, i)
+    return out
