@@ -30,7 +30,9 @@ from ..graph import Graph
 from ..io._roles import check_roles
 from . import _louvain as L
 from ._contract import contract
+from ._multilevel import coarsen
 from ._objective import canonical, slot_weights
+from ._state import Level
 from ._signed_objective import (NULL_MODELS, OBJECTIVES, _signed_graph, check_resolution,
                                 objective_value, search_form)
 
@@ -124,6 +126,63 @@ def _pass(indptr, indices, a, x, y, alpha, beta, labels, seed, stream, deadline,
     return lab, len(maps) + 1
 
 
+def _v_cycle(ip, ix, a, x, y, alpha, beta, seed, stream, deadline):
+    """A first partition on the correlation-clustering engine's hierarchy: its
+    size-constrained label propagation groups vertices that the signs tie together
+    (``_multilevel.coarsen``), the coarsest level's vertices start alone, and the
+    objective's own moves run on every level on the way down.  Single moves from
+    singletons merge whole planted groups of a signed block model, a local optimum
+    no single move leaves (a vertex's net weight to the union of its group and an
+    enemy group is about zero); coarse vertices that lie inside one group do not."""
+    level0 = Level(ip, ix, a)
+    # uncapped, as the engine's first V-cycle (capped levels merged planted groups more
+    # often: 20,000 vertices, 10 groups, degree 100: modularity ARI 0.72 capped, 0.80 not)
+    levels, maps, _, _ = coarsen(level0, seed, stream, None, deadline, cap_levels=0)
+    xs, ys = [x], [y]
+    for m in maps:
+        nc = int(m.max()) + 1 if m.size else 0
+        xs.append(np.bincount(m, weights=xs[-1], minlength=nc))
+        ys.append(np.bincount(m, weights=ys[-1], minlength=nc))
+    tol = L.TOL * max(1.0, float(np.abs(a).sum()))
+    lab = np.arange(levels[-1].n, dtype=np.int64)
+    for depth in range(len(levels) - 1, -1, -1):
+        lv = levels[depth]
+        L.local_moves(lv.indptr, lv.indices, lv.a, xs[depth], ys[depth], alpha, beta, lab, seed,
+                      stream * MAX_LEVELS + depth, MAX_SWEEPS, L.EXTRA, tol, deadline)
+        if depth > 0:
+            lab = lab[maps[depth - 1]]
+    return canonical(lab).astype(np.int64)
+
+
+#: power iterations of a split round's bisection
+BISECT_ITERATIONS = 60
+
+
+def _split_round(ip, ix, a, x, y, alpha, beta, lab, seed, stream):
+    """Communities that are unions of better ones, each cut in two.
+
+    Single moves and Leiden's aggregation leave a union of two communities whole
+    when each member's net weight to it is about zero (two planted groups of a
+    signed block model merged early: a member's positive weight to its own half
+    cancels its negative weight to the other).  The sign of the leading
+    eigenvector of the signed weights inside each community (``_louvain.bisect``)
+    cuts it where it repels itself; a community is split when its two sides score
+    better apart.  Returns (labels, communities split)."""
+    side = L.bisect(ip, ix, a, lab, seed, stream, BISECT_ITERATIONS)
+    pieces = 2 * lab + side
+    # a piece's id must be one of its vertices for split_gain: its first member
+    first = np.full(2 * lab.size, -1, np.int64)
+    first[pieces[::-1]] = np.arange(lab.size, dtype=np.int64)[::-1]
+    comp = first[pieces]
+    gain = L.split_gain(ip, ix, a, x, y, alpha, beta, lab, comp)
+    tol = L.TOL * max(1.0, float(np.abs(a).sum()))
+    accept = gain > tol
+    if not accept.any():
+        return lab, 0
+    out = np.where(accept[lab], lab.size + comp, lab)
+    return canonical(out).astype(np.int64), int(np.count_nonzero(accept))
+
+
 def _split(indptr, indices, a, x, y, alpha, beta, lab):
     """Split communities into their positive components where that loses nothing."""
     comp = L.positive_parts(indptr, indices, a, lab)
@@ -177,13 +236,16 @@ def search_communities(graph: Graph, objective: str, gp: float, gn: float, null:
     for r in range(restarts):
         if r > 0 and passed(deadline):
             break
-        if r == 0:
-            lab = np.arange(graph.n, dtype=np.int64) if init is None else init.astype(np.int64)
+        if r == 0 and init is not None:
+            lab = init.astype(np.int64)
+        elif r == 0:
+            lab = _v_cycle(ip, ix, a, form.x, form.y, form.alpha, form.beta, seed, 1, deadline)
         else:
             lab = _kick(best, seed, r)
         cur_val = -np.inf
         done = 0
         levels = 0
+        splits = 0
         for it in range(max_passes):
             if it > 0 and passed(deadline):
                 break
@@ -192,7 +254,14 @@ def search_communities(graph: Graph, objective: str, gp: float, gn: float, null:
             val = sign * objective_value(graph, new, objective, gp, gn, null)[0]
             done += 1
             if val <= cur_val + 1e-12 * max(1.0, abs(cur_val)):
-                break
+                if passed(deadline) or it + 1 >= max_passes:
+                    break
+                new, n_split = _split_round(ip, ix, a, form.x, form.y, form.alpha, form.beta,
+                                            lab, seed, 500 + r * 1009 + it)
+                if n_split == 0:
+                    break
+                splits += n_split
+                val = sign * objective_value(graph, new, objective, gp, gn, null)[0]
             lab, cur_val = new, val
         if refine:
             lab, n_split = _split(ip, ix, a, form.x, form.y, form.alpha, form.beta, lab)
@@ -201,7 +270,8 @@ def search_communities(graph: Graph, objective: str, gp: float, gn: float, null:
             n_split = 0
         if best is None or cur_val > best_val:
             best, best_val = lab, cur_val
-            best_info = dict(passes=done, levels=levels, split=n_split, best_restart=r)
+            best_info = dict(passes=done, levels=levels, split=n_split, unions_split=splits,
+                             best_restart=r)
     best_info["restarts"] = r + 1
     best_info["stopped_by_time"] = passed(deadline)
     return canonical(best), best_info

@@ -72,9 +72,12 @@ def _top_extra(X, Y, count, alpha, beta, extra, out):
 
 
 @numba.njit(cache=True, nogil=True)
-def local_moves(indptr, indices, a, x, y, alpha, beta, labels, seed, stream, max_sweeps, extra,
+def local_moves(indptr, indices, a, x, y, alpha, beta, labels, seed, stream, max_visits, extra,
                 tol, deadline):
-    """Sweeps of best moves in a seeded random order until a sweep moves nobody.
+    """Best moves until none improves, Leiden's fast local moving: a queue holds every
+    vertex in a seeded random order, and a vertex that moves puts back its neighbours
+    outside its new community that are not queued.  At most ``max_visits`` visits per
+    vertex on average (a guard; the queue empties long before).
 
     ``labels`` (ids < n) are changed in place.  Returns (moves, gain, converged).
     """
@@ -98,75 +101,85 @@ def local_moves(indptr, indices, a, x, y, alpha, beta, labels, seed, stream, max
     touched = np.empty(n, np.int64)
     top = np.empty(max(extra, 1), np.int64)
     use_extra = beta > 0.0 and extra > 0
+    queue = random_order(n, seed, stream).astype(np.int64)
+    queued = np.ones(n, np.bool_)
+    head = 0
+    size = n
     moves = 0
     gain = 0.0
+    ntop = 0
+    limit = max_visits * max(n, 1)
     step = 0
-    for s in range(max_sweeps):
-        order = random_order(n, seed, stream * 1000003 + s)
-        ntop = _top_extra(X, Y, count, alpha, beta, extra, top) if use_extra else 0
-        moved = 0
-        for i in range(n):
-            step += 1
-            if expired(deadline, step):
-                return moves + moved, gain, False
-            v = order[i]
-            own = labels[v]
-            stamp = s * n + i
-            nt = 0
+    while size > 0:
+        if step % max(n, 1) == 0 and use_extra:  # the extra candidates, once per n visits
+            ntop = _top_extra(X, Y, count, alpha, beta, extra, top)
+        step += 1
+        if step > limit or expired(deadline, step):
+            return moves, gain, False
+        v = queue[head]
+        head = head + 1 if head + 1 < n else 0
+        size -= 1
+        queued[v] = False
+        own = labels[v]
+        nt = 0
+        for p in range(indptr[v], indptr[v + 1]):
+            k = labels[indices[p]]
+            if seen[k] != step:
+                seen[k] = step
+                acc[k] = 0.0
+                touched[nt] = k
+                nt += 1
+            acc[k] += a[p]
+        xv = x[v]
+        yv = y[v]
+        X[own] -= xv
+        Y[own] -= yv
+        count[own] -= 1
+        a_own = acc[own] if seen[own] == step else 0.0
+        g_own = a_own - alpha * xv * X[own] + beta * yv * Y[own]
+        best_g = g_own
+        best_c = own
+        for t in range(nt):
+            k = touched[t]
+            if k == own:
+                continue
+            g = acc[k] - alpha * xv * X[k] + beta * yv * Y[k]
+            if _better(g, k, best_g, best_c) and g > g_own + tol:
+                best_g = g
+                best_c = k
+        for t in range(ntop):
+            k = top[t]
+            if k == own or seen[k] == step or count[k] == 0:
+                continue
+            g = -alpha * xv * X[k] + beta * yv * Y[k]
+            if _better(g, k, best_g, best_c) and g > g_own + tol:
+                best_g = g
+                best_c = k
+        # an empty community gains 0 (only worth it when v's own community has others)
+        if count[own] > 0 and 0.0 > g_own + tol and 0.0 > best_g:
+            best_g = 0.0
+            best_c = -1
+        if best_c == -1:
+            nfree -= 1
+            best_c = free[nfree]
+        if best_c != own:
+            gain += best_g - g_own
+            moves += 1
+            if count[own] == 0:
+                free[nfree] = own
+                nfree += 1
             for p in range(indptr[v], indptr[v + 1]):
-                k = labels[indices[p]]
-                if seen[k] != stamp:
-                    seen[k] = stamp
-                    acc[k] = 0.0
-                    touched[nt] = k
-                    nt += 1
-                acc[k] += a[p]
-            xv = x[v]
-            yv = y[v]
-            X[own] -= xv
-            Y[own] -= yv
-            count[own] -= 1
-            a_own = acc[own] if seen[own] == stamp else 0.0
-            g_own = a_own - alpha * xv * X[own] + beta * yv * Y[own]
-            best_g = g_own
-            best_c = own
-            for t in range(nt):
-                k = touched[t]
-                if k == own:
-                    continue
-                g = acc[k] - alpha * xv * X[k] + beta * yv * Y[k]
-                if _better(g, k, best_g, best_c) and g > g_own + tol:
-                    best_g = g
-                    best_c = k
-            for t in range(ntop):
-                k = top[t]
-                if k == own or seen[k] == stamp or count[k] == 0:
-                    continue
-                g = -alpha * xv * X[k] + beta * yv * Y[k]
-                if _better(g, k, best_g, best_c) and g > g_own + tol:
-                    best_g = g
-                    best_c = k
-            # an empty community gains 0 (only worth it when v's own community has others)
-            if count[own] > 0 and 0.0 > g_own + tol and 0.0 > best_g:
-                best_g = 0.0
-                best_c = -1
-            if best_c == -1:
-                nfree -= 1
-                best_c = free[nfree]
-            if best_c != own:
-                gain += best_g - g_own
-                moved += 1
-                if count[own] == 0:
-                    free[nfree] = own
-                    nfree += 1
-            labels[v] = best_c
-            X[best_c] += xv
-            Y[best_c] += yv
-            count[best_c] += 1
-        moves += moved
-        if moved == 0:
-            return moves, gain, True
-    return moves, gain, False
+                u = indices[p]
+                if not queued[u] and labels[u] != best_c:
+                    queued[u] = True
+                    tail = head + size
+                    queue[tail - n if tail >= n else tail] = u
+                    size += 1
+        labels[v] = best_c
+        X[best_c] += xv
+        Y[best_c] += yv
+        count[best_c] += 1
+    return moves, gain, True
 
 
 @numba.njit(cache=True, nogil=True)
@@ -295,3 +308,69 @@ def draws(n, seed, stream):
     for i in range(n):
         out[i] = uniform01(seed, stream, i)
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def inside_slots(indptr, indices, a, labels):
+    """The level without the edges between communities (CSR of the same vertices)."""
+    n = labels.size
+    ptr = np.zeros(n + 1, np.int64)
+    for v in range(n):
+        c = 0
+        for p in range(indptr[v], indptr[v + 1]):
+            if labels[indices[p]] == labels[v]:
+                c += 1
+        ptr[v + 1] = ptr[v] + c
+    idx = np.empty(ptr[n], indices.dtype)
+    out = np.empty(ptr[n], np.float64)
+    for v in range(n):
+        q = ptr[v]
+        for p in range(indptr[v], indptr[v + 1]):
+            if labels[indices[p]] == labels[v]:
+                idx[q] = indices[p]
+                out[q] = a[p]
+                q += 1
+    return ptr, idx, out
+
+
+@numba.njit(cache=True, nogil=True)
+def bisect(indptr, indices, a, labels, seed, stream, iterations):
+    """Each community cut in two by the sign of its leading eigenvector: power
+    iteration on ``A_c + s_c I`` (``A_c`` the signed weights inside community c,
+    ``s_c`` its largest absolute degree, so the shifted block is positive
+    semi-definite and the top eigenvalue dominates), every community at once,
+    each normalised on its own.  A union of two groups that repel each other has
+    the leading eigenvector that is positive on one and negative on the other.
+    Returns the side (0 / 1) of every vertex."""
+    n = labels.size
+    shift = np.zeros(n, np.float64)
+    for v in range(n):
+        d = 0.0
+        for p in range(indptr[v], indptr[v + 1]):
+            if labels[indices[p]] == labels[v]:
+                d += abs(a[p])
+        if d > shift[labels[v]]:
+            shift[labels[v]] = d
+    vec = np.empty(n, np.float64)
+    for v in range(n):
+        vec[v] = uniform01(seed, stream, v) - 0.5
+    nxt = np.empty(n, np.float64)
+    norm = np.zeros(n, np.float64)
+    for _ in range(iterations):
+        for v in range(n):
+            acc = shift[labels[v]] * vec[v]
+            for p in range(indptr[v], indptr[v + 1]):
+                u = indices[p]
+                if labels[u] == labels[v]:
+                    acc += a[p] * vec[u]
+            nxt[v] = acc
+        norm[:] = 0.0
+        for v in range(n):
+            norm[labels[v]] += nxt[v] * nxt[v]
+        for v in range(n):
+            q = norm[labels[v]]
+            vec[v] = nxt[v] / np.sqrt(q) if q > 0.0 else 0.0
+    side = np.empty(n, np.int64)
+    for v in range(n):
+        side[v] = 1 if vec[v] > 0.0 else 0
+    return side
