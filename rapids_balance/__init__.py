@@ -21,7 +21,7 @@ Correlation clustering
     clustering_lower_bound -> ClusteringBound (certified gap)
 Signed communities
     signed_communities -> CommunityResult, signed_modularity, signed_potts,
-    adjusted_rand_index
+    adjusted_rand_index, sponge -> SpongeResult (SPONGE, SPONGE_sym)
 Significance against null models
     significance -> SignificanceResult (shuffled signs, sign-degree-preserving swaps)
 Balance measures
@@ -83,6 +83,8 @@ _LAZY = {
     "signed_modularity": "rapids_balance.clustering",
     "signed_potts": "rapids_balance.clustering",
     "adjusted_rand_index": "rapids_balance.clustering",
+    "sponge": "rapids_balance.clustering",
+    "SpongeResult": "rapids_balance.clustering",
     "significance": "rapids_balance.null_models",
     "SignificanceResult": "rapids_balance.null_models",
     "start_cluster": "rapids_balance.distributed",

@@ -158,7 +158,7 @@ def _v_cycle(ip, ix, a, x, y, alpha, beta, seed, stream, deadline):
 BISECT_ITERATIONS = 60
 
 
-def _split_round(ip, ix, a, x, y, alpha, beta, lab, seed, stream):
+def _split_round(ip, ix, a, x, y, alpha, beta, lab, seed, stream, active=None):
     """Communities that are unions of better ones, each cut in two.
 
     Single moves and Leiden's aggregation leave a union of two communities whole
@@ -167,8 +167,11 @@ def _split_round(ip, ix, a, x, y, alpha, beta, lab, seed, stream):
     cancels its negative weight to the other).  The sign of the leading
     eigenvector of the signed weights inside each community (``_louvain.bisect``)
     cuts it where it repels itself; a community is split when its two sides score
-    better apart.  Returns (labels, communities split)."""
-    side = L.bisect(ip, ix, a, lab, seed, stream, BISECT_ITERATIONS)
+    better apart.  ``active``: the communities to try (all by default).
+    Returns (labels, communities split, vertices of the split communities)."""
+    if active is None:
+        active = np.ones(lab.size, np.bool_)
+    side = L.bisect(ip, ix, a, lab, active, seed, stream, BISECT_ITERATIONS)
     pieces = 2 * lab + side
     # a piece's id must be one of its vertices for split_gain: its first member
     first = np.full(2 * lab.size, -1, np.int64)
@@ -176,11 +179,40 @@ def _split_round(ip, ix, a, x, y, alpha, beta, lab, seed, stream):
     comp = first[pieces]
     gain = L.split_gain(ip, ix, a, x, y, alpha, beta, lab, comp)
     tol = L.TOL * max(1.0, float(np.abs(a).sum()))
-    accept = gain > tol
+    accept = (gain > tol) & active
     if not accept.any():
-        return lab, 0
+        return lab, 0, None
     out = np.where(accept[lab], lab.size + comp, lab)
-    return canonical(out).astype(np.int64), int(np.count_nonzero(accept))
+    return canonical(out).astype(np.int64), int(np.count_nonzero(accept)), accept[lab]
+
+
+#: split rounds in a row at most (a union of 2^j communities needs j)
+MAX_SPLIT_ROUNDS = 32
+
+
+def _split_rounds(ip, ix, a, form, lab, seed, stream, extra, deadline):
+    """Split rounds, each followed by the moves of the input level, until one splits
+    nothing.  Returns (labels, communities split)."""
+    tol = L.TOL * max(1.0, float(np.abs(a).sum()))
+    total = 0
+    active = None
+    for j in range(MAX_SPLIT_ROUNDS):
+        if passed(deadline):
+            break
+        new, n, fresh = _split_round(ip, ix, a, form.x, form.y, form.alpha, form.beta, lab,
+                                     seed, stream * MAX_SPLIT_ROUNDS + j, active)
+        if n == 0:
+            break
+        # the next round tries the pieces of this round's splits only: a community
+        # whose halves scored worse apart is tried again in the next pass
+        L.local_moves(ip, ix, a, form.x, form.y, form.alpha, form.beta, new, seed,
+                      stream * MAX_SPLIT_ROUNDS + j, MAX_SWEEPS, extra, tol, deadline)
+        new = canonical(new).astype(np.int64)
+        active = np.zeros(lab.size, np.bool_)
+        active[new[fresh]] = True
+        lab = new
+        total += n
+    return lab, total
 
 
 def _split(indptr, indices, a, x, y, alpha, beta, lab):
@@ -249,19 +281,15 @@ def search_communities(graph: Graph, objective: str, gp: float, gn: float, null:
         for it in range(max_passes):
             if it > 0 and passed(deadline):
                 break
+            lab, n = _split_rounds(ip, ix, a, form, lab, seed, 500 + r * 1009 + it, extra,
+                                   deadline)
+            splits += n
             new, levels = _pass(ip, ix, a, form.x, form.y, form.alpha, form.beta, lab, seed,
                                 1 + r * 1009 + it, deadline, refine, extra)
             val = sign * objective_value(graph, new, objective, gp, gn, null)[0]
             done += 1
-            if val <= cur_val + 1e-12 * max(1.0, abs(cur_val)):
-                if passed(deadline) or it + 1 >= max_passes:
-                    break
-                new, n_split = _split_round(ip, ix, a, form.x, form.y, form.alpha, form.beta,
-                                            lab, seed, 500 + r * 1009 + it)
-                if n_split == 0:
-                    break
-                splits += n_split
-                val = sign * objective_value(graph, new, objective, gp, gn, null)[0]
+            if val <= cur_val + 1e-12 * max(1.0, abs(cur_val)) and n == 0:
+                break
             lab, cur_val = new, val
         if refine:
             lab, n_split = _split(ip, ix, a, form.x, form.y, form.alpha, form.beta, lab)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba import prange
 
 from .._deadline import expired
 from .._random import uniform01
@@ -333,31 +334,40 @@ def inside_slots(indptr, indices, a, labels):
     return ptr, idx, out
 
 
-@numba.njit(cache=True, nogil=True)
-def bisect(indptr, indices, a, labels, seed, stream, iterations):
+@numba.njit(cache=True, nogil=True, parallel=True)
+def bisect(indptr, indices, a, labels, active, seed, stream, iterations):
     """Each community cut in two by the sign of its leading eigenvector: power
     iteration on ``A_c + s_c I`` (``A_c`` the signed weights inside community c,
     ``s_c`` its largest absolute degree, so the shifted block is positive
     semi-definite and the top eigenvalue dominates), every community at once,
     each normalised on its own.  A union of two groups that repel each other has
     the leading eigenvector that is positive on one and negative on the other.
+    Only communities with ``active[c]`` are cut (the others cost nothing).
     Returns the side (0 / 1) of every vertex."""
     n = labels.size
-    shift = np.zeros(n, np.float64)
-    for v in range(n):
+    deg = np.zeros(n, np.float64)
+    for v in prange(n):
+        if not active[labels[v]]:
+            continue
         d = 0.0
         for p in range(indptr[v], indptr[v + 1]):
             if labels[indices[p]] == labels[v]:
                 d += abs(a[p])
-        if d > shift[labels[v]]:
-            shift[labels[v]] = d
+        deg[v] = d
+    shift = np.zeros(n, np.float64)
+    for v in range(n):
+        if deg[v] > shift[labels[v]]:
+            shift[labels[v]] = deg[v]
     vec = np.empty(n, np.float64)
     for v in range(n):
         vec[v] = uniform01(seed, stream, v) - 0.5
     nxt = np.empty(n, np.float64)
     norm = np.zeros(n, np.float64)
     for _ in range(iterations):
-        for v in range(n):
+        for v in prange(n):  # each row on its own: the same sums on any thread count
+            if not active[labels[v]]:
+                nxt[v] = 0.0
+                continue
             acc = shift[labels[v]] * vec[v]
             for p in range(indptr[v], indptr[v + 1]):
                 u = indices[p]
