@@ -39,6 +39,7 @@ from ._signed_objective import (NULL_MODELS, OBJECTIVES, _signed_graph, check_re
 __all__ = ["CommunityResult", "signed_communities", "search_communities"]
 
 MAX_SWEEPS = 100
+ALL = np.empty(0, np.bool_)  # local_moves: every vertex queued at the start
 MAX_LEVELS = 60
 #: contractions of levels with fewer CSR slots run in one thread
 PARALLEL_SLOTS = 1 << 20
@@ -97,7 +98,8 @@ def _pass(indptr, indices, a, x, y, alpha, beta, labels, seed, stream, deadline,
         ip, ix, aa, xx, yy = cur
         n = xx.size
         moves, _, _ = L.local_moves(ip, ix, aa, xx, yy, alpha, beta, lab, seed,
-                                    stream * MAX_LEVELS + depth, MAX_SWEEPS, extra, tol, deadline)
+                                    stream * MAX_LEVELS + depth, MAX_SWEEPS, extra, tol, deadline,
+                                    ALL)
         lab = canonical(lab).astype(np.int64)
         nc = int(lab.max()) + 1 if n else 0
         if passed(deadline) or nc == n:
@@ -148,14 +150,14 @@ def _v_cycle(ip, ix, a, x, y, alpha, beta, seed, stream, deadline):
     for depth in range(len(levels) - 1, -1, -1):
         lv = levels[depth]
         L.local_moves(lv.indptr, lv.indices, lv.a, xs[depth], ys[depth], alpha, beta, lab, seed,
-                      stream * MAX_LEVELS + depth, MAX_SWEEPS, L.EXTRA, tol, deadline)
+                      stream * MAX_LEVELS + depth, MAX_SWEEPS, L.EXTRA, tol, deadline, ALL)
         if depth > 0:
             lab = lab[maps[depth - 1]]
     return canonical(lab).astype(np.int64)
 
 
 #: power iterations of a split round's bisection
-BISECT_ITERATIONS = 60
+BISECT_ITERATIONS = 30
 
 
 def _split_round(ip, ix, a, x, y, alpha, beta, lab, seed, stream, active=None):
@@ -191,11 +193,14 @@ MAX_SPLIT_ROUNDS = 32
 
 
 def _split_rounds(ip, ix, a, form, lab, seed, stream, extra, deadline):
-    """Split rounds, each followed by the moves of the input level, until one splits
-    nothing.  Returns (labels, communities split)."""
+    """Split rounds until one splits nothing (the pieces of a round's splits are
+    tried again in the next, so a union of 2^j communities falls apart in j rounds),
+    then the moves of the input level, from the vertices of the split communities.
+    Returns (labels, communities split)."""
     tol = L.TOL * max(1.0, float(np.abs(a).sum()))
     total = 0
     active = None
+    touched = np.zeros(lab.size, np.bool_)
     for j in range(MAX_SPLIT_ROUNDS):
         if passed(deadline):
             break
@@ -203,15 +208,15 @@ def _split_rounds(ip, ix, a, form, lab, seed, stream, extra, deadline):
                                      seed, stream * MAX_SPLIT_ROUNDS + j, active)
         if n == 0:
             break
-        # the next round tries the pieces of this round's splits only: a community
-        # whose halves scored worse apart is tried again in the next pass
-        L.local_moves(ip, ix, a, form.x, form.y, form.alpha, form.beta, new, seed,
-                      stream * MAX_SPLIT_ROUNDS + j, MAX_SWEEPS, extra, tol, deadline)
-        new = canonical(new).astype(np.int64)
+        touched |= fresh
         active = np.zeros(lab.size, np.bool_)
         active[new[fresh]] = True
         lab = new
         total += n
+    if total:
+        L.local_moves(ip, ix, a, form.x, form.y, form.alpha, form.beta, lab, seed, stream,
+                      MAX_SWEEPS, extra, tol, deadline, touched)
+        lab = canonical(lab).astype(np.int64)
     return lab, total
 
 
@@ -278,12 +283,14 @@ def search_communities(graph: Graph, objective: str, gp: float, gn: float, null:
         done = 0
         levels = 0
         splits = 0
+        n = 1
         for it in range(max_passes):
             if it > 0 and passed(deadline):
                 break
-            lab, n = _split_rounds(ip, ix, a, form, lab, seed, 500 + r * 1009 + it, extra,
-                                   deadline)
-            splits += n
+            if n:  # once a round finds no union, the passes' merges seldom make one
+                lab, n = _split_rounds(ip, ix, a, form, lab, seed, 500 + r * 1009 + it, extra,
+                                       deadline)
+                splits += n
             new, levels = _pass(ip, ix, a, form.x, form.y, form.alpha, form.beta, lab, seed,
                                 1 + r * 1009 + it, deadline, refine, extra)
             val = sign * objective_value(graph, new, objective, gp, gn, null)[0]

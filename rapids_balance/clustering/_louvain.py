@@ -74,7 +74,7 @@ def _top_extra(X, Y, count, alpha, beta, extra, out):
 
 @numba.njit(cache=True, nogil=True)
 def local_moves(indptr, indices, a, x, y, alpha, beta, labels, seed, stream, max_visits, extra,
-                tol, deadline):
+                tol, deadline, only):
     """Best moves until none improves, Leiden's fast local moving: a queue holds every
     vertex in a seeded random order, and a vertex that moves puts back its neighbours
     outside its new community that are not queued.  At most ``max_visits`` visits per
@@ -102,10 +102,17 @@ def local_moves(indptr, indices, a, x, y, alpha, beta, labels, seed, stream, max
     touched = np.empty(n, np.int64)
     top = np.empty(max(extra, 1), np.int64)
     use_extra = beta > 0.0 and extra > 0
-    queue = random_order(n, seed, stream).astype(np.int64)
-    queued = np.ones(n, np.bool_)
+    order = random_order(n, seed, stream)
+    queue = np.empty(n, np.int64)
+    queued = np.zeros(n, np.bool_)
+    size = 0
+    for i in range(n):
+        v = order[i]
+        if only.size == 0 or only[v]:
+            queue[size] = v
+            queued[v] = True
+            size += 1
     head = 0
-    size = n
     moves = 0
     gain = 0.0
     ntop = 0
