@@ -64,6 +64,11 @@ class CommunityResult:
     objective, resolution, null, seed, backend, elapsed_s, params
         How it was obtained.
     n_communities : int
+    communities : pandas.DataFrame
+        One row per community: ``community``, ``size``, ``positive_inside``,
+        ``negative_inside`` (weight of the edges inside it, by sign, absolute)
+        and ``positive_between``, ``negative_between`` (weight of its edges
+        to other communities).
     info : dict
         ``passes``, ``restarts``, ``levels`` (of the best restart's last
         pass), ``split`` (communities split into their positive components at
@@ -80,6 +85,7 @@ class CommunityResult:
     backend: str
     elapsed_s: float
     n_communities: int
+    communities: pd.DataFrame | None = None
     params: dict[str, Any] = field(default_factory=dict)
     info: dict[str, Any] = field(default_factory=dict)
 
@@ -312,6 +318,29 @@ def search_communities(graph: Graph, objective: str, gp: float, gn: float, null:
     return canonical(best), best_info
 
 
+def community_table(graph: Graph, lab: np.ndarray) -> pd.DataFrame:
+    """Size and positive / negative weight inside and between every community."""
+    from ._objective import edge_weights
+
+    nc = int(lab.max()) + 1 if lab.size else 0
+    w = edge_weights(graph)
+    cu, cv = lab[graph.edge_src], lab[graph.edge_dst]
+    pos = graph.sign > 0
+    inside = cu == cv
+
+    def mass(mask, both):
+        m = np.bincount(cu[mask], weights=w[mask], minlength=nc)
+        if both:
+            m += np.bincount(cv[mask], weights=w[mask], minlength=nc)
+        return m
+
+    return pd.DataFrame({"community": np.arange(nc), "size": np.bincount(lab, minlength=nc),
+                         "positive_inside": mass(pos & inside, False),
+                         "negative_inside": mass(~pos & inside, False),
+                         "positive_between": mass(pos & ~inside, True),
+                         "negative_between": mass(~pos & ~inside, True)})
+
+
 def _ready(weighted: bool) -> float:
     from .._ready import ready, tiny_signed_graph
 
@@ -444,6 +473,7 @@ def signed_communities(graph: Any, *, objective: str = "modularity", resolution:
                            resolution=(gp, gn), null=null if objective == "potts" else None,
                            seed=seed, backend=be, elapsed_s=time.perf_counter() - t0,
                            n_communities=int(lab.max()) + 1 if lab.size else 0,
+                           communities=community_table(g, lab),
                            params=dict(restarts=restarts, max_passes=max_passes, refine=refine,
                                        extra_candidates=extra, time_limit=time_limit),
                            info=info)
