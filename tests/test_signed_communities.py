@@ -327,3 +327,30 @@ def test_adjusted_rand_index_against_pair_counting():
         ref = 1.0 if top == expected else (both - expected) / (top - expected)
         assert rb.adjusted_rand_index(a, b) == pytest.approx(ref, abs=1e-12)
     assert rb.adjusted_rand_index([1, 1, 2], ["a", "a", "b"]) == 1.0
+
+
+# -- resolution scan ------------------------------------------------------------------------------
+
+def test_resolution_scan_values_stability_and_order():
+    from rapids_balance.generators import ssbm
+
+    model = ssbm(400, 4, 0.1, flip=0.05, seed=6)
+    g = model.graph
+    res = [0.5, 1.0, (1.0, 2.0), 4.0]
+    scan = rb.resolution_scan(g, res, seeds=(0, 1, 2))
+    t = scan.table
+    assert t[["gamma_positive", "gamma_negative"]].values.tolist() == [
+        [0.5, 0.5], [1.0, 1.0], [1.0, 2.0], [4.0, 4.0]]
+    for (gp, gn), lab, value in zip(t[["gamma_positive", "gamma_negative"]].values,
+                                    scan.partitions, t["value"]):
+        assert value == pytest.approx(rb.signed_modularity(g, lab, resolution=(gp, gn)).modularity,
+                                      abs=1e-12)
+    # the planted groups at resolution 1, found by every seed
+    assert t["stability"].iloc[1] == 1.0
+    assert rb.adjusted_rand_index(model.groups, scan.partitions[1]) == 1.0
+    with pytest.raises(InvalidParameterError, match="'seeds'"):
+        rb.resolution_scan(g, res, seeds=(1, 1))
+    with pytest.raises(InvalidParameterError, match="'resolutions'"):
+        rb.resolution_scan(g, [])
+    with pytest.raises(InvalidParameterError, match="'objective'"):
+        rb.resolution_scan(g, res, objective="imbalance")

@@ -261,7 +261,7 @@ def signed_modularity(graph: Any, labels: Any, *, resolution: Any = 1.0, source:
     >>> g = rb.SignedGraph.from_edgelist({"source": [0, 1, 2], "target": [1, 2, 0],
     ...                                   "sign": [1, 1, -1]}, sign="sign")
     >>> round(rb.signed_modularity(g, {0: "a", 1: "a", 2: "b"}).modularity, 6)
-    0.277778
+    0.083333
     """
     owner = "signed_modularity"
     gp, gn = check_resolution(resolution, owner)
