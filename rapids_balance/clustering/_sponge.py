@@ -217,7 +217,7 @@ def sponge(graph: Any, k: int | None = None, *, variant: str = "sponge", tau_pos
     Examples
     --------
     >>> import rapids_balance as rb
-    >>> rb.sponge(rb.load_example("highland"), seed=0).k
+    >>> rb.sponge(rb.load_example("highland"), 3, seed=0).n_communities
     3
     """
     t0 = time.perf_counter()
