@@ -249,9 +249,9 @@ def sponge(graph: Any, k: int | None = None, *, variant: str = "sponge", tau_pos
 
         left, right = _matrices(g, variant, tp, tn)
         vals, vecs = _smallest(left, right, k - 1, seed)
-        # the paper's embedding: eigenvectors scaled by 1 / eigenvalue (SigNet's ``v / w``)
+        # the embedding of the authors' code (SigNet's ``v / w``): the eigenvectors (normalised
+        # in the right-hand side's inner product) scaled by 1 / eigenvalue
         emb = vecs / np.where(np.abs(vals) > 1e-12, vals, 1e-12)
-        emb = emb / np.maximum(np.linalg.norm(emb, axis=0, keepdims=True), 1e-300)
         _, lab = kmeans2(emb, k, minit="++", seed=np.random.default_rng(seed), iter=100)
         lab = canonical(lab).astype(np.int64)
     frame = make_table({"vertex": label_column(g), "community": lab}, like=g)
