@@ -32,6 +32,7 @@ from numba import prange
 
 from .._deadline import expired
 from .._random import uniform01
+from ._contract import _gather
 from ._propagation import random_order
 
 #: non-neighbour communities offered to each move when the null term rewards joining them
@@ -129,15 +130,7 @@ def local_moves(indptr, indices, a, x, y, alpha, beta, labels, seed, stream, max
         size -= 1
         queued[v] = False
         own = labels[v]
-        nt = 0
-        for p in range(indptr[v], indptr[v + 1]):
-            k = labels[indices[p]]
-            if seen[k] != step:
-                seen[k] = step
-                acc[k] = 0.0
-                touched[nt] = k
-                nt += 1
-            acc[k] += a[p]
+        nt = _gather(v, step, -1, indptr, indices, a, labels, acc, seen, touched, 0)
         xv = x[v]
         yv = y[v]
         X[own] -= xv
