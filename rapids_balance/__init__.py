@@ -19,6 +19,10 @@ Weighted betweenness centrality
 Correlation clustering
     imbalance, correlation_clustering -> ClusteringResult,
     clustering_lower_bound -> ClusteringBound (certified gap)
+Signed communities
+    signed_communities -> CommunityResult, signed_modularity, signed_potts,
+    adjusted_rand_index, sponge -> SpongeResult (SPONGE, SPONGE_sym),
+    resolution_scan -> ResolutionScan
 Significance against null models
     significance -> SignificanceResult (shuffled signs, sign-degree-preserving swaps)
 Balance measures
@@ -26,7 +30,7 @@ Balance measures
     signed_degree, pn_index, balance_scores -> BalanceScores
 Synthetic graphs and pictures
     powerlaw_signed_graph, planted_partition_graph -> PlantedPartition,
-    weighted_graph; the ``plot`` module (matplotlib)
+    weighted_graph, ssbm, polarized_ssbm -> SignedBlockModel; the ``plot`` module (matplotlib)
 Scale-out
     start_cluster (balance, frustration, the two betweenness functions and
     correlation_clustering take ``client=``)
@@ -75,6 +79,15 @@ _LAZY = {
     "ClusteringResult": "rapids_balance.clustering",
     "clustering_lower_bound": "rapids_balance.clustering",
     "ClusteringBound": "rapids_balance.clustering",
+    "signed_communities": "rapids_balance.clustering",
+    "CommunityResult": "rapids_balance.clustering",
+    "signed_modularity": "rapids_balance.clustering",
+    "signed_potts": "rapids_balance.clustering",
+    "adjusted_rand_index": "rapids_balance.clustering",
+    "sponge": "rapids_balance.clustering",
+    "SpongeResult": "rapids_balance.clustering",
+    "resolution_scan": "rapids_balance.clustering",
+    "ResolutionScan": "rapids_balance.clustering",
     "significance": "rapids_balance.null_models",
     "SignificanceResult": "rapids_balance.null_models",
     "start_cluster": "rapids_balance.distributed",
@@ -91,6 +104,9 @@ _LAZY = {
     "planted_partition_graph": "rapids_balance.generators",
     "weighted_graph": "rapids_balance.generators",
     "PlantedPartition": "rapids_balance.generators",
+    "ssbm": "rapids_balance.generators",
+    "polarized_ssbm": "rapids_balance.generators",
+    "SignedBlockModel": "rapids_balance.generators",
 }
 # submodules reachable as attributes (rb.plot.status_histogram(...))
 _SUBMODULES = ("plot", "generators")

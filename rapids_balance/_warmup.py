@@ -63,6 +63,8 @@ def _jobs() -> list[tuple[str, Callable[[], object]]]:
                                             backend="cpu", progress=False)
         rb.imbalance(signed, res.labels)
         rb.clustering_lower_bound(signed, res.labels, method="packing")  # the compiled part
+        for objective in ("modularity", "potts", "imbalance"):  # signed communities
+            rb.signed_communities(signed, objective=objective, seed=0)
 
     def significance():
         for null in ("shuffle", "swap"):
@@ -71,6 +73,8 @@ def _jobs() -> list[tuple[str, Callable[[], object]]]:
     def generators():
         rb.powerlaw_signed_graph(2000, weights="uniform", seed=0)
         rb.planted_partition_graph(2000, n_groups=3, seed=0)
+        rb.ssbm(500, 3, 0.05, seed=0)
+        rb.polarized_ssbm(500, 2, 100, 0.05, seed=0)
 
     def measures():
         from .measures import census_of_triangles, list_triangles, triangle_census

@@ -119,8 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
         # an import error inside an existing module still surfaces
         if find_spec(name.rsplit(".", 1)[0]) is None or find_spec(name) is None:
             continue
-        command = import_module(name).register(sub)
-        parser.commands[command.prog.rsplit(" ", 1)[-1]] = command
+        commands = import_module(name).register(sub)  # a parser, or a tuple of them
+        for command in commands if isinstance(commands, tuple) else (commands,):
+            parser.commands[command.prog.rsplit(" ", 1)[-1]] = command
     return parser
 
 

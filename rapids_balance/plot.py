@@ -646,6 +646,57 @@ def cluster_sizes(result: Any, *, top: int = 50, ax: Any = None) -> Any:
     return ax
 
 
+def community_mass(result: Any, *, top: int = 30, ax: Any = None) -> Any:
+    """Community sizes and the positive / negative weight inside and between them.
+
+    One group of bars per community (largest first): the positive and the
+    negative weight inside it, and the positive and negative weight of its
+    edges to the rest; the title gives the sizes.  A good signed community
+    has tall positive-inside and negative-between bars.
+
+    Parameters
+    ----------
+    result : CommunityResult
+        From :func:`rapids_balance.signed_communities`.
+    top : int, default 30
+        At most this many communities (the title counts the rest).
+    ax : matplotlib.axes.Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Raises
+    ------
+    InvalidParameterError
+        Not a CommunityResult, ``top`` < 1.
+    ImportError
+        matplotlib is not installed.
+    """
+    owner = "community_mass"
+    _expect(result, ("CommunityResult",), owner)
+    top = check_int(top, "top", owner, low=1)
+    ax = _new_axes(ax, owner, figsize=(8.0, 4.0))
+    t = result.communities.sort_values(["size", "community"], ascending=[False, True])
+    shown = t.head(top)
+    x = np.arange(len(shown))
+    cols = (("positive_inside", "C2", "positive inside"), ("negative_inside", "C3", "negative inside"),
+            ("positive_between", "C0", "positive between"),
+            ("negative_between", "C1", "negative between"))
+    for i, (col, color, name) in enumerate(cols):
+        ax.bar(x + (i - 1.5) * 0.2, shown[col].to_numpy(), width=0.2, color=color, label=name)
+    ax.set_xticks(x)
+    ax.set_xticklabels([f"{int(c)}\n({int(n)})" for c, n in zip(shown["community"], shown["size"])],
+                       fontsize=7)
+    ax.set_xlabel("community (vertices)")
+    ax.set_ylabel("edge weight")
+    ax.legend(fontsize=8)
+    rest = f"; {len(t) - len(shown)} smaller not shown" if len(t) > len(shown) else ""
+    ax.set_title(f"{result.objective}: {len(t)} communities, value {result.value:.6g}{rest}",
+                 fontsize=10)
+    return ax
+
+
 # ---------------------------------------------------------------------------
 # graphs
 # ---------------------------------------------------------------------------
@@ -872,6 +923,7 @@ def main_picture(result: Any, path: str | os.PathLike | None = None, **kwargs: A
     FrustrationResult       :func:`frustration_convergence` (``bound=`` passes on)
     betweenness table       :func:`betweenness_ccdf`
     ClusteringResult        :func:`imbalance_history`
+    CommunityResult         :func:`community_mass`
     PlantedPartition        :func:`signed_graph` when small, else :func:`degree_ccdf`
     Graph / SignedGraph     :func:`degree_ccdf`
     ======================  ===================================
@@ -904,7 +956,8 @@ def main_picture(result: Any, path: str | os.PathLike | None = None, **kwargs: A
     require_matplotlib("main_picture")
     kind = type(result).__name__
     table = {"BalanceResult": status_scatter, "FrustrationResult": frustration_convergence,
-             "ClusteringResult": imbalance_history, "Graph": degree_ccdf, "SignedGraph": degree_ccdf}
+             "ClusteringResult": imbalance_history, "Graph": degree_ccdf, "SignedGraph": degree_ccdf,
+             "CommunityResult": community_mass}
     if kind in table:
         ax = table[kind](result, **kwargs)
     elif kind == "PlantedPartition":

@@ -1,4 +1,5 @@
-"""``rapids-balance cluster``: correlation clustering of a signed graph file."""
+"""``rapids-balance cluster`` (correlation clustering) and ``rapids-balance communities``
+(signed modularity, signed Potts, SPONGE) of a signed graph file."""
 
 from __future__ import annotations
 
@@ -14,8 +15,12 @@ from ..cli import (Run, add_backend_argument, add_input_arguments, add_output_ar
 __all__ = ["register"]
 
 
-def register(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the ``cluster`` sub-command."""
+def register(subparsers: Any) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    """Add the ``cluster`` and ``communities`` sub-commands."""
+    return _register_cluster(subparsers), _register_communities(subparsers)
+
+
+def _register_cluster(subparsers: Any) -> argparse.ArgumentParser:
     from ._solve import LOCAL_SEARCHES, METHODS
 
     p = subparsers.add_parser(
@@ -132,6 +137,112 @@ def _run(args) -> int:
           f"{'' if res.iterations == 1 else 's'} in {res.elapsed_s:.2f} s{certificate}{run.compile_note()}")
     report(args, component_summary(graph),
            f"balance B(P) = {p.balance:g} of {p.total_weight:g}")
+    if not args.quiet:
+        run.report_written()
+    return 0
+
+
+# -- communities -----------------------------------------------------------------------------
+
+COMMUNITY_METHODS = ("leiden", "sponge", "sponge_sym")
+
+
+def _register_communities(subparsers: Any) -> argparse.ArgumentParser:
+    from ._signed_objective import NULL_MODELS, OBJECTIVES
+
+    p = subparsers.add_parser(
+        "communities", help="signed communities (signed modularity, signed Potts, SPONGE)",
+        description="Communities of a signed graph: a Leiden-style search for signed modularity "
+                    "(Gomez-Jensen-Arenas), the signed Potts model (Traag-Bruggeman) or the "
+                    "imbalance, with a resolution; or SPONGE spectral clustering (Cucuringu et "
+                    "al.), k chosen by the signed Bethe Hessian unless given.  With --out FILE, "
+                    "also writes FILE.run.json.")
+    add_input_arguments(p)
+    p.add_argument("--method", choices=COMMUNITY_METHODS, default="leiden",
+                   help="leiden (default: the search for --objective), sponge or sponge_sym")
+    p.add_argument("--objective", choices=OBJECTIVES, default="modularity",
+                   help="leiden: what to optimise (default modularity)")
+    p.add_argument("--resolution", default="1.0", metavar="G[,G-]",
+                   help="leiden: gamma for both signs, or gamma+,gamma- (default 1.0)")
+    p.add_argument("--null", choices=NULL_MODELS, default="erdos_renyi",
+                   help="leiden with --objective potts: the null model (default erdos_renyi)")
+    p.add_argument("--restarts", type=int_arg, default=1, help="leiden: restarts (default 1)")
+    p.add_argument("--k", type=int_arg, default=None,
+                   help="sponge: number of groups (default: from the signed Bethe Hessian)")
+    p.add_argument("--time-limit", type=float_arg, default=None, metavar="S",
+                   help="leiden: return the best partition found after S seconds")
+    p.add_argument("--seed", type=int_arg, default=0,
+                   help="random seed (an int in [0, 2**63 - 1]; default 0)")
+    add_output_arguments(p, "write vertex,community as CSV (.parquet: Parquet); default: "
+                         "summary only", required=False, metavar="FILE")
+    add_plot_argument(p, "community sizes and the positive / negative weight inside and "
+                         "between communities (leiden)")
+    add_progress_arguments(p)
+    p.set_defaults(func=_run_communities)
+    return p
+
+
+def _resolution(text: str):
+    from .._validation import param_error
+    from ._signed_objective import check_resolution
+
+    parts = str(text).split(",")
+    try:
+        values = [float(x) for x in parts]
+    except ValueError:
+        raise param_error("--resolution", "communities", "a number or two numbers gamma+,gamma-",
+                          text) from None
+    return check_resolution(values[0] if len(values) == 1 else values, "communities",
+                            name="--resolution")
+
+
+def _run_communities(args) -> int:
+    from .._validation import param_error
+
+    owner = "communities"
+    res = _resolution(args.resolution)
+    check_count(args.restarts, "--restarts", owner, low=1, high=10**6)
+    check_count(args.k, "--k", owner, low=2, high=MAX_INT32)
+    if_given(check_time_limit, args.time_limit, owner, name="--time-limit", allow_none=False)
+    check_seed(args.seed, owner, name="--seed")
+    if args.method != "leiden" and args.plot is not None:
+        raise param_error("--plot", owner, "given with --method leiden only (the picture needs "
+                          "the community table of the search)", args.plot)
+    if args.out is not None:
+        require_table_writer(args.out, "--out")
+    check_run_options(args)
+    run = Run(args, files={"--out": args.out, "--plot": args.plot}, manifest_beside=args.out)
+    graph = run.load()
+    with run.compute():
+        if args.method == "leiden":
+            from ._communities import signed_communities
+
+            result = signed_communities(graph, objective=args.objective, resolution=res,
+                                        null=args.null, seed=args.seed, restarts=args.restarts,
+                                        time_limit=args.time_limit)
+        else:
+            from ._sponge import sponge
+
+            result = sponge(graph, args.k, variant=args.method, seed=args.seed)
+    if args.out or args.plot:
+        with run.writing():
+            if args.out:
+                write_table(result.labels, run.wrote(args.out))
+            draw_plot(run, args, result)
+    if args.out:
+        run.finish(seed=args.seed, backend="cpu")
+    if not args.quiet:
+        print(f"graph: {graph.n:,} vertices, {graph.m:,} edges")
+        print(component_summary(graph))
+    if args.method == "leiden":
+        what = {"modularity": "signed modularity Q", "potts": f"signed Potts F ({args.null})",
+                "imbalance": "imbalance I(P)"}[args.objective]
+        print(f"{what} = {result.value:.10g}  ({result.n_communities:,} communities, resolution "
+              f"{result.resolution[0]:g},{result.resolution[1]:g}, {result.elapsed_s:.2f} s"
+              f"{run.compile_note()})")
+    else:
+        print(f"{args.method}: k = {result.k} ({result.k_source}), "
+              f"{result.n_communities:,} communities, {result.elapsed_s:.2f} s")
     if not args.quiet:
         run.report_written()
     return 0
