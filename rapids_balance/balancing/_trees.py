@@ -529,8 +529,10 @@ def bfs_block_into(indptr, indices, slot_edge, slot_neg, roots, s2, n_lanes, sta
                 newbits[n_new] = state[v, 0] & ~padding  # a superset of its level-1 trees: enough
                 n_new += 1
     d = 2
-    n_cand, dense = _next_candidates(indptr, indices, state, new, newbits, n_new, mark, d, cand,
-                                     with_tree)
+    # int64() on the counts: a constant argument would be typed as a literal and compile
+    # _next_candidates once more per literal
+    n_cand, dense = _next_candidates(indptr, indices, state, new, newbits, np.int64(n_new), mark,
+                                     np.int64(d), cand, with_tree)
     while n_cand > 0:
         b = np.uint32(((d - 1) & 1) | 2)  # the parity bit of the parents' depth in the key
         for i in range(n_cand):  # increasing v, so each tree's level comes out by id
@@ -604,8 +606,8 @@ def bfs_block_into(indptr, indices, slot_edge, slot_neg, roots, s2, n_lanes, sta
                 newbits[n_new] = newbits[i]  # n_new <= i: compacted in place
                 n_new += 1
         d += 1
-        n_cand, dense = _next_candidates(indptr, indices, state, new, newbits, n_new, mark, d, cand,
-                                         with_tree)
+        n_cand, dense = _next_candidates(indptr, indices, state, new, newbits, np.int64(n_new), mark,
+                                         np.int64(d), cand, with_tree)
     return d - 1
 
 
