@@ -39,11 +39,11 @@ from ._cycle import cycle_balance_into, sides_from_balanced_into
 from ._harary import TIE, agreeable_side, larger_side
 from ._layout import deep_tree_into
 from ._trees import (BLOCK, PREFETCH_SLOTS, bfs_block_into, bfs_tree_into, block_lanes, block_scratch,
-                     prefetch_row, real_lanes)
+                     prefetch_row, real_lanes, run_chunks)
 from ._trees import graph_id
 from ._trees import popcount as _popcount
 
-__all__ = ["trees_pass", "block_pass", "block_chunk", "run_chunks", "deep_pass", "edge_pass", "vertex_pass", "VERTEX_BLOCK"]
+__all__ = ["trees_pass", "block_pass", "block_chunk", "deep_pass", "edge_pass", "vertex_pass", "VERTEX_BLOCK"]
 
 VERTEX_BLOCK = 512
 
@@ -280,18 +280,6 @@ def _add_chunks(e_part, v_part, sign, T, in_tree, negative, switched, agree2, st
         for c in range(n_chunks):
             status2[v] += v_part[c, 0, v]
             clean[v] += v_part[c, 1, v]
-
-
-def run_chunks(chunk, n_chunks: int) -> None:
-    """``chunk(c)`` for c in ``range(n_chunks)``, on as many threads (compiled chunks release the GIL)."""
-    if n_chunks <= 1:
-        chunk(0)
-        return
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=n_chunks, thread_name_prefix="rapids-balance-chunk") as pool:
-        for f in [pool.submit(chunk, c) for c in range(n_chunks)]:
-            f.result()
 
 
 @numba.njit(parallel=True, cache=True)

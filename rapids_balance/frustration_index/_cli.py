@@ -109,8 +109,8 @@ def _run(args) -> int:
         trees = (f"{res.info['trees']} {args.sampler} trees, {len(res.cloud)} states; "
                  f"tree index {res.tree_index}{ref}")
     print(f"{graph.name or args.path}: {graph.n} vertices, {graph.m} edges; "
-          f"{trees}; index {res.index} ({summary['seconds']:.2f} s"
-          f"{', stopped at the time limit' if res.info.get('stopped') else ''}){run.compile_note()}")
+          f"{trees}; index {res.index} ({summary['seconds']:.2f} s{_stopped_words(res, args)})"
+          f"{run.compile_note()}")
     if not args.quiet:
         print(component_summary(graph))
         if "lower_bound" in summary:
@@ -122,6 +122,23 @@ def _run(args) -> int:
             print(f"exact: {e['index']} (bound {e['bound']}, optimal {e['optimal']})")
         run.report_written()
     return 0
+
+
+def _stopped_words(res, args) -> str:
+    """Which stage the time limit stopped, and why, for the summary line ('' when none)."""
+    stages = res.info.get("stopped_stages", [])
+    words = []
+    if "trees" in stages:
+        share = "its share of the time limit" if res.refined_index is not None else "the time limit"
+        words.append(f"tree sampling stopped at {share} after {res.info['trees']} of "
+                     f"{res.params['n_trees']} trees")
+    if "refine" in stages:
+        words.append("the refinement stopped at the time limit")
+    elif "trees" in stages and res.refined_index is not None:
+        words.append("the refinement finished within the limit")
+    if not words and res.info.get("stopped"):
+        words.append("stopped at the time limit")
+    return "".join(f", {w}" for w in words)
 
 
 def _compute(graph, args, frustration) -> tuple[Any, dict]:

@@ -696,7 +696,12 @@ def _finalize(graph, cloud: Cloud, params: FrustrationParams, rp: RefineParams |
             "max_states": params.max_states, "seconds_cloud": t_cloud,
             "seconds_refine": time.perf_counter() - t1 if rp is not None else 0.0,
             "backend": params.backend, "start": start_name,
-            "stopped": "time_limit" if cloud.n_trees < params.n_trees or passed(search) else None}
+            "stopped": "time_limit" if cloud.n_trees < params.n_trees or passed(search) else None,
+            # which stage the limit cut short: the trees (their share of it ended before
+            # n_trees), the refinement (the limit itself ended)
+            "stopped_stages": [stage for stage, cut in (("trees", cloud.n_trees < params.n_trees),
+                                                        ("refine", rp is not None and passed(search)))
+                               if cut]}
     res = FrustrationResult(index=int(index), tree_index=tree_index, refined_index=refined_index,
                             best_state=state_frame(graph, best_side),
                             switched=switched_frame(graph, best_side), cloud=frame, history=hist,
