@@ -28,7 +28,8 @@ from rapids_balance.balancing import _cpu, _cycle, _harary, _trees
 from rapids_balance import _host_sort
 from rapids_balance.balancing import _result
 g = rb.load_example("highland")
-rb.balance(g, {n_trees}, majority="{majority}", method="{method}", backend="cpu", progress=False)
+for n_trees, majority, method in {calls}:
+    rb.balance(g, n_trees, majority=majority, method=method, backend="cpu", progress=False)
 kernels = dict(block_larger=_cpu.block_chunk[False], block_agreeable=_cpu.block_chunk[True],
                trees_pass=_cpu.trees_pass, cycle=_cycle.cycle_balance_into,
                agreeable_side=_harary.agreeable_side, bfs_tree=_trees.bfs_tree_into,
@@ -39,29 +40,30 @@ print(json.dumps({{k: len(v.signatures) for k, v in kernels.items()}}))
 """
 
 
-def _reached(**options) -> dict[str, int]:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    out = subprocess.run([sys.executable, "-c", _REACHED.format(**options)], env=env, cwd=REPO,
+def _reached(cache: Path, calls: list[tuple[int, str, str]]) -> dict[str, int]:
+    """Signatures of the kernels after ``calls`` (balance's n_trees, majority, method) in a fresh
+    process on an empty numba cache: a kernel loaded from the cache brings the kernels it calls
+    inside its own machine code, so only compiling fills every callee's signatures."""
+    env = dict(os.environ, PYTHONPATH=str(REPO), NUMBA_CACHE_DIR=str(cache))
+    out = subprocess.run([sys.executable, "-c", _REACHED.format(calls=calls)], env=env, cwd=REPO,
                          capture_output=True, text=True, timeout=900, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
-def test_the_main_job_compiles_neither_the_cycle_walk_nor_the_other_majority_rule():
+def test_the_main_job_compiles_neither_the_cycle_walk_nor_the_other_majority_rule(tmp_path):
     # 128 trees: two full blocks, no tree left for the per-tree kernels
-    got = _reached(n_trees=128, majority="larger", method="path-sign")
-    assert got["block_larger"] == 1
+    got = _reached(tmp_path, [(128, "larger", "path-sign")])
+    assert got["block_larger"] == 1 and got["next_candidates"] == 1  # not one per literal count
     assert got["block_agreeable"] == got["agreeable_side"] == 0
     assert got["trees_pass"] == got["cycle"] == got["bfs_tree"] == 0
-    assert got["next_candidates"] == 1  # one signature, not one per literal count
     # a small graph is built and tabled by numpy: no compiled sort, gather or table kernel
     assert got["counting_order"] == got["gather"] == got["fractions"] == got["incident_sum"] == 0
 
 
-def test_the_agreeable_rule_and_the_cycle_walk_compile_when_asked():
-    got = _reached(n_trees=128, majority="agreeable", method="path-sign")
+def test_the_agreeable_rule_and_the_cycle_walk_compile_when_asked(tmp_path):
+    got = _reached(tmp_path, [(128, "agreeable", "path-sign"), (3, "larger", "cycle")])
     assert got["block_agreeable"] == 1 and got["agreeable_side"] >= 1 and got["block_larger"] == 0
-    got = _reached(n_trees=3, majority="larger", method="cycle")
-    assert got["trees_pass"] == 1 and got["cycle"] == 1 and got["block_larger"] == 0
+    assert got["trees_pass"] == 1 and got["cycle"] == 1
 
 
 def _result(stages, trees=40, n_trees=100, refined=7, stopped="time_limit"):

@@ -332,8 +332,10 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
         ``"one-side"``; ``"trees"`` otherwise); when the limit leaves no
         time for an improving move either, that state is returned as it
         is (the refinement, which could make no move, is skipped; its one
-        history row is that state's index).  Trees on a Dask ``client``
-        are not cut short.
+        history row is that state's index).  ``time_limit=0`` means the
+        least useful work: that state, of the check's own tree (or one
+        side), with ``info["stopped_stages"]`` naming the stages it cut.
+        Trees on a Dask ``client`` are not cut short.
     backend : {"auto", "cpu", "gpu"}
         Where BFS trees, path signs, state words and move gains are computed.
     progress : bool or None, default None
