@@ -92,8 +92,14 @@ def _child(argv: list[str], events_path: str) -> int:
             events.append(rec)
 
     event.register("numba:compile", Listener())
+    # the code under test is the one on PYTHONPATH (this checkout, or --prev's): not the checkout
+    # that _harness puts first on the path
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != REPO]
+    sys.path[:0] = os.environ.get("PYTHONPATH", "").split(os.pathsep)
     from rapids_balance.cli import main
 
+    import rapids_balance
+    print(f"code: {Path(rapids_balance.__file__).resolve().parent.parent}", file=sys.stderr)
     start, cpu = time.perf_counter(), time.process_time()
     try:
         rc = main(argv)
@@ -127,7 +133,7 @@ def run_command(name: str, code: Path, cache_dir: str) -> dict:
             "compile_cpu_s": sum(e["inclusive_cpu_s"] for e in events if e["depth"] == 0),
             "main_cpu_s": doc["main_cpu_s"],
             "signatures": len(events), "parallel_signatures": sum(e["parallel"] for e in events),
-            "stdout": proc.stdout.strip().splitlines()[-3:]}
+            "stdout": proc.stdout.strip().splitlines()[-3:], "code": proc.stderr.strip().splitlines()[-1:]}
 
 
 def cold_and_warm(name: str, code: Path, warm: bool) -> tuple[dict, dict | None]:
