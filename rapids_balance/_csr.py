@@ -15,8 +15,9 @@ from . import _xp
 __all__ = ["csr_arrays", "edge_slots_from_csr"]
 
 #: from this many host edges on, sorted undirected edges take the compiled builder
-#: (:func:`rapids_balance._host_sort.undirected_csr`; smaller graphs do not pay for numba's import)
-_COMPILED_MIN_EDGES = 1 << 15
+#: (:func:`rapids_balance._host_sort.undirected_csr`; smaller graphs do not pay for numba's import
+#: nor for compiling it, which costs more than numpy's sort below this size)
+_COMPILED_MIN_EDGES = 1 << 18
 
 
 def csr_arrays(xp: ModuleType, edge_src, edge_dst, n: int, directed: bool, *,

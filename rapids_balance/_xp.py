@@ -111,6 +111,10 @@ def stable_argsort(x: Any) -> Any:
 
 
 _RADIX_MIN_SIZE = 1 << 15
+#: from this many items on, numpy inputs go to the compiled kernels of ``_host_sort``; below it
+#: numpy's own calls take milliseconds, less than compiling those kernels on a fresh install's
+#: first call (seconds of CPU per kernel)
+COMPILED_MIN_SIZE = 1 << 18
 _RADIX_MAX_PASSES = 3
 
 
@@ -125,7 +129,8 @@ def _numpy_stable_argsort(x: np.ndarray) -> np.ndarray:
     if x.dtype.kind not in "iu" or x.dtype.itemsize <= 2 or x.size < _RADIX_MIN_SIZE:
         return np.argsort(x, kind="stable")
     lo, hi = int(x.min()), int(x.max())
-    if lo >= 0 and hi < 2 * x.size + _RADIX_MIN_SIZE:  # keys as dense as vertex ids: one counting sort
+    if lo >= 0 and hi < 2 * x.size + _RADIX_MIN_SIZE and x.size >= COMPILED_MIN_SIZE:
+        # keys as dense as vertex ids: one counting sort
         from ._host_sort import counting_order
 
         return counting_order(x, hi + 1)
@@ -160,7 +165,7 @@ def pair_order(a: Any, b: Any, nu: int) -> Any:
     no 64-bit key); other namespaces sort the 64-bit key.
     """
     xp = array_api_compat.array_namespace(a, b)
-    if is_numpy(xp) and a.size >= _RADIX_MIN_SIZE:
+    if is_numpy(xp) and a.size >= COMPILED_MIN_SIZE:
         from ._host_sort import pair_order as host_pair_order
 
         return host_pair_order(a, b, nu)
@@ -204,7 +209,7 @@ def gather(values: Any, index: Any) -> Any:
     """``values[index]`` (``xp.take``); large numpy inputs by a compiled parallel loop that uses an
     int32 index as it is (numpy's ``take`` first widens it to a 64-bit copy)."""
     xp = array_api_compat.array_namespace(values, index)
-    if is_numpy(xp) and index.size >= _RADIX_MIN_SIZE and values.ndim == 1 and index.dtype.kind in "iu":
+    if is_numpy(xp) and index.size >= COMPILED_MIN_SIZE and values.ndim == 1 and index.dtype.kind in "iu":
         from ._host_sort import gather as host_gather
 
         return host_gather(values, index)
@@ -297,7 +302,7 @@ def connected_components(a: Any, b: Any, n: int) -> Any:
     leaving them).
     """
     xp = array_api_compat.array_namespace(a, b)
-    if is_numpy(xp) and a.size >= _RADIX_MIN_SIZE:
+    if is_numpy(xp) and a.size >= COMPILED_MIN_SIZE:
         from ._host_sort import component_labels
 
         return component_labels(a, b, n)

@@ -22,7 +22,7 @@ def test_pair_order_is_the_stable_argsort_of_the_pair_key(size, nu):
     a, b = rng.integers(0, nu, size).astype(np.int32), rng.integers(0, nu, size).astype(np.int32)
     want = np.argsort(a.astype(np.int64) * nu + b, kind="stable")
     assert np.array_equal(_host_sort.pair_order(a, b, nu), want)
-    assert np.array_equal(_xp.pair_order(a, b, nu), want)
+    assert np.array_equal(_xp.pair_order(a, b, nu), want)  # numpy's sort below the compiled size
 
 
 def test_component_labels_give_scipys_partition():
@@ -87,8 +87,11 @@ def test_graph_is_the_same_without_the_compiled_kernels(monkeypatch, options, de
     u, v, s = _messy_edges(5)
     if dense:
         u, v = (u - 3) // 7, (v - 3) // 7
+    monkeypatch.setattr(_xp, "COMPILED_MIN_SIZE", 1 << 15)  # the compiled kernels at this size
+    monkeypatch.setattr(_csr, "_COMPILED_MIN_EDGES", 1 << 15)
     fast = build_graph(u, v, sign=s, **options)
     monkeypatch.setattr(_xp, "_RADIX_MIN_SIZE", 1 << 40)  # every numpy path, no compiled kernel
+    monkeypatch.setattr(_xp, "COMPILED_MIN_SIZE", 1 << 40)
     monkeypatch.setattr(_csr, "_COMPILED_MIN_EDGES", 1 << 40)
     slow = build_graph(u, v, sign=s, **options)
     assert _digest(fast) == _digest(slow)

@@ -39,11 +39,11 @@ from ._cycle import cycle_balance_into, sides_from_balanced_into
 from ._harary import TIE, agreeable_side, larger_side
 from ._layout import deep_tree_into
 from ._trees import (BLOCK, PREFETCH_SLOTS, bfs_block_into, bfs_tree_into, block_lanes, block_scratch,
-                     prefetch_row, real_lanes)
+                     prefetch_row, real_lanes, run_chunks)
 from ._trees import graph_id
 from ._trees import popcount as _popcount
 
-__all__ = ["trees_pass", "block_pass", "deep_pass", "edge_pass", "vertex_pass", "VERTEX_BLOCK"]
+__all__ = ["trees_pass", "block_pass", "block_chunk", "deep_pass", "edge_pass", "vertex_pass", "VERTEX_BLOCK"]
 
 VERTEX_BLOCK = 512
 
@@ -99,6 +99,22 @@ def trees_pass(indptr, indices, slot_edge, edge_src, edge_dst, sign, roots, s2s,
 
 
 @numba.njit(cache=True)
+def lane_larger(n, ones_t):
+    """``"larger"`` majority of a tree with ``ones_t`` of its ``n`` vertices on side 1."""
+    zeros = n - ones_t
+    return 0 if zeros > ones_t else (1 if ones_t > zeros else TIE)
+
+
+@numba.njit(cache=True)
+def lane_agreeable(edge_src, edge_dst, words, t, side, uf, count, ids):
+    """``"agreeable"`` majority of the tree in lane ``t``: the union-find of
+    :func:`agreeable_side` on the side column read out of the lane (see :func:`lane_majority`)."""
+    for v in range(words.size):
+        side[graph_id(ids, v)] = (words[v] >> np.uint64(t)) & np.uint64(1)
+    return agreeable_side(edge_src, edge_dst, side, uf, count)
+
+
+@numba.njit(cache=True)
 def lane_majority(edge_src, edge_dst, words, t, ones_t, agreeable, side, uf, count, ids):
     """Majority side of the tree in lane ``t`` of the sign words ``words`` (uint64 per vertex).
 
@@ -108,22 +124,9 @@ def lane_majority(edge_src, edge_dst, words, t, ones_t, agreeable, side, uf, cou
     words are of a relabelled copy: ties go to the smallest id of the
     graph); ``edge_src``/``edge_dst`` are the graph's.
     """
-    n = words.size
     if agreeable:
-        for v in range(n):
-            side[graph_id(ids, v)] = (words[v] >> np.uint64(t)) & np.uint64(1)
-        return agreeable_side(edge_src, edge_dst, side, uf, count)
-    zeros = n - ones_t
-    return 0 if zeros > ones_t else (1 if ones_t > zeros else TIE)
-
-
-@numba.njit(cache=True)
-def _block_majority(edge_src, edge_dst, state, ones, n_lanes, agreeable, side, uf, count, maj, ids):
-    """Majority of each tree of a block into ``maj`` (its first ``n_lanes`` entries): see
-    :func:`lane_majority`; ``state[:, 1]`` holds the block's sign words."""
-    words = state[:, 1]
-    for t in range(n_lanes):
-        maj[t] = lane_majority(edge_src, edge_dst, words, t, ones[t], agreeable, side, uf, count, ids)
+        return lane_agreeable(edge_src, edge_dst, words, t, side, uf, count, ids)
+    return lane_larger(words.size, ones_t)
 
 
 @numba.njit(cache=True)
@@ -169,42 +172,24 @@ def _block_counters(indptr, indices, slot_edge, state, maj, n_lanes, negative, a
         clean[v] += _popcount(~dirty & real)
 
 
-@numba.njit(parallel=True, cache=True)
-def block_pass(indptr, indices, slot_edge, slot_neg, edge_src, edge_dst, sign, roots,
-               s2s, agreeable, n_chunks, maj_all, reached, in_tree, negative, switched, agree2,
-               status2, clean, ids):
-    """``method="path-sign"`` for a batch, by blocks of ``_trees.BLOCK`` trees (see module doc).
+def _block_chunk_for(agreeable: bool):
+    """:func:`block_chunk` for one majority rule: the other rule's code is not even compiled (the
+    rule is a constant of the closure, and numba drops the branch it rules out before typing;
+    numba's cache keys a closure's kernels by its constants too)."""
 
-    Chunk c takes blocks c, c + n_chunks, ... with its own scratch and its
-    own int32 counters (a chunk holds at most a batch of trees, far below
-    2**30), which a second parallel loop adds, in chunk order, to the int64
-    counters.  ``maj_all`` gets each tree's majority.  Per chunk only the
-    counts that need the trees are kept: the tree edges per CSR slot (both
-    slots of an edge are summed at the end), ``negative`` and ``agree2``;
-    ``switched`` follows from ``negative`` over the batch (an edge is
-    switched in every tree where its balanced sign differs from its input
-    sign: ``negative`` for a positive edge, ``T - negative`` for a negative
-    one).  Scratch per chunk: 44 bytes per vertex and 20 per edge.  With
-    ``ids`` (see :func:`._layout.deep_layout`) the CSR arrays and roots are
-    a relabelled copy's, ``edge_src``/``edge_dst`` the graph's, and
-    ``status2``/``clean`` are indexed by the copy's vertices.
-    """
-    T = roots.size
-    n = indptr.size - 1
-    m = edge_src.size
-    n_blocks = (T + BLOCK - 1) // BLOCK
-    no_tree = np.empty((0, 0), np.int32)
-    e_part = np.zeros((n_chunks, 3, m), np.int32)  # in_tree, negative, agree2
-    v_part = np.zeros((n_chunks, 2, n), np.int32)  # status2, clean
-    for c in prange(n_chunks):
+    @numba.njit(cache=True, nogil=True)
+    def block_chunk(c, indptr, indices, slot_edge, slot_neg, edge_src, edge_dst, roots, s2s, n_chunks,
+                    maj_all, reached, ep, vp, ids):
+        T = roots.size
+        n = indptr.size - 1
+        n_blocks = (T + BLOCK - 1) // BLOCK
+        no_tree = np.empty((0, 0), np.int32)
         state, newbits, pending, got, ones = block_scratch(n)
         maj = np.empty(BLOCK, np.uint8)
         tree_slots = np.zeros(indices.size, np.int32)  # trees holding the edge, per slot
         side = np.empty(n if agreeable else 0, np.int8)
         uf = np.empty(n if agreeable else 0, np.int32)
         count = np.empty(n if agreeable else 0, np.int32)
-        ep = e_part[c]
-        vp = v_part[c]
         for blk in range(c, n_blocks, n_chunks):
             r, s, nl = block_lanes(roots, s2s, blk, T)
             t0 = blk * BLOCK
@@ -212,14 +197,76 @@ def block_pass(indptr, indices, slot_edge, slot_neg, edge_src, edge_dst, sign, r
                            got, ones, tree_slots, no_tree, no_tree, no_tree, t0, ids)
             for t in range(nl):
                 reached[t0 + t] = got[t]
-            _block_majority(edge_src, edge_dst, state, ones, nl, agreeable, side, uf, count, maj, ids)
+            words = state[:, 1]
+            for t in range(nl):  # each tree's majority (see lane_majority)
+                if agreeable:
+                    maj[t] = lane_agreeable(edge_src, edge_dst, words, t, side, uf, count, ids)
+                else:
+                    maj[t] = lane_larger(n, ones[t])
             for t in range(nl):
                 maj_all[t0 + t] = maj[t]
             _block_counters(indptr, indices, slot_edge, state, maj, nl, ep[1], ep[2], vp[0], vp[1])
         in_tree_c = ep[0]
         for j in range(indices.size):  # both slots of an edge
             in_tree_c[slot_edge[j]] += tree_slots[j]
-    for e in prange(m):
+
+    return block_chunk
+
+
+#: chunk ``c`` of :func:`block_pass`, per majority rule (``agreeable``): blocks c, c + n_chunks,
+#: ... of the batch, into the chunk's own int32 counters ``ep`` (3 x m: in_tree per edge,
+#: negative, agree2) and ``vp`` (2 x n: status2, clean), zero on entry.  No shared write but
+#: ``maj_all`` and ``reached`` at the chunk's own trees, and the GIL is released, so chunks run
+#: on threads.
+block_chunk = {rule: _block_chunk_for(rule) for rule in (False, True)}
+
+
+def block_pass(indptr, indices, slot_edge, slot_neg, edge_src, edge_dst, sign, roots,
+               s2s, agreeable, n_chunks, maj_all, reached, in_tree, negative, switched, agree2,
+               status2, clean, ids):
+    """``method="path-sign"`` for a batch, by blocks of ``_trees.BLOCK`` trees (see module doc).
+
+    Chunk c (:func:`block_chunk`, one thread each) takes blocks c,
+    c + n_chunks, ... with its own scratch and its own int32 counters (a
+    chunk holds at most a batch of trees, far below 2**30), which are then
+    added, as int64, to the counters.  ``maj_all`` gets each tree's
+    majority.  Per chunk only the counts that need the trees are kept: the
+    tree edges per CSR slot (both slots of an edge are summed at the end),
+    ``negative`` and ``agree2``; ``switched`` follows from ``negative`` over
+    the batch (an edge is switched in every tree where its balanced sign
+    differs from its input sign: ``negative`` for a positive edge,
+    ``T - negative`` for a negative one).  Scratch per chunk: 44 bytes per
+    vertex and 20 per edge.  With ``ids`` (see :func:`._layout.deep_layout`)
+    the CSR arrays and roots are a relabelled copy's,
+    ``edge_src``/``edge_dst`` the graph's, and ``status2``/``clean`` are
+    indexed by the copy's vertices.
+
+    Threads over a compiled chunk rather than a numba ``prange``: the same
+    work, without compiling a parallel loop (numba's parfor passes over this
+    body cost seconds on a fresh install's first call), and the integer sums
+    do not depend on the chunk count.
+    """
+    T = roots.size
+    n = indptr.size - 1
+    m = edge_src.size
+    e_part = np.zeros((n_chunks, 3, m), np.int32)  # in_tree, negative, agree2
+    v_part = np.zeros((n_chunks, 2, n), np.int32)  # status2, clean
+
+    kernel = block_chunk[bool(agreeable)]
+
+    def chunk(c: int) -> None:
+        kernel(c, indptr, indices, slot_edge, slot_neg, edge_src, edge_dst, roots, s2s, n_chunks,
+               maj_all, reached, e_part[c], v_part[c], ids)
+
+    run_chunks(chunk, n_chunks)
+    _add_chunks(e_part, v_part, sign, T, in_tree, negative, switched, agree2, status2, clean)
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_chunks(e_part, v_part, sign, T, in_tree, negative, switched, agree2, status2, clean):
+    """The chunks' int32 counters of :func:`block_pass` added, in chunk order, to the int64 ones."""
+    n_chunks, _, m = e_part.shape
+    for e in range(m):
         it = 0
         ng = 0
         for c in range(n_chunks):
@@ -229,7 +276,7 @@ def block_pass(indptr, indices, slot_edge, slot_neg, edge_src, edge_dst, sign, r
         in_tree[e] += it
         negative[e] += ng
         switched[e] += T - ng if sign[e] < 0 else ng
-    for v in prange(n):
+    for v in range(v_part.shape[2]):
         for c in range(n_chunks):
             status2[v] += v_part[c, 0, v]
             clean[v] += v_part[c, 1, v]

@@ -21,6 +21,7 @@ import numba
 import numpy as np
 
 from .._display import Display
+from .._xp import COMPILED_MIN_SIZE
 
 __all__ = ["BalanceResult", "ATTRIBUTE_DEFINITIONS", "TableCounters", "compute_attributes", "graphbplus_text", "counter_namespace",
            "zero_counters"]
@@ -100,7 +101,7 @@ def _incident_sum(xp, a: dict[str, Any], per_edge: Any) -> Any:
     at the row starts): no floating-point order to depend on, so host and
     device give the same bits.
     """
-    if isinstance(per_edge, np.ndarray):  # no slot-sized temporaries on the host
+    if isinstance(per_edge, np.ndarray) and per_edge.size >= COMPILED_MIN_SIZE:  # no slot-sized temporaries
         return _incident_sum_host(a["indptr"], a["slot_edge"], per_edge)
     vals = xp.take(per_edge, xp.astype(a["slot_edge"], xp.int64))
     csum = xp.concat([xp.zeros(1, dtype=xp.int64), xp.cumulative_sum(vals)])
@@ -120,6 +121,15 @@ def _fractions_in_place(counts, denominator):
     for i in numba.prange(counts.size):
         out[i] = counts[i] / denominator
     return out
+
+
+def _fractions(counts: np.ndarray, denominator: float) -> np.ndarray:
+    """``counts / denominator`` as float64, in place of the counts where they are large enough for
+    the memory to matter (numpy's division below: the same correctly rounded quotients, and no
+    kernel to compile on a small graph's first call)."""
+    if counts.size >= COMPILED_MIN_SIZE:
+        return _fractions_in_place(counts, denominator)
+    return counts / denominator
 
 
 class TableCounters(dict):
@@ -197,7 +207,7 @@ def compute_attributes(graph, counters: dict[str, np.ndarray], attributes: str =
     if attributes == "consensus":
         influence = influence / degree
         # mean over v's edges of (status(u) + status(v)) / 2 = sum(status2[u] + status2[v]) / (4T deg)
-        if on_host:
+        if on_host and graph.m >= COMPILED_MIN_SIZE:
             status4 = _incident_pair_sum_host(a["indptr"], graph.indices, counters["status2"])
         else:
             edge_status4 = xp.take(counters["status2"], src) + xp.take(counters["status2"], dst)
@@ -208,7 +218,7 @@ def compute_attributes(graph, counters: dict[str, np.ndarray], attributes: str =
     else:  # datalab
         authority = xp.astype(counters["clean"], f64) / float(T)
     # the last reader of status2 is done: its fraction may take its place
-    status = (_fractions_in_place(counters.pop("status2"), 2.0 * T) if in_place
+    status = (_fractions(counters.pop("status2"), 2.0 * T) if in_place
               else xp.astype(counters["status2"], f64) / (2.0 * T))
     if on_host:
         from .._xp import gather
@@ -230,7 +240,7 @@ def compute_attributes(graph, counters: dict[str, np.ndarray], attributes: str =
     else:
         src_lab, dst_lab = device_labels_column(graph, src), device_labels_column(graph, dst)
     if in_place:
-        fractions = {col: _fractions_in_place(counters.pop(key), float(den * T))
+        fractions = {col: _fractions(counters.pop(key), float(den * T))
                      for col, (key, den) in EDGE_FRACTIONS.items()}
     else:
         fractions = {col: xp.astype(counters[key], f64) / float(den * T)

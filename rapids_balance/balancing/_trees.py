@@ -167,23 +167,30 @@ def bfs_tree_into(indptr, indices, slot_edge, edge_src, edge_dst, sign, root, s2
     return tail
 
 
-@numba.njit(parallel=True, cache=True)
-def _bfs_batch_cpu(indptr, indices, slot_edge, edge_src, edge_dst, roots, s2s, parent, parent_edge,
-                   order, reached, n_chunks):
+@numba.njit(cache=True, nogil=True)
+def _bfs_batch_chunk(c, indptr, indices, slot_edge, edge_src, edge_dst, roots, s2s, parent, parent_edge,
+                     order, reached, n_chunks):
+    """Chunk ``c`` of :func:`_bfs_batch_cpu`: trees c, c + n_chunks, ... (GIL released)."""
     T = roots.size
     n = indptr.size - 1
-    for c in prange(n_chunks):
-        # scratch per chunk, not per tree; trees are independent, so chunks share nothing
-        depth = np.empty(n, np.int32)
-        best = np.empty(n, np.int64)
-        queue = np.empty(n, np.int32)
-        level_count = np.empty(n + 2, np.int64)
-        no_sign = np.empty(0, np.int8)
-        no_ps = np.empty(0, np.int8)
-        for t in range(c, T, n_chunks):
-            reached[t] = bfs_tree_into(indptr, indices, slot_edge, edge_src, edge_dst, no_sign,
-                                       roots[t], s2s[t], parent[t], parent_edge[t], order[t], no_ps,
-                                       depth, best, queue, level_count)
+    # scratch per chunk, not per tree; trees are independent, so chunks share nothing
+    depth = np.empty(n, np.int32)
+    best = np.empty(n, np.int64)
+    queue = np.empty(n, np.int32)
+    level_count = np.empty(n + 2, np.int64)
+    no_sign = np.empty(0, np.int8)
+    no_ps = np.empty(0, np.int8)
+    for t in range(c, T, n_chunks):
+        reached[t] = bfs_tree_into(indptr, indices, slot_edge, edge_src, edge_dst, no_sign,
+                                   roots[t], s2s[t], parent[t], parent_edge[t], order[t], no_ps,
+                                   depth, best, queue, level_count)
+
+
+def _bfs_batch_cpu(indptr, indices, slot_edge, edge_src, edge_dst, roots, s2s, parent, parent_edge,
+                   order, reached, n_chunks):
+    """Trees one by one, ``n_chunks`` chunks on threads (see :func:`run_chunks`)."""
+    run_chunks(lambda c: _bfs_batch_chunk(c, indptr, indices, slot_edge, edge_src, edge_dst, roots, s2s,
+                                          parent, parent_edge, order, reached, n_chunks), n_chunks)
 
 
 # ---------------------------------------------------------------------------
@@ -529,8 +536,10 @@ def bfs_block_into(indptr, indices, slot_edge, slot_neg, roots, s2, n_lanes, sta
                 newbits[n_new] = state[v, 0] & ~padding  # a superset of its level-1 trees: enough
                 n_new += 1
     d = 2
-    n_cand, dense = _next_candidates(indptr, indices, state, new, newbits, n_new, mark, d, cand,
-                                     with_tree)
+    # int64() on the counts: a constant argument would be typed as a literal and compile
+    # _next_candidates once more per literal
+    n_cand, dense = _next_candidates(indptr, indices, state, new, newbits, np.int64(n_new), mark,
+                                     np.int64(d), cand, with_tree)
     while n_cand > 0:
         b = np.uint32(((d - 1) & 1) | 2)  # the parity bit of the parents' depth in the key
         for i in range(n_cand):  # increasing v, so each tree's level comes out by id
@@ -604,8 +613,8 @@ def bfs_block_into(indptr, indices, slot_edge, slot_neg, roots, s2, n_lanes, sta
                 newbits[n_new] = newbits[i]  # n_new <= i: compacted in place
                 n_new += 1
         d += 1
-        n_cand, dense = _next_candidates(indptr, indices, state, new, newbits, n_new, mark, d, cand,
-                                         with_tree)
+        n_cand, dense = _next_candidates(indptr, indices, state, new, newbits, np.int64(n_new), mark,
+                                         np.int64(d), cand, with_tree)
     return d - 1
 
 
@@ -634,21 +643,28 @@ def block_scratch(n):
             np.empty(BLOCK, np.int32), np.empty(BLOCK, np.int32))
 
 
-@numba.njit(parallel=True, cache=True)
-def _bfs_blocks_cpu(indptr, indices, slot_edge, slot_neg, roots, s2s, n_blocks, parent, parent_edge,
-                    order, reached, n_chunks):
+@numba.njit(cache=True, nogil=True)
+def _bfs_blocks_chunk(c, indptr, indices, slot_edge, slot_neg, roots, s2s, n_blocks, parent, parent_edge,
+                      order, reached, n_chunks):
+    """Chunk ``c`` of :func:`_bfs_blocks_cpu`: blocks c, c + n_chunks, ... (GIL released)."""
     T = roots.size
     n = indptr.size - 1
-    for c in prange(n_chunks):
-        state, newbits, pending, got, ones = block_scratch(n)
-        no_count = np.empty(0, np.int32)
-        for blk in range(c, n_blocks, n_chunks):
-            r, s, nl = block_lanes(roots, s2s, blk, T)
-            bfs_block_into(indptr, indices, slot_edge, slot_neg, r, s, nl, state, newbits, pending,
-                           got, ones, no_count, parent, parent_edge, order, blk * BLOCK,
-                           np.empty(0, np.int32))
-            for t in range(nl):
-                reached[blk * BLOCK + t] = got[t]
+    state, newbits, pending, got, ones = block_scratch(n)
+    no_count = np.empty(0, np.int32)
+    for blk in range(c, n_blocks, n_chunks):
+        r, s, nl = block_lanes(roots, s2s, blk, T)
+        bfs_block_into(indptr, indices, slot_edge, slot_neg, r, s, nl, state, newbits, pending,
+                       got, ones, no_count, parent, parent_edge, order, blk * BLOCK,
+                       np.empty(0, np.int32))
+        for t in range(nl):
+            reached[blk * BLOCK + t] = got[t]
+
+
+def _bfs_blocks_cpu(indptr, indices, slot_edge, slot_neg, roots, s2s, n_blocks, parent, parent_edge,
+                    order, reached, n_chunks):
+    """Blocks of trees, ``n_chunks`` chunks on threads (see :func:`run_chunks`)."""
+    run_chunks(lambda c: _bfs_blocks_chunk(c, indptr, indices, slot_edge, slot_neg, roots, s2s, n_blocks,
+                                           parent, parent_edge, order, reached, n_chunks), n_chunks)
 
 
 def block_split(n_trees: int) -> int:
@@ -664,6 +680,26 @@ def block_split(n_trees: int) -> int:
 def cpu_chunks(n_items: int) -> int:
     """How many parallel chunks to cut ``n_items`` independent trees into."""
     return max(1, min(int(n_items), numba.get_num_threads()))
+
+
+def run_chunks(chunk, n_chunks: int) -> None:
+    """``chunk(c)`` for c in ``range(n_chunks)``, each on its own thread.
+
+    The chunks are compiled kernels that release the GIL (``nogil=True``)
+    and write only their own part of the outputs, so they run side by side
+    as a numba ``prange`` over chunks would, without compiling a parallel
+    loop: numba's parfor passes cost seconds per kernel on a fresh
+    install's first call.  The chunk count (:func:`cpu_chunks`, numba's
+    thread count) sets the parallelism, as before.
+    """
+    if n_chunks <= 1:
+        chunk(0)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=n_chunks, thread_name_prefix="rapids-balance-chunk") as pool:
+        for f in [pool.submit(chunk, c) for c in range(n_chunks)]:
+            f.result()
 
 
 

@@ -102,7 +102,8 @@ def contract(indptr, indices, a, lab, nc, parts, deadline=NO_DEADLINE):
     cut[parts] = nc
     stop = np.zeros(1, dtype=np.int64)
     if parts == 1:
-        _contract_range(0, nc, indptr, indices, a, lab, nc, mstart, members, bound, tmp_idx,
+        # np.int64(0): a literal 0 would compile the range kernel once more
+        _contract_range(np.int64(0), nc, indptr, indices, a, lab, nc, mstart, members, bound, tmp_idx,
                         tmp_a, count, deadline, stop)
     else:
         _contract_parts(cut, indptr, indices, a, lab, nc, mstart, members, bound, tmp_idx, tmp_a,

@@ -247,6 +247,9 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
         within a few per cent of the limit; a search cut
         short still returns a valid clustering (the first restart or
         V-cycle, if the limit ends it, is no longer a 1-opt optimum).
+        ``time_limit=0`` means the least useful work: exactly one restart
+        (or V-cycle, or VND pass), stopped at its first clock read, so
+        ``iterations`` is 1 and the clustering is valid but not optimised.
     seed : int
         Seed of every random choice: an int in ``[0, 2**63 - 1]`` (the rule
         of every seeded function; floats, bools and None are refused).

@@ -37,6 +37,16 @@ class Level:
     a: np.ndarray
     work: np.ndarray = field(default_factory=lambda: np.zeros(1, np.int64))
 
+    def __post_init__(self) -> None:
+        # the kernels only read the CSR: read-only views on every level, so a coarse level's
+        # arrays have the input graph's numba type (read-only) and the kernels compile once
+        for name in ("indptr", "indices"):
+            arr = getattr(self, name)
+            if arr.flags.writeable:
+                arr = arr.view()
+                arr.flags.writeable = False
+                setattr(self, name, arr)
+
     def count(self, entries: int) -> None:
         """Add ``entries`` scanned adjacency entries to :attr:`work`."""
         self.work[0] += entries

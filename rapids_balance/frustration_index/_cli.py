@@ -119,13 +119,29 @@ def _run(args) -> int:
         certificates += (f"; exact {e['index']}" + (" (optimal)" if e["optimal"] else
                                                     f" (not proven optimal, bound {e['bound']})"))
     print(f"{graph.name or args.path}: {graph.n} vertices, {graph.m} edges; "
-          f"{trees}; index {res.index} ({summary['seconds']:.2f} s"
-          f"{', stopped at the time limit' if res.info.get('stopped') else ''}){certificates}"
+          f"{trees}; index {res.index} ({summary['seconds']:.2f} s{_stopped_words(res, args)}){certificates}"
           f"{run.compile_note()}")
     report(args, component_summary(graph))
     if not args.quiet:
         run.report_written()
     return 0
+
+
+def _stopped_words(res, args) -> str:
+    """Which stage the time limit stopped, and why, for the summary line ('' when none)."""
+    stages = res.info.get("stopped_stages", [])
+    words = []
+    if "trees" in stages:
+        share = "its share of the time limit" if res.refined_index is not None else "the time limit"
+        words.append(f"tree sampling stopped at {share} after {res.info['trees']} of "
+                     f"{res.params['n_trees']} trees")
+    if "refine" in stages:
+        words.append("the refinement stopped at the time limit")
+    elif "trees" in stages and res.refined_index is not None:
+        words.append("the refinement finished within the limit")
+    if not words and res.info.get("stopped"):
+        words.append("stopped at the time limit")
+    return "".join(f", {w}" for w in words)
 
 
 def _compute(graph, args, frustration) -> tuple[Any, dict]:

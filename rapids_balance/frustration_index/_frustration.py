@@ -335,8 +335,10 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
         ``"one-side"``; ``"trees"`` otherwise); when the limit leaves no
         time for an improving move either, that state is returned as it
         is (the refinement, which could make no move, is skipped; its one
-        history row is that state's index).  Trees on a Dask ``client``
-        are not cut short.
+        history row is that state's index).  ``time_limit=0`` means the
+        least useful work: that state, of the check's own tree (or one
+        side), with ``info["stopped_stages"]`` naming the stages it cut.
+        Trees on a Dask ``client`` are not cut short.
     backend : {"auto", "cpu", "gpu"}
         Where BFS trees, path signs, state words and move gains are computed.
     progress : bool or None, default None
@@ -748,7 +750,12 @@ def _finalize(graph, cloud: Cloud, params: FrustrationParams, rp: RefineParams |
             "max_states": params.max_states, "seconds_cloud": t_cloud,
             "seconds_refine": time.perf_counter() - t1 if rp is not None else 0.0,
             "backend": params.backend, "start": start_name,
-            "stopped": "time_limit" if cloud.n_trees < params.n_trees or passed(search) else None}
+            "stopped": "time_limit" if cloud.n_trees < params.n_trees or passed(search) else None,
+            # which stage the limit cut short: the trees (their share of it ended before
+            # n_trees), the refinement (the limit itself ended)
+            "stopped_stages": [stage for stage, cut in (("trees", cloud.n_trees < params.n_trees),
+                                                        ("refine", rp is not None and passed(search)))
+                               if cut]}
     res = FrustrationResult(index=int(index), tree_index=tree_index, refined_index=refined_index,
                             best_state=state_frame(graph, best_side),
                             switched=switched_frame(graph, best_side), cloud=frame, history=hist,

@@ -385,13 +385,21 @@ def _coarsen(indptr, idx, J, cmap, orient, nc, deadline=NO_DEADLINE, wide=np.int
         if pos != OVERFLOW:
             break
     if pos < 0:
-        return out_ptr[:1].copy(), out_idx[:0].copy(), out_J[:0].copy()
+        return _read_only(out_ptr[:1].copy(), out_idx[:0].copy()) + (out_J[:0].copy(),)
     # arrays made here own their memory: realloc returns the unwritten tail without moving
     out_idx.resize(pos, refcheck=False)
     if out_J.dtype == np.int16 and big <= np.iinfo(np.int8).max:
-        return out_ptr, out_idx, out_J[:pos].astype(np.int8)
+        return _read_only(out_ptr, out_idx) + (out_J[:pos].astype(np.int8),)
     out_J.resize(pos, refcheck=False)
-    return out_ptr, out_idx, out_J
+    return _read_only(out_ptr, out_idx) + (out_J,)
+
+
+def _read_only(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The arrays, no longer writable: a coarse level's CSR then has the numba type of the
+    graph's own (read-only), so the kernels over levels compile once, not once per flag."""
+    for arr in arrays:
+        arr.flags.writeable = False
+    return arrays
 
 
 @numba.njit(cache=True, nogil=True)
@@ -514,9 +522,9 @@ def compile_wide_levels(graph) -> None:
     indptr, idx = graph.indptr, np.ascontiguousarray(graph.indices, dtype=np.int32)
     cmap = np.zeros(graph.n, np.int32)
     orient = np.ones(graph.n, np.int8)
-    # the finest level's arrays are the graph's (read-only, int8 signs), a coarse level's
-    # are not; int16 sums may need int32 on the next level, int32 sums stay int32
-    coarse = (indptr.copy(), idx.copy())
+    # every level's CSR is read-only (the graph's, and _coarsen's); the finest level's sums
+    # are int8 signs; int16 sums may need int32 on the next level, int32 sums stay int32
+    coarse = _read_only(indptr.copy(), idx.copy())
     for (ptr, ix), fine, out in (((indptr, idx), np.int8, np.int32),
                                  (coarse, np.int8, np.int16), (coarse, np.int8, np.int32),
                                  (coarse, np.int16, np.int16), (coarse, np.int16, np.int32),
@@ -525,7 +533,7 @@ def compile_wide_levels(graph) -> None:
                        np.empty(ix.size, np.int32), np.empty(ix.size, out), np.iinfo(out).max,
                        NO_DEADLINE)
     for sums in (np.int16, np.int32):
-        _vcycle((indptr.copy(), idx.copy(), slot_signs(graph).astype(sums)),
+        _vcycle((*_read_only(indptr.copy(), idx.copy()), slot_signs(graph).astype(sums)),
                 np.ones(graph.n, np.int8), 0, True, p=RefineParams(coarsest=8, grow=1),
                 deadline=time.perf_counter() + 3600.0)
 

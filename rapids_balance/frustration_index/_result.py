@@ -72,7 +72,10 @@ class FrustrationResult(Display):
         (``"trees"``; ``"check-bfs"`` or ``"one-side"`` when the time limit
         left no room for a tree, see :func:`~rapids_balance.frustration`;
         None with ``n_trees=0``); ``stopped``: ``"time_limit"`` when the
-        time limit cut the work short, else None.
+        time limit cut the work short, else None; ``stopped_stages``: which
+        stages it cut short (``"trees"``: the trees' share of the limit
+        ended before ``n_trees`` trees; ``"refine"``: the limit ended during
+        the refinement).
     """
 
     index: int

@@ -1,0 +1,110 @@
+"""A first call compiles only what it reaches, and its summary lines say what their seconds hold.
+
+The kernels a call compiles are read from numba's dispatchers (``.signatures``,
+filled whether a kernel was compiled or loaded from the cache) in a fresh
+process, so that other tests' calls do not count.  No timed assertions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+import rapids_balance as rb
+from rapids_balance.frustration_index._cli import _stopped_words
+
+REPO = Path(__file__).resolve().parents[1]
+
+_REACHED = """
+import json, sys
+import rapids_balance as rb
+from rapids_balance.balancing import _cpu, _cycle, _harary, _trees
+from rapids_balance import _host_sort
+from rapids_balance.balancing import _result
+g = rb.load_example("highland")
+for n_trees, majority, method in {calls}:
+    rb.balance(g, n_trees, majority=majority, method=method, backend="cpu", progress=False)
+kernels = dict(block_larger=_cpu.block_chunk[False], block_agreeable=_cpu.block_chunk[True],
+               trees_pass=_cpu.trees_pass, cycle=_cycle.cycle_balance_into,
+               agreeable_side=_harary.agreeable_side, bfs_tree=_trees.bfs_tree_into,
+               next_candidates=_trees._next_candidates, counting_order=_host_sort._counting_order,
+               gather=_host_sort._gather, fractions=_result._fractions_in_place,
+               incident_sum=_result._incident_sum_host)
+print(json.dumps({{k: len(v.signatures) for k, v in kernels.items()}}))
+"""
+
+
+def _reached(cache: Path, calls: list[tuple[int, str, str]]) -> dict[str, int]:
+    """Signatures of the kernels after ``calls`` (balance's n_trees, majority, method) in a fresh
+    process on an empty numba cache: a kernel loaded from the cache brings the kernels it calls
+    inside its own machine code, so only compiling fills every callee's signatures."""
+    env = dict(os.environ, PYTHONPATH=str(REPO), NUMBA_CACHE_DIR=str(cache))
+    out = subprocess.run([sys.executable, "-c", _REACHED.format(calls=calls)], env=env, cwd=REPO,
+                         capture_output=True, text=True, timeout=900, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_the_main_job_compiles_neither_the_cycle_walk_nor_the_other_majority_rule(tmp_path):
+    # 128 trees: two full blocks, no tree left for the per-tree kernels
+    got = _reached(tmp_path, [(128, "larger", "path-sign")])
+    assert got["block_larger"] == 1 and got["next_candidates"] == 1  # not one per literal count
+    assert got["block_agreeable"] == got["agreeable_side"] == 0
+    assert got["trees_pass"] == got["cycle"] == got["bfs_tree"] == 0
+    # a small graph is built and tabled by numpy: no compiled sort, gather or table kernel
+    assert got["counting_order"] == got["gather"] == got["fractions"] == got["incident_sum"] == 0
+
+
+def test_the_agreeable_rule_and_the_cycle_walk_compile_when_asked(tmp_path):
+    got = _reached(tmp_path, [(128, "agreeable", "path-sign"), (3, "larger", "cycle")])
+    assert got["block_agreeable"] == 1 and got["agreeable_side"] >= 1 and got["block_larger"] == 0
+    assert got["trees_pass"] == 1 and got["cycle"] == 1
+
+
+def _result(stages, trees=40, n_trees=100, refined=7, stopped="time_limit"):
+    return SimpleNamespace(info={"stopped_stages": stages, "trees": trees, "stopped": stopped},
+                           params={"n_trees": n_trees}, refined_index=refined)
+
+
+def test_frustration_line_names_the_stage_the_limit_stopped():
+    words = _stopped_words(_result(["trees"]), None)
+    assert "tree sampling stopped at its share of the time limit after 40 of 100 trees" in words
+    assert "the refinement finished within the limit" in words
+    assert "the refinement stopped at the time limit" in _stopped_words(_result(["refine"], 100), None)
+    both = _stopped_words(_result(["trees", "refine"]), None)
+    assert "its share" in both and "the refinement stopped at the time limit" in both
+    # no refinement: the trees had the whole limit
+    assert "stopped at the time limit after 40 of 100" in _stopped_words(_result(["trees"], refined=None),
+                                                                         None)
+    assert _stopped_words(_result([], stopped=None), None) == ""
+
+
+def test_frustration_reports_which_stage_a_zero_limit_cut():
+    g = rb.load_example("highland")
+    res = rb.frustration(g, 50, time_limit=0, backend="cpu", progress=False)
+    assert res.info["stopped"] == "time_limit"
+    assert "trees" in res.info["stopped_stages"] and res.info["trees"] < 50
+
+
+def test_cluster_line_leaves_compiling_out_and_says_so(tmp_path, capsys, monkeypatch):
+    from rapids_balance import _compile_clock
+    from rapids_balance.cli import main
+
+    # numba's events seen as a day of compiling: the printed search time is the call's elapsed
+    # time less that (floored at 0), and the line says the compiling is not counted in it
+    monkeypatch.setattr(_compile_clock.CompileClock, "seconds", property(lambda self: 86400.0))
+    monkeypatch.setattr(_compile_clock.CompileClock, "compile_s", property(lambda self: 86400.0))
+    assert main(["cluster", "--example", "highland", "--max-iterations", "2", "--backend", "cpu"]) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if "iterations in" in ln)
+    assert "in 0.00 s" in line and "compiling kernels, not counted above" in line
+
+
+@pytest.mark.parametrize("processes", [0, 1.5, "2"])
+def test_warmup_refuses_a_bad_process_count(processes):
+    with pytest.raises(rb.InvalidParameterError, match="'processes' parameter of warmup"):
+        rb.warmup(processes=processes)
