@@ -62,7 +62,8 @@ def test_info_quiet_is_one_line(capsys):
 
 
 def test_warmup_reports_its_steps_on_stderr(monkeypatch, capsys):
-    monkeypatch.setattr(_warmup, "_jobs", lambda: [("tiny", lambda: None)])
-    code, cap = _cli(["warmup"], capsys)
+    monkeypatch.setattr(_warmup, "_ORDER", ("tiny",))
+    monkeypatch.setattr(_warmup, "_job_by_name", lambda name: (0.25, 0.0, 0.0))
+    code, cap = _cli(["warmup", "--processes", "1"], capsys)
     assert code == 0 and cap.out.startswith("warmup: ") and len(cap.out.splitlines()) == 1
     assert "tiny: " in cap.err and "kernels cached in" in cap.err
