@@ -295,8 +295,11 @@ def _one_device(graph: Any):
     """The call's one current device: that of a graph kept on the device (CuPy and numba-cuda made
     to agree on it, :func:`rapids_balance.backend.device_scope`); nothing to select otherwise."""
     import contextlib
+    import inspect
 
-    if not getattr(graph, "on_device", False):
+    # asked of the graph's class first: an input that is not a graph (a path, a table, anything
+    # answering every attribute) is read only by the function, after its parameters are checked
+    if inspect.getattr_static(type(graph), "on_device", None) is None or not graph.on_device:
         return contextlib.nullcontext()
     from .backend import device_scope
 
