@@ -102,7 +102,9 @@ def fingerprint(graph: Any) -> str:
         return known
     h = hashlib.blake2b(digest_size=16)
     h.update(f"{type(graph).__module__}.{type(graph).__qualname__}".encode())
-    if type(graph) is np.ndarray:
+    if getattr(graph, "on_device", False):  # asked first: reading its fields would copy them to the host
+        names, get = [], None
+    elif type(graph) is np.ndarray:
         names, get = ["array"], lambda _: graph
     elif dataclasses.is_dataclass(graph):
         names = [f.name for f in dataclasses.fields(graph) if f.name not in _LOCAL_ONLY]
@@ -111,7 +113,7 @@ def fingerprint(graph: Any) -> str:
         names, get = list(_GRAPH_FIELDS), lambda name: getattr(graph, name, None)
     else:  # an object we cannot read: its own token
         names, get = [], None
-    content = bool(names) and not getattr(graph, "on_device", False)
+    content = bool(names)
     for name in names:
         if content and not _update(h, name, get(name)):
             content = False
