@@ -142,6 +142,8 @@ def search_seed(seed: int, search: int) -> int:
 def search_batch(graph: Any, search_ids: range, params: dict) -> list[dict | None]:
     """Run the independent multilevel searches ``search_ids`` (on a worker).
 
+    ``params["search"]`` is the single-process search (``_solve._run_multilevel``,
+    passed by reference so this module does not import its caller).
     ``params["wall_deadline"]`` (a ``time.time()`` instant, or None) is the
     caller's deadline: each search keeps it as this process's
     ``perf_counter`` deadline, and searches other than 0 that would start
@@ -154,11 +156,10 @@ def search_batch(graph: Any, search_ids: range, params: dict) -> list[dict | Non
         (``(seconds from the search's start, cycle, imbalance)`` per
         improvement), or None when skipped.
     """
-    from ._solve import _run_multilevel
-
     p = dict(params)
     wall = p.pop("wall_deadline", None)
     patience = p.pop("patience")
+    search = p.pop("search")
     level = Level.of_graph(graph)
     out: list[dict | None] = []
     for i in search_ids:
@@ -169,7 +170,7 @@ def search_batch(graph: Any, search_ids: range, params: dict) -> list[dict | Non
         deadline = None if wall is None else started + (wall - time.time())
         hist: list[tuple[float, int, float]] = []
         q = dict(p, seed=search_seed(p["seed"], i), deadline=deadline, _level=level)
-        lab, cycles = _run_multilevel(graph, level, q, patience, deadline, False,
+        lab, cycles = search(graph, level, q, patience, deadline, False,
                                       lambda c, v: hist.append((time.perf_counter() - started, c, v)))
         out.append({"labels": lab, "value": float(hist[-1][2]) if hist else np.inf,
                     "cycles": int(cycles), "history": hist})
@@ -190,7 +191,7 @@ def best_search(parts: list[list[dict | None]]) -> tuple[dict, int]:
     return best, cycles
 
 
-def run_searches(client: Any, graph: Any, params: dict, patience: int, *,
+def run_searches(client: Any, graph: Any, params: dict, patience: int, search: Callable, *,
                  deadline: float | None = None, progress: bool = False,
                  record: Callable[[int, float], None] | None = None,
                  searches: int = SEARCHES) -> tuple[np.ndarray, int]:
@@ -205,6 +206,9 @@ def run_searches(client: Any, graph: Any, params: dict, patience: int, *,
         ``deadline`` entries are rebuilt on the workers).
     patience : int
         Generations without a better best that end each search.
+    search : callable
+        The single-process search, ``search(graph, level, params, patience,
+        deadline, progress, record) -> (labels, cycles)`` (module-level).
     deadline : float, optional
         A ``time.perf_counter()`` instant of this process; every worker keeps it.
     progress : bool
@@ -222,6 +226,7 @@ def run_searches(client: Any, graph: Any, params: dict, patience: int, *,
     p = {k: v for k, v in params.items() if k not in ("_level", "deadline")}
     p["wall_deadline"] = None if deadline is None else time.time() + (deadline - time.perf_counter())
     p["patience"] = int(patience)
+    p["search"] = search
     best, cycles = run_batches(client, graph, search_batch, RangeBatches(int(searches), 1), p,
                                fold=best_search, progress=progress, desc="multilevel searches",
                                until=p["wall_deadline"])

@@ -421,7 +421,8 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
     elif method == "multilevel" and client is not None:  # independent searches on the workers
         from ._scale_out import run_searches
 
-        best, done = run_searches(client, graph, params, iterations, deadline=deadline,
+        best, done = run_searches(client, graph, params, iterations, _run_multilevel,
+                                  deadline=deadline,
                                   progress=progress, record=record)
     elif method == "multilevel":
         best, done = _run_multilevel(graph, level, params, iterations, deadline, progress, record)
