@@ -51,6 +51,14 @@ resident memory, and the call's seconds.  The shared-file mapping of
 ``_shared.py`` is off, so the graph takes the path it takes between
 machines.  docs/distributed.md extrapolates these figures.
 
+``--jobs clustering`` runs ``correlation_clustering(method="multilevel",
+time_limit=--cc-limit)`` on the graph (default Slashdot) in one process
+and with ``client=`` on clusters of separate worker processes
+(tests/_real_cluster.py, 1 and 2 workers, or ``--workers``), interleaved
+over ``--repeat`` rounds with seeds 0, 1, ...: the imbalance of each call,
+its ratio to the single-process call of the same round and seed, the tasks
+the workers ran, and the call's seconds.
+
 Run: ``python benchmarks/bench_distributed.py [--trees 1000] [--bc-k 2000]``
 """
 
@@ -107,6 +115,8 @@ def main() -> None:
     ap.add_argument("--out", default=None, help="results folder (default: the harness's)")
     ap.add_argument("--wire-edges", default="1000000,10000000",
                     help="graph sizes (edges) of --jobs wire, comma-separated")
+    ap.add_argument("--cc-limit", type=float, default=10.0,
+                    help="time_limit of --jobs clustering (seconds)")
     ap.add_argument("--jobs", default="balance,bc,busy,gather",
                     help="which jobs: balance, bc, busy (a compute-bound reference), "
                          "gather (a memory-bound reference)")
@@ -117,6 +127,9 @@ def main() -> None:
         return
     if args.jobs == "wire":
         _wire(args)
+        return
+    if args.jobs == "clustering":
+        _clustering(args)
         return
     cores = os.cpu_count() or 1
     workers = ([int(w) for w in args.workers.split(",")] if args.workers else
@@ -391,6 +404,56 @@ def _wire(args) -> None:
                 finally:
                     cluster.close()
             del g
+    report.finish(args.out)
+
+
+def _clustering(args) -> None:
+    """Multilevel clustering at a time limit: one process against ``client=`` (module doc)."""
+    import sys
+
+    from distributed import get_task_stream
+
+    sys.path.insert(0, str(REPO / "tests"))
+    from _real_cluster import RealCluster
+
+    g, name = _load(args.data)
+    workers = [int(w) for w in (args.workers or "1,2").split(",")]
+    limit = float(args.cc_limit)
+    report = Report("distributed-clustering",
+                    description="multilevel correlation clustering: one process vs client=",
+                    params={"workers": workers, "time_limit": limit, "graph": repr(g),
+                            "cores": os.cpu_count(), "repeat": args.repeat,
+                            "load_avg_start": os.getloadavg()})
+    kw = dict(method="multilevel", time_limit=limit, backend="cpu", progress=False)
+    clusters = {w: RealCluster(w) for w in workers}
+    try:
+        tiny = rb.load_example("highland")
+        rb.correlation_clustering(tiny, **kw)  # kernels ready: compilation is not the search's
+        for c in clusters.values():
+            rb.correlation_clustering(tiny, client=c.client, **kw)
+        for seed in range(args.repeat):
+            t = time.perf_counter()
+            single = rb.correlation_clustering(g, seed=seed, **kw)
+            took = time.perf_counter() - t
+            report.add(input=name, figure=f"single process, seed {seed}: imbalance",
+                       value=single.imbalance, seconds=took, cycles=single.iterations)
+            for w, cluster in clusters.items():
+                with get_task_stream(cluster.client) as ts:
+                    t = time.perf_counter()
+                    res = rb.correlation_clustering(g, seed=seed, client=cluster.client, **kw)
+                    took = time.perf_counter() - t
+                tasks = [x for x in ts.data if "multilevel" in str(x["key"])]
+                report.add(input=name, figure=f"client, {w} workers, seed {seed}: imbalance",
+                           value=res.imbalance, peer=f"single process, seed {seed}",
+                           peer_value=single.imbalance,
+                           seconds=took, cycles=res.iterations, worker_tasks=len(tasks),
+                           workers_used=len({x["worker"] for x in tasks}))
+                print(f"seed {seed}: single {single.imbalance:g}, {w} workers {res.imbalance:g} "
+                      f"({res.imbalance / single.imbalance:.4f}), {len(tasks)} tasks, {took:.1f} s",
+                      flush=True)
+    finally:
+        for c in clusters.values():
+            c.close()
     report.finish(args.out)
 
 

@@ -287,7 +287,47 @@ def test_frustration_keeps_its_time_limit_on_the_cluster(clients, slashdot):
     assert recount(slashdot, res.best_state) == res.index <= res.tree_index
 
 
-@pytest.mark.parametrize("method", ["multilevel", "vnd"])
+def test_multilevel_searches_spread_over_workers_best_of_independent_local_runs(clients,
+                                                                               slashdot):
+    from distributed import get_task_stream
+
+    from rapids_balance.clustering._scale_out import SEARCHES, search_seed
+
+    kw = dict(method="multilevel", backend="cpu", progress=False, max_iterations=2)
+    # the reference: each search as its own single-process call, with the seed it gets
+    local = [rb.correlation_clustering(slashdot, seed=search_seed(4, i), **kw)
+             for i in range(SEARCHES)]
+    assert len({r.imbalance for r in local}) > 1  # the searches do differ
+    vals = [r.imbalance for r in local]
+    best = local[int(np.argmin(vals))]  # first minimum: the smallest search id among ties
+    assert local[0].imbalance == rb.correlation_clustering(slashdot, seed=4, **kw).imbalance
+    for workers in (1, 2):
+        with get_task_stream(clients[workers]) as ts:
+            dist = rb.correlation_clustering(slashdot, seed=4, client=clients[workers], **kw)
+        assert dist.imbalance == min(vals) <= local[0].imbalance
+        pd.testing.assert_frame_equal(dist.labels, best.labels, check_exact=True)
+        assert dist.iterations == sum(r.iterations for r in local)
+        ran = {t["worker"] for t in ts.data if "multilevel" in str(t["key"])}
+        assert len(ran) == workers  # every search ran on a worker, spread over all of them
+        assert set(dist.info["seconds_compile_workers"]) == set(
+            clients[workers].scheduler_info()["workers"])
+
+
+def test_multilevel_on_cluster_keeps_its_time_limit(clients):
+    from rapids_balance.generators import powerlaw_signed_graph
+
+    g = powerlaw_signed_graph(20_000, seed=3)
+    res = rb.correlation_clustering(g, method="multilevel", time_limit=1.0, seed=1,
+                                    backend="cpu", progress=False, max_iterations=10**6,
+                                    client=clients[2])
+    # searches of patience 10^6 end only at their deadline, which every worker keeps: the
+    # call returns, with a valid clustering of the whole graph
+    assert 1 <= res.iterations
+    assert len(res.labels) == g.n
+    assert res.imbalance == rb.imbalance(g, res.labels).imbalance
+
+
+@pytest.mark.parametrize("method", ["vnd"])
 def test_clustering_method_that_cannot_use_the_client_says_so(clients, slashdot, method):
     kw = dict(method=method, seed=2, backend="cpu", progress=False, max_iterations=2)
     with pytest.warns(RuntimeWarning, match="runs in this process, not on the Dask workers"):

@@ -164,6 +164,44 @@ def test_ordered_reduce_shapes():
         sum_parts((1, 2), (1, 2, 3))
 
 
+@pytest.mark.parametrize("split_every", [2, 3, 8])
+def test_stream_reduce_is_the_same_tree_holding_a_few_parts_per_level(split_every):
+    from rapids_balance.distributed._run import stream_reduce
+
+    rng = np.random.default_rng(3)
+    for n in (1, 2, split_every, split_every + 1, split_every ** 3 + 5, 200):
+        parts = [rng.standard_normal(4) * 10.0 ** rng.integers(-8, 8) for _ in range(n)]
+        got = stream_reduce(iter(parts), split_every=split_every)
+        # floating point in the tree's order, bit for bit (a left fold differs)
+        assert np.array_equal(got, ordered_reduce(parts, split_every=split_every)), n
+    with pytest.raises(ValueError):
+        stream_reduce(iter([]), split_every=split_every)
+    with pytest.raises(ValueError):
+        stream_reduce(iter([1.0]), split_every=1)
+
+
+def test_stream_reduce_keeps_parts_per_level_not_per_batch():
+    import weakref
+
+    from rapids_balance.distributed._run import stream_reduce
+
+    class Part(float):
+        pass
+
+    refs = []
+
+    def produced():
+        for i in range(1000):
+            p = Part(i)
+            refs.append(weakref.ref(p))
+            alive = sum(r() is not None for r in refs)
+            assert alive <= 8 * 4 + 1  # split_every parts in each of log_8(1000) < 4 levels
+            yield p
+
+    assert stream_reduce(produced(), combine=lambda a, b: Part(a + b),
+                         split_every=8) == sum(range(1000))
+
+
 def test_split_range():
     assert split_range(10, 4) == [range(0, 4), range(4, 8), range(8, 10)]
     assert [i for r in split_range(1000, 37) for i in r] == list(range(1000))

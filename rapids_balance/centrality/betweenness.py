@@ -34,6 +34,13 @@ _CHUNK = {"cpu": 8, "gpu": 1}
 # accumulator rows plus per-chunk workspace of one CPU batch stay under this
 _BATCH_BUDGET = {"cpu": 256 * 2**20}
 _MAX_ROWS = {"cpu": 64}
+# the CPU batches are the leaves of a fixed reduction tree (SPLIT_EVERY batches per node):
+# at least _MIN_BATCHES of them where each keeps _MIN_BATCH_ROWS chunks (k=500 is 16 batches
+# of 32 sources, not one), so a cluster has batches to spread, and the tree, the same in one
+# process and on any cluster, holds SPLIT_EVERY partials per level, not one per batch
+_MIN_BATCHES = 16
+_MIN_BATCH_ROWS = 4
+SPLIT_EVERY = 8
 # unit lengths on the CPU: sources per bit-parallel BFS block (a power of two
 # up to 64) while a thread's path counts and dependencies (16 bytes per vertex
 # and source) stay under this; below 8 sources per block: one BFS per source
@@ -160,7 +167,8 @@ def _batches(sources: np.ndarray, n: int, nnz: int, m_acc: int, backend: str,
     work = 45 * n + 8 * nnz
     row_bytes = 8 * (n + m_acc) + work
     rows = max(1, min(_MAX_ROWS[backend], _BATCH_BUDGET[backend] // max(row_bytes, 1)))
-    size = rows * chunk
+    spread = max(_MIN_BATCH_ROWS, -(-sources.size // (_MIN_BATCHES * chunk)))
+    size = min(rows, spread) * chunk
     return [sources[i:i + size] for i in range(0, sources.size, size)]
 
 
@@ -173,13 +181,13 @@ def _run(graph: BCGraph, sources: np.ndarray, params: dict, *, progress: bool, c
                        distributed=client is not None)
     node = np.zeros(graph.n)
     edge = np.zeros(m_acc)
-    if client is not None:
-        # the same batches, summed by one left fold in batch order on the cluster
-        # (split_every=None): the same float additions as the loop below, bit for bit
-        from ..distributed._run import run_batches
+    from ..distributed._run import run_batches, stream_reduce
 
-        nb, eb = run_batches(client, graph, _bc_partial, batches, params, split_every=None,
-                             progress=progress, desc=desc)
+    if client is not None:
+        # the same batches, folded on the cluster along the same tree as the loop below:
+        # the same float additions, bit for bit
+        nb, eb = run_batches(client, graph, _bc_partial, batches, params,
+                             split_every=SPLIT_EVERY, progress=progress, desc=desc)
         return node + nb, edge + eb
     if params["backend"] == "gpu":
         # one device accumulator across batches: a left fold over the sources
@@ -189,13 +197,18 @@ def _run(graph: BCGraph, sources: np.ndarray, params: dict, *, progress: bool, c
                 fold.add(b)
                 bar.update(b.size)
         return fold.result()
-    results = (_bc_partial(graph, b, params) for b in batches)
-    with progress_bar(sources.size, desc, enabled=progress, unit="src") as bar:
-        for b, (nb, eb) in zip(batches, results):
-            node += nb
-            edge += eb
+    if not batches:
+        return node, edge
+
+    def partials(bar):
+        for b in batches:
+            part = _bc_partial(graph, b, params)
             bar.update(b.size)
-    return node, edge
+            yield part
+
+    with progress_bar(sources.size, desc, enabled=progress, unit="src") as bar:
+        nb, eb = stream_reduce(partials(bar), split_every=SPLIT_EVERY)
+    return node + nb, edge + eb
 
 
 # ---------------------------------------------------------------------------

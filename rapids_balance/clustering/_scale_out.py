@@ -1,4 +1,4 @@
-"""GRASP / ILS restarts on Dask: batches of restart ids, the best one kept on the client.
+"""GRASP / ILS restarts and multilevel searches on Dask, the best one kept on the client.
 
 Each task runs a consecutive range of restart ids with ``_restart._restart``
 (building the graph's level structure once per task, not once per restart)
@@ -8,6 +8,14 @@ ties going to the smallest restart id, which is exactly what the sequential
 loop keeps; ``history`` lists the improvements in restart order, as the
 sequential loop records them.  Which batches the cluster cuts does not
 change that result, so it cuts its own (a few per worker).
+
+The multilevel method is one search whose V-cycles depend on each other;
+on a cluster it runs :data:`SEARCHES` independent searches instead, search
+``i`` seeded by :func:`search_seed` (search 0 with the caller's seed, so it
+is the single-process search), one per task, each keeping the caller's
+deadline on its worker.  The best is the lowest imbalance, ties to the
+smallest search id: without a time limit the result is the same for any
+number of workers and never worse than the single-process call.
 """
 
 from __future__ import annotations
@@ -22,7 +30,13 @@ from ..distributed._run import RangeBatches, WorkerBatches, run_batches
 from ._restart import _restart
 from ._state import Level
 
-__all__ = ["run_restarts", "restart_batch", "best_restart"]
+__all__ = ["run_restarts", "restart_batch", "best_restart", "run_searches", "search_batch",
+           "search_seed", "SEARCHES"]
+
+#: independent multilevel searches on a cluster: a constant, not the worker count, so the
+#: result does not depend on the cluster's size (searches that would start after the
+#: deadline are skipped, so a small cluster under a time limit runs the first few)
+SEARCHES = 8
 
 
 def restart_batch(graph: Any, restart_ids: range, params: dict) -> dict:
@@ -115,3 +129,108 @@ def run_restarts(client: Any, graph: Any, params: dict, iterations: int, *,
     return run_batches(client, graph, restart_batch, batches, p,
                        fold=functools.partial(best_restart, record=record), progress=progress,
                        desc=f"{params.get('method', 'restart')} restarts")
+
+
+def search_seed(seed: int, search: int) -> int:
+    """Seed of independent multilevel search ``search``: ``seed`` itself for search 0,
+    else a draw of :class:`numpy.random.SeedSequence` ``([seed, search])`` (in ``[0, 2**63)``)."""
+    if search == 0:
+        return int(seed)
+    return int(np.random.SeedSequence([int(seed), int(search)]).generate_state(1, np.uint64)[0] >> 1)
+
+
+def search_batch(graph: Any, search_ids: range, params: dict) -> list[dict | None]:
+    """Run the independent multilevel searches ``search_ids`` (on a worker).
+
+    ``params["search"]`` is the single-process search (``_solve._run_multilevel``,
+    passed by reference so this module does not import its caller).
+    ``params["wall_deadline"]`` (a ``time.time()`` instant, or None) is the
+    caller's deadline: each search keeps it as this process's
+    ``perf_counter`` deadline, and searches other than 0 that would start
+    after it are skipped (``None``), as restarts are.
+
+    Returns
+    -------
+    list
+        Per search: ``labels``, ``value``, ``cycles`` and ``history``
+        (``(seconds from the search's start, cycle, imbalance)`` per
+        improvement), or None when skipped.
+    """
+    p = dict(params)
+    wall = p.pop("wall_deadline", None)
+    patience = p.pop("patience")
+    search = p.pop("search")
+    level = Level.of_graph(graph)
+    out: list[dict | None] = []
+    for i in search_ids:
+        if i > 0 and wall is not None and time.time() > wall:
+            out.append(None)
+            continue
+        started = time.perf_counter()
+        deadline = None if wall is None else started + (wall - time.time())
+        hist: list[tuple[float, int, float]] = []
+        q = dict(p, seed=search_seed(p["seed"], i), deadline=deadline, _level=level)
+        lab, cycles = search(graph, level, q, patience, deadline, False,
+                                      lambda c, v: hist.append((time.perf_counter() - started, c, v)))
+        out.append({"labels": lab, "value": float(hist[-1][2]) if hist else np.inf,
+                    "cycles": int(cycles), "history": hist})
+    return out
+
+
+def best_search(parts: list[list[dict | None]]) -> tuple[dict, int]:
+    """The best of the searches (lowest imbalance, ties to the smallest search id) and the
+    V-cycles of all of them."""
+    best, cycles = None, 0
+    for part in parts:  # batch order = search order
+        for res in part:
+            if res is None:
+                continue
+            cycles += res["cycles"]
+            if best is None or res["value"] < best["value"]:
+                best = res
+    return best, cycles
+
+
+def run_searches(client: Any, graph: Any, params: dict, patience: int, search: Callable, *,
+                 deadline: float | None = None, progress: bool = False,
+                 record: Callable[[int, float], None] | None = None,
+                 searches: int = SEARCHES) -> tuple[np.ndarray, int]:
+    """The multilevel search of ``correlation_clustering`` on a cluster.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    graph : SignedGraph
+    params : dict
+        The params dict the single-process search takes (its ``_level`` and
+        ``deadline`` entries are rebuilt on the workers).
+    patience : int
+        Generations without a better best that end each search.
+    search : callable
+        The single-process search, ``search(graph, level, params, patience,
+        deadline, progress, record) -> (labels, cycles)`` (module-level).
+    deadline : float, optional
+        A ``time.perf_counter()`` instant of this process; every worker keeps it.
+    progress : bool
+        Progress bar over searches.
+    record : callable, optional
+        ``record(cycle, imbalance)`` for each improvement of the best search.
+    searches : int
+        Independent searches (search ids ``0 .. searches-1``).
+
+    Returns
+    -------
+    (labels, cycles)
+        Canonical internal labels of the best search; V-cycles of all searches.
+    """
+    p = {k: v for k, v in params.items() if k not in ("_level", "deadline")}
+    p["wall_deadline"] = None if deadline is None else time.time() + (deadline - time.perf_counter())
+    p["patience"] = int(patience)
+    p["search"] = search
+    best, cycles = run_batches(client, graph, search_batch, RangeBatches(int(searches), 1), p,
+                               fold=best_search, progress=progress, desc="multilevel searches",
+                               until=p["wall_deadline"])
+    if record is not None:
+        for _, cyc, val in best["history"]:
+            record(cyc, val)
+    return best["labels"], cycles

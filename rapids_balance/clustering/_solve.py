@@ -265,10 +265,16 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
         a terminal (a few plain lines in a log with True, nothing with False).
     client : dask.distributed.Client, optional
         Run the GRASP / ILS restarts on a Dask cluster (same result for the same
-        seed); ``"vnd"`` and ``"multilevel"`` are sequential and run locally,
-        with a ``RuntimeWarning`` saying so (``method="auto"`` picks
-        ``"multilevel"`` for large sparse graphs: ask for ``"ils"`` or
-        ``"grasp"`` to spread the restarts over the workers).
+        seed).  ``"multilevel"`` runs 8 independent searches on the workers
+        (search 0 with ``seed``, the others with seeds drawn from
+        ``(seed, i)``), each keeping ``time_limit`` on its worker, and keeps
+        the best (ties: the smallest search id): without a time limit the same
+        result for any number of workers, never worse than the single-process
+        call; searches that would start after the limit are skipped, and
+        ``iterations`` counts the V-cycles of all searches.  ``"vnd"`` is one
+        sequential search and runs locally, with a ``RuntimeWarning`` saying so.
+        The workers' kernels are readied before the clock starts, their seconds
+        in ``info["seconds_compile_workers"]``.
     local_search : {"auto", "best", "parallel"}
         ``"best"``: the paper's VND (globally best move first). ``"parallel"``:
         rounds applying every improving move that beats the moves of all its
@@ -373,14 +379,23 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
         raise GraphInputError("correlation clustering needs a signed graph (no sign column)")
     if method == "auto":
         method = auto_method(graph)
-    if client is not None and method in ("vnd", "multilevel"):
+    if client is not None and method == "vnd":
         warnings.warn(
-            f"correlation_clustering(method={method!r}, client=...): this method is one sequential "
-            "search and runs in this process, not on the Dask workers; method='ils' or 'grasp' "
-            "spreads its restarts over the cluster", RuntimeWarning, stacklevel=3)
+            "correlation_clustering(method='vnd', client=...): this method is one sequential "
+            "search and runs in this process, not on the Dask workers; method='multilevel', "
+            "'ils' or 'grasp' spreads its work over the cluster", RuntimeWarning, stacklevel=3)
     iterations = DEFAULT_ITERATIONS[method] if max_iterations is None else p["max_iterations"]
     time_limit, seed = p["time_limit"], p["seed"]
     compile_s = _ready(graph, method, p, be, client is not None)
+    workers_s = None
+    if client is not None and method != "vnd":  # the workers' kernels, before the clock starts
+        from .._ready import tiny_signed_graph
+        from ..distributed._run import ready_on_workers
+
+        small = {k: p[k] for k in ("n_clusters", "local_search", "construction", "perturbation",
+                                   "plateau", "merge_moves", "seed")}
+        workers_s = ready_on_workers(client, _ready, tiny_signed_graph(graph.weight is not None),
+                                     method, small, be, False)
     clock = time.perf_counter()  # the limit counts from here: graph read, kernels ready
     level = Level.of_graph(graph)
     # what follows the search whatever it found (the last contraction or sweep it started,
@@ -406,6 +421,12 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
         best = canonical(st.labels)
         done = 1
         record(0, imbalance_value(graph, best))
+    elif method == "multilevel" and client is not None:  # independent searches on the workers
+        from ._scale_out import run_searches
+
+        best, done = run_searches(client, graph, params, iterations, _run_multilevel,
+                                  deadline=deadline,
+                                  progress=progress, record=record)
     elif method == "multilevel":
         best, done = _run_multilevel(graph, level, params, iterations, deadline, progress, record)
     elif client is not None:  # GRASP/ILS restarts on Dask: same best, same history
@@ -439,7 +460,9 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
                             elapsed_s=time.perf_counter() - t0, backend=be, params=public,
                             work=int(level.work[0]),
                             info={"seconds_compile": compile_s,
-                                  "seconds_search": time.perf_counter() - clock})
+                                  "seconds_search": time.perf_counter() - clock,
+                                  **({} if workers_s is None
+                                     else {"seconds_compile_workers": workers_s})})
 
 
 def _ready(graph: Graph, method: str, p: dict[str, Any], backend: str, distributed: bool) -> float:

@@ -9,7 +9,7 @@ no task mutates its inputs, a retry can neither lose nor double-count work.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from ._cluster import NUMBA_THREADS_ENV
 from ._graphs import GraphRef, graph_on_worker
@@ -163,6 +163,44 @@ def ordered_reduce(parts: Sequence[Any], combine: Callable[[Any, Any], Any] = su
     for level in tree_groups(len(items), split_every):
         items = [fold(combine, *items[a:b]) for a, b in level]
     return items[0]
+
+
+def stream_reduce(parts: Iterable[Any], combine: Callable[[Any, Any], Any] = sum_parts,
+                  split_every: int = 8) -> Any:
+    """:func:`ordered_reduce` over parts produced one at a time, holding at most
+    ``split_every`` pending parts per tree level (``split_every * log(n)`` in all)
+    instead of all ``n``: the same tree, so the same result bit for bit.
+
+    A level folds its ``split_every`` pending parts as soon as it has them and
+    passes the result up; at the end each level's last, shorter group is
+    folded and passed up in turn (a group of one is the part itself, as in
+    :func:`tree_groups`).
+    """
+    if split_every is None or split_every < 2:
+        raise ValueError(f"split_every must be at least 2, got {split_every}")
+    levels: list[list[Any]] = [[]]
+    for part in parts:
+        levels[0].append(part)
+        depth = 0
+        while len(levels[depth]) == split_every:
+            folded = fold(combine, *levels[depth])
+            levels[depth] = []
+            if depth + 1 == len(levels):
+                levels.append([])
+            levels[depth + 1].append(folded)
+            depth += 1
+    if not levels[0] and len(levels) == 1:
+        raise ValueError("nothing to reduce: no batches")
+    depth = -1
+    while True:  # levels grows as the last groups are passed up
+        depth += 1
+        pending = levels[depth]
+        if depth == len(levels) - 1 and len(pending) == 1:
+            return pending[0]
+        if pending:
+            if depth + 1 == len(levels):
+                levels.append([])
+            levels[depth + 1].append(fold(combine, *pending))
 
 
 def to_host_tree(x: Any) -> Any:
