@@ -380,7 +380,7 @@ def occupancy() -> list[dict]:
 
 #: (name, vertices, edges, trees or sources, triangles) of the two sizes the model reads every
 #: launch at: Slashdot's largest component (n, m and its 579,565 triangles as
-#: benchmarks/results/2026-11-25-cpu-2core-quiet/measures-triangles.json measured them) with
+#: the measures benchmark counted them on 2026-11-25; that run is in the git history) with
 #: T = 1000 trees, and 10**8 edges on 10**7 vertices with T = 64 (its triangles taken as its
 #: edges, Slashdot's ratio being 1.16: the count is the graph's, not the library's)
 OCCUPANCY_SIZES = (("slashdot", 82_140, 500_481, 1000, 579_565),
