@@ -50,6 +50,8 @@ GRAPH_KEY_PREFIX = "rapids-balance-graph-"
 KEEP_GRAPHS = 2
 #: seconds a worker waits for a peer's copy of the graph before it names the fault
 FETCH_TIMEOUT_S = 20.0
+#: how often the client checks, while the workers copy a graph, that one of them still holds it
+COPY_POLL_S = 1.0
 
 # the base arrays of a rapids_balance Graph (what its lazily built CSR derives from)
 _GRAPH_FIELDS = ("n", "directed", "name", "edge_src", "edge_dst", "labels", "sign", "weight",
@@ -159,6 +161,7 @@ def ship_graph(client: Any, graph: Any, prepare: Any) -> GraphRef:
                            allow_other_workers=True, pure=False)  # a dead worker's goes elsewhere
              for i, w in enumerate(workers)]
     try:
+        _wait_for_copies(client, keeps, fut, key)
         client.gather(keeps, direct=True)
     except CancelledError as exc:  # the one holder died before the others had a copy
         held.pop(fp, None)
@@ -169,6 +172,27 @@ def ship_graph(client: Any, graph: Any, prepare: Any) -> GraphRef:
         for k in keeps:
             k.release()
     return GraphRef(key, fp)
+
+
+def _wait_for_copies(client: Any, keeps: list, fut: Any, key: str) -> None:
+    """Wait for the keep tasks, checking every second that some worker still holds the graph.
+
+    A scattered key has no task to recompute it: when every worker holding
+    it dies, the scheduler forgets it and the keep tasks that need it wait
+    for ever rather than fail, so the loss is looked for here and named.
+    """
+    import asyncio
+
+    from distributed import wait
+
+    while True:
+        try:
+            wait(keeps, timeout=COPY_POLL_S)
+            return
+        except (TimeoutError, asyncio.TimeoutError):
+            if fut.status != "finished" or not client.who_has([fut]).get(key):
+                raise GraphLostError(f"the graph ({key}) was lost while the workers copied it: "
+                                     "every worker that held it died") from None
 
 
 def forget_graph(client: Any, ref: GraphRef) -> None:
