@@ -109,7 +109,8 @@ REPO = Path(__file__).resolve().parents[1]
 if "--repo" not in sys.argv:
     sys.path.insert(0, str(REPO))
 
-GPU_MODULES = ("rapids_balance.balancing._gpu", "rapids_balance.centrality._gpu",
+GPU_MODULES = ("rapids_balance.balancing._gpu", "rapids_balance.balancing._gpu_split",
+               "rapids_balance.centrality._gpu",
                "rapids_balance.clustering._gpu", "rapids_balance.frustration_index._gpu")
 # reads of device values in the BFS outside to_host, for versions without backend.host_read:
 # the one-launch BFS (balancing/_gpu.py `bfs_trees_gpu`: `bool((depth < 0).any())` after its one
@@ -170,7 +171,10 @@ def counting(c: Counts):
 
     from rapids_balance import backend
 
-    mods = [importlib.import_module(m) for m in GPU_MODULES]
+    import importlib.util
+
+    # the version before may lack a module (a --baseline run)
+    mods = [importlib.import_module(m) for m in GPU_MODULES if importlib.util.find_spec(m)]
     saved = []
 
     def patch(obj, name, new):

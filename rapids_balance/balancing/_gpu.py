@@ -237,7 +237,8 @@ def _levels_from_depth(depth):
 
 
 def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = False,
-                  with_levels: bool = False, group: int | None = None):
+                  with_levels: bool = False, group: int | None = None,
+                  split: int | None = None):
     """GPU version of :func:`rapids_balance.balancing._trees.bfs_trees`.
 
     Returns ``(parent, parent_edge, order)``, with ``order`` None when
@@ -246,26 +247,47 @@ def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = 
     whose entry l holds the (tree, vertex) pairs at depth l as two int32
     arrays (what graphB+'s level-by-level labeling walks).
 
-    One launch of :func:`_k_bfs_groups` builds the whole batch, ``group``
-    trees per thread block (default :func:`trees_per_block` for the
-    device), and one host read (any vertex unreached) follows it.
+    A batch with few trees for the device (:func:`._gpu_split.blocks_per_tree`
+    above 1, or ``split``) gives each tree ``split`` blocks, two launches a
+    level (:func:`._gpu_split.split_bfs`); otherwise one launch of
+    :func:`_k_bfs_groups` builds the whole batch, ``group`` trees per thread
+    block (default :func:`trees_per_block` for the device).  One host read
+    (any vertex unreached) follows.  The trees are the same either way.
     """
     from ..backend import sm_count
+    from . import _gpu_split
 
     xp = array_module("gpu")
     d = graph.device_arrays()
     T, n = int(roots.size), graph.n
-    group = int(group or trees_per_block(T, sm_count()))
+    if split is None:
+        split = 1 if group else _gpu_split.blocks_per_tree(T, n, sm_count(), bfs_threads())
+    if int(split) < 1:
+        raise ValueError(f"split must be at least 1 block a tree, got {split}")
+    group = 1 if split > 1 else int(group or trees_per_block(T, sm_count()))
     if not 1 <= group <= GROUP:
         raise ValueError(f"group must be 1..{GROUP} trees a block, got {group}")
-    G = -(-T // group)
-    roots_d = to_device(np.asarray(roots, np.int32), "gpu")
-    s2_d = to_device(np.asarray(s2, np.int64), "gpu")
-    depth = xp.full((T, n), -1, dtype=np.int32)
     parent = xp.full((T, n), -1, dtype=np.int32)
     parent_edge = xp.full((T, n), -1, dtype=np.int32)
     ps = xp.ones((T, n), dtype=np.int8)
     sign = d["sign"] if "sign" in d else xp.ones(max(graph.m, 1), dtype=np.int8)  # unsigned: all +1
+    if split > 1:
+        depth = xp.full((T, n), _gpu_split.UNSEEN, dtype=np.int32)
+        _gpu_split.split_bfs(d, sign, roots, s2, int(split), bfs_threads(), depth, parent,
+                             parent_edge, ps)
+    else:
+        depth = xp.full((T, n), -1, dtype=np.int32)
+        _bfs_grouped(graph, d, sign, roots, s2, group, depth, parent, parent_edge, ps)
+    return _bfs_outputs(graph, depth, parent, parent_edge, ps, with_order, with_ps, with_levels)
+
+
+def _bfs_grouped(graph, d, sign, roots, s2, group, depth, parent, parent_edge, ps):
+    """One launch of :func:`_k_bfs_groups`, ``group`` trees a block, into the given arrays."""
+    xp = array_module("gpu")
+    T, n = depth.shape
+    G = -(-T // group)
+    roots_d = to_device(np.asarray(roots, np.int32), "gpu")
+    s2_d = to_device(np.asarray(s2, np.int64), "gpu")
     scratch = dict(reached=xp.empty((G, n), np.uint64), mark=xp.empty((G, n), np.int32),
                    cand=xp.empty((G, n), np.int32), cand_bits=xp.empty((G, n), np.uint64),
                    new=xp.empty((G, n), np.int32), new_bits=xp.empty((G, n), np.uint64),
@@ -275,7 +297,12 @@ def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = 
                                     scratch["mark"], scratch["cand"], scratch["cand_bits"],
                                     scratch["new"], scratch["new_bits"], scratch["counts"], parent,
                                     parent_edge, depth, ps)
-    del scratch
+
+
+def _bfs_outputs(graph, depth, parent, parent_edge, ps, with_order, with_ps, with_levels):
+    """What :func:`bfs_trees_gpu` returns, from the trees' depths (negative: unreached)."""
+    xp = array_module("gpu")
+    n = graph.n
     if bool(host_read((depth < 0).any())):
         from ._tree_rules import _check_connected
 
