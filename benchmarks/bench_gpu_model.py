@@ -427,6 +427,7 @@ def launch_plan(n: int, m: int, trees: int, triangles: int, *, gpu_threads: bool
     ``gpu_threads=False`` gives the block sizes the modules use under the simulator (which
     shrinks reduction blocks), for the test that compares the plan with recorded launches.
     """
+    import importlib.util
     from types import SimpleNamespace
 
     from rapids_balance.backend import launch_config
@@ -455,6 +456,17 @@ def launch_plan(n: int, m: int, trees: int, triangles: int, *, gpu_threads: bool
     bfs_threads = 256 if gpu_threads else bal.bfs_threads()
 
     def bfs(workload, B):
+        split = importlib.util.find_spec("rapids_balance.balancing._gpu_split")
+        k = 1
+        if split:  # versions that split a tree over blocks when the batch is small
+            from rapids_balance.balancing import _gpu_split as bsplit
+
+            k = bsplit.blocks_per_tree(B, n, SM_COUNT, bfs_threads)
+        if k > 1:
+            for kern in (bsplit._k_expand, bsplit._k_pull):
+                rows.append(_launch(workload, kern, "level", B * k, bfs_threads,
+                                    f"{k} blocks a tree; batch of {B} trees, two launches a level"))
+            return
         group = bal.trees_per_block(B, SM_COUNT) if hasattr(bal, "trees_per_block") else bal.GROUP
         rows.append(_launch(workload, bal._k_bfs_groups, "batch", -(-B // group), bfs_threads,
                             f"{group} trees a block; batch of {B} trees"))
