@@ -446,13 +446,20 @@ def launch_plan(n: int, m: int, trees: int, triangles: int, *, gpu_threads: bool
         null_batch = NULL_BATCH
     rows = []
     g = SimpleNamespace(n=n, m=m)
-    saved = _engine._gpu_free_memory
+    from rapids_balance import backend as be
+    from rapids_balance.frustration_index import _frustration as fmod
+
+    saved = _engine._gpu_free_memory, be.sm_count
     _engine._gpu_free_memory = lambda: REFERENCE_MEMORY
+    be.sm_count = lambda: SM_COUNT
     try:
         batch = {meth: _engine.batch_size_for(g, _engine.BalanceParams(trees, method=meth, backend="gpu"))
                  for meth in ("path-sign", "cycle")}
+        # frustration: the batches the device samples at once (versions before: one)
+        at_once = (fmod._device_batches(g, fmod.FrustrationParams(trees, backend="gpu"))
+                   if hasattr(fmod, "_device_batches") else 1)
     finally:
-        _engine._gpu_free_memory = saved
+        _engine._gpu_free_memory, be.sm_count = saved
     bfs_threads = 256 if gpu_threads else bal.bfs_threads()
 
     def bfs(workload, B):
@@ -491,8 +498,9 @@ def launch_plan(n: int, m: int, trees: int, triangles: int, *, gpu_threads: bool
                             "thread per edge, looping over the batch's trees"))
         rows.append(_launch(workload, bal._k_vertex_counters, "batch", *launch_config(n)))
 
-    # frustration: trees in batches of DEFAULT_BATCH; BFS or Kruskal trees; the refinement
-    B = min(trees, DEFAULT_BATCH)
+    # frustration: trees in batches of DEFAULT_BATCH, `at_once` of them sampled together; BFS or
+    # Kruskal trees; the refinement
+    B = min(trees, DEFAULT_BATCH * at_once)
     W = n_words(n)
 
     def states(workload):
