@@ -94,6 +94,7 @@ Run::
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 import os
@@ -598,6 +599,141 @@ def occupancy_rows(registers: dict) -> list[dict]:
     return out
 
 
+# ---------------------------------------------------------------------------
+# modelled times: each launch's device traffic at the reference H100's bandwidth
+# ---------------------------------------------------------------------------
+
+#: the time model's constants: DRAM bandwidth of the reference H100 (3 TB/s, as the counted
+#: rows), one 32-byte sector for every random read or write (no credit for the L2 cache or
+#: for neighbours sharing a sector), 5 us a launch, 15 us a host read, 25 GB/s host <-> device
+TIME_MODEL = {"dram_tbs": 3.0, "sector_bytes": 32, "launch_us": 5.0, "sync_us": 15.0,
+              "hd_gbs": 25.0}
+#: sizes of the time model: those of the occupancy rows, and a 10**6-vertex graph of mean
+#: degree 20 where clustering's level is set beside a balance tree
+TIME_SIZES = OCCUPANCY_SIZES + (("1e6-vertices", 10**6, 10**7, 1000, 10**7),)
+
+
+def _bfs_levels(n: int, m: int) -> int:
+    """BFS depth of a random-like graph: log n / log(mean degree), plus one."""
+    return max(1, int(round(math.log(max(n, 2)) / math.log(max(2 * m / max(n, 1), 2))))) + 1
+
+
+def _split_reads(levels: int) -> int:
+    """Host reads of the split BFS over ``levels`` levels (after 4, 8, ... 64 levels at a time)."""
+    reads, done, chunk = 0, 0, 4
+    while done <= levels:
+        done += chunk
+        reads += 1
+        chunk = min(2 * chunk, 64)
+    return reads
+
+
+def _traffic(kernel: str, n: int, m: int, B: int, blocks: int) -> float | None:
+    """Device bytes one launch of ``kernel`` moves for a batch of ``B`` trees (``blocks``
+    blocks), every random access a whole sector (``TIME_MODEL``).  None: not modelled."""
+    S = TIME_MODEL["sector_bytes"]
+    slots = 2 * m
+    name = kernel.rsplit(".", 1)[-1].rsplit(":", 1)[-1]
+    if name == "_k_bfs_groups":
+        # per block: the expansion's row reads with a random reached word per slot, the pull's
+        # OR over the candidates' rows (a block of more than one tree); per tree: the argmax
+        # rescan of each row for the tree's bit and four scattered writes (parent, edge,
+        # depth, path sign) per vertex
+        # (versions before the split BFS made the OR pass in a block of one tree too)
+        single = importlib.util.find_spec("rapids_balance.balancing._gpu_split") is not None
+        passes = 2 if B > blocks or not single else 1
+        return blocks * (slots * passes * (4 + S) + 12 * n) + B * (slots * (4 + S) + 4 * S * n)
+    if name == "_k_expand":  # each row once, a random depth per slot, a listing per vertex
+        return B * (slots * (4 + S) + 2 * S * n) / _LEVELS[0]
+    if name == "_k_pull":  # each candidate's row, a random depth per slot, five scattered accesses
+        return B * (slots * (4 + S) + 5 * S * n) / _LEVELS[0]
+    if name == "_k_edge_counters":
+        # per edge its ends and counters; per tree its source end's side and tree edge read
+        # in step with the neighbouring threads (edges are sorted by source), its target end's
+        # two at random
+        return m * (8 + 64) + B * m * (5 + 2 * S)
+    if name == "_k_vertex_counters":  # per tree a random side per slot
+        return n * 40 + B * (slots * S + S * n)
+    if name == "_k_words":
+        return B * (n + 8 * -(-n // 64))
+    if name == "_k_hash":
+        return B * 8 * -(-n // 64)
+    if name == "_k_switches":  # per (tree, edge): the edge, two random path signs, its tree's sum
+        return B * m * (9 + 2 * S) + B * 8
+    if name == "k_vnd":  # a move: the block's argmin over every vertex's best move and gain
+        return n * 12
+    if name in ("k_select", "k_apply", "k_build", "k_eval"):
+        # a vertex's row (neighbour, weight) with a random label or table entry per slot
+        return slots * (4 + 8 + S) + n * S
+    return None
+
+
+_LEVELS = [1]  # the BFS depth of the size being modelled (per-level launches share the tree's work)
+
+
+def _launch_ms(row: dict, bytes_: float) -> float:
+    """One launch: its overhead, and its bytes at the bandwidth of the SMs it keeps busy."""
+    share = min(1.0, (row.get("sms_busy") or 1) / SM_COUNT)
+    return TIME_MODEL["launch_us"] * 1e-3 + bytes_ / (TIME_MODEL["dram_tbs"] * 1e12 * share) * 1e3
+
+
+def time_rows(registers: dict) -> list[dict]:
+    """Modelled device time per tree of balance and frustration (BFS trees, no refinement), and
+    per round of clustering's parallel local search, at :data:`TIME_SIZES`, from the launch
+    plan, each launch's traffic (:func:`_traffic`) and occupancy (``TIME_MODEL``)."""
+    import re
+
+    spec = importlib.util.spec_from_file_location("_occupancy_model", REPO / "rapids_balance" / "_occupancy.py")
+    arith = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(arith)
+    out = []
+    for size, n, m, trees, tri in TIME_SIZES:
+        plan = launch_plan(n, m, trees, tri)
+        levels = _bfs_levels(n, m)
+        _LEVELS[0] = levels
+        for workload in ("balance", "frustration", "vnd-parallel", "vnd-best"):
+            rows = [r for r in plan if r["workload"] == workload]
+            if workload == "vnd-best":  # per move of the one-block search (its launch is one)
+                rows = [{**r, "per": "move"} for r in rows if r["kernel"].endswith("k_vnd")]
+            bfs = [r for r in rows if "batch of" in r["note"]]
+            B = int(re.search(r"batch of (\d+)", bfs[0]["note"]).group(1)) if bfs else 1
+            ms, reads, parts = 0.0, 0, {}
+            for r in rows:
+                regs = registers.get(r["kernel"])
+                r = {**r, **(arith.occupancy(r["blocks"], r["threads"], regs, SM_COUNT)
+                             if regs else {"sms_busy": min(SM_COUNT, r["blocks"])})}
+                b = _traffic(r["kernel"], n, m, B, r["blocks"])
+                if b is None:
+                    parts[r["kernel"]] = None
+                    continue
+                times = levels if r["per"] == "level" else 1
+                t = times * _launch_ms(r, b)
+                parts[r["kernel"]] = round(t, 5)
+                ms += t
+            split = any(r["per"] == "level" for r in bfs)
+            hd = 0.0
+            if workload == "balance":  # the BFS's unreached check (split: its level reads),
+                # the majority's and ties' reads, the counters to the host (a graph on the host)
+                reads = 1 + (_split_reads(levels) if split else 0) + 2
+                hd = 5 * m * 8 + 2 * n * 8
+            elif workload == "frustration":
+                reads = 1 + (_split_reads(levels) if split else 0)
+                hd = B * (-(-n // 64) + 2) * 8  # each tree's state words to the host
+            elif workload == "vnd-parallel":
+                reads = 5  # a round's counts and gain read, and the cluster reset's compaction
+            else:
+                reads = 0
+                ms -= TIME_MODEL["launch_us"] * 1e-3  # one launch runs every move
+            ms += reads * TIME_MODEL["sync_us"] * 1e-3 + hd / (TIME_MODEL["hd_gbs"] * 1e9) * 1e3
+            unit = {"vnd-parallel": "round", "vnd-best": "move"}.get(workload, "tree")
+            per = B if unit == "tree" else 1
+            out.append({"size": size, "vertices": n, "edges": m, "workload": workload, "unit": unit,
+                        "batch": B if unit == "tree" else None, "bfs_levels": levels,
+                        "host_reads": reads, "ms_per_batch" if unit == "tree" else "ms": round(ms, 5),
+                        f"ms_per_{unit}": round(ms / per, 5), "launch_ms": parts})
+    return out
+
+
 def measure(args) -> dict:
     import rapids_balance as rb
     from rapids_balance import backend
@@ -607,7 +743,9 @@ def measure(args) -> dict:
         return {"library": f"rapids_balance {getattr(rb, '__version__', '')}".strip(),
                 "reference_device": {"sm_count": SM_COUNT, "memory_bytes": REFERENCE_MEMORY},
                 "registers_from": Path(args.registers).name,
-                "occupancy": occupancy_rows(load_registers(args.registers)), "rows": [],
+                "occupancy": occupancy_rows(load_registers(args.registers)),
+                "time_model": {"constants": TIME_MODEL, "rows": time_rows(load_registers(args.registers))},
+                "rows": [],
                 "occupancy_1e8_edges": occupancy()}
     if not gpu_status().usable:
         raise SystemExit(f"no usable GPU: {gpu_status().reason}")

@@ -73,7 +73,8 @@ def _k_bfs_groups(indptr, indices, slot_edge, sign, roots, s2s, n_trees, group, 
     (``mark``): work follows the frontier.  Each candidate v is served by a
     virtual warp of ``width`` lanes (sized by the mean degree on the host):
     one OR over v's row gives the trees in which some neighbour offers
-    itself, and lane l takes every ``width``-th of them, scanning the row
+    itself (a block of one tree skips it: v was listed because a neighbour
+    offers in that tree), and lane l takes every ``width``-th of them, scanning the row
     for graphB+'s argmax (largest key, ties to the later slot, the larger
     u): the lanes read the same slots together, so a row is read once for
     the block's trees.  Parents, edges, depths and path signs are written
@@ -133,9 +134,12 @@ def _k_bfs_groups(indptr, indices, slot_edge, sign, roots, s2s, n_trees, group, 
             i = idx // width
             lane = idx - i * width
             v = cand[g, i]
-            offered = np.uint64(0)
-            for j in range(indptr[v], indptr[v + 1]):
-                offered |= reached[g, indices[j]]
+            if nl == 1:  # the tree that listed v offers; no OR over the row needed
+                offered = real
+            else:
+                offered = np.uint64(0)
+                for j in range(indptr[v], indptr[v + 1]):
+                    offered |= reached[g, indices[j]]
             bits = offered & ~reached[g, v]
             mine = np.uint64(0)
             rank = 0
