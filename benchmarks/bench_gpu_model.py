@@ -495,9 +495,17 @@ def launch_plan(n: int, m: int, trees: int, triangles: int, *, gpu_threads: bool
             rows.append(_launch(workload, bal._k_cc_hook, "round", *launch_config(B * m)))
             rows.append(_launch(workload, bal._k_cc_jump, "round", *launch_config(B * n)))
             rows.append(_launch(workload, bal._k_cc_compress, "batch", *launch_config(B * n)))
-        rows.append(_launch(workload, bal._k_edge_counters, "batch", *launch_config(m),
-                            "thread per edge, looping over the batch's trees"))
-        rows.append(_launch(workload, bal._k_vertex_counters, "batch", *launch_config(n)))
+        if hasattr(bal, "COUNTER_THREADS"):  # versions with tree lanes
+            rows.append(_launch(workload, bal._k_edge_counters, "batch",
+                                *launch_config(m * bal.WARP, bal.COUNTER_THREADS),
+                                "warp per edge, lanes over the batch's trees"))
+            rows.append(_launch(workload, bal._k_vertex_counters, "batch",
+                                *launch_config(n * bal.WARP, bal.COUNTER_THREADS),
+                                "warp per vertex, lanes over the batch's trees"))
+        else:
+            rows.append(_launch(workload, bal._k_edge_counters, "batch", *launch_config(m),
+                                "thread per edge, looping over the batch's trees"))
+            rows.append(_launch(workload, bal._k_vertex_counters, "batch", *launch_config(n)))
 
     # frustration: trees in batches of DEFAULT_BATCH, `at_once` of them sampled together; BFS or
     # Kruskal trees; the refinement
@@ -647,13 +655,19 @@ def _traffic(kernel: str, n: int, m: int, B: int, blocks: int) -> float | None:
         return B * (slots * (4 + S) + 2 * S * n) / _LEVELS[0]
     if name == "_k_pull":  # each candidate's row, a random depth per slot, five scattered accesses
         return B * (slots * (4 + S) + 5 * S * n) / _LEVELS[0]
+    from rapids_balance.balancing import _gpu as bal
+
+    lanes = hasattr(bal, "COUNTER_THREADS")  # versions with tree lanes
     if name == "_k_edge_counters":
-        # per edge its ends and counters; per tree its source end's side and tree edge read
-        # in step with the neighbouring threads (edges are sorted by source), its target end's
-        # two at random
+        # per edge its ends and counters; per tree, with tree lanes (the (n, T) copies), both
+        # ends' side and tree edge side by side with the other trees' (1 + 4 bytes each);
+        # before, a thread per edge read the source end's in step with its neighbours (edges
+        # are sorted by source) and the target end's at random; plus the copies' transposition
+        if lanes:
+            return m * (8 + 64) + B * m * 2 * 5 + B * n * 2 * 5
         return m * (8 + 64) + B * m * (5 + 2 * S)
-    if name == "_k_vertex_counters":  # per tree a random side per slot
-        return n * 40 + B * (slots * S + S * n)
+    if name == "_k_vertex_counters":  # per tree a side per slot: side by side, or a random sector
+        return n * 40 + B * (slots * (1 if lanes else S) + (1 if lanes else S) * n)
     if name == "_k_words":
         return B * (n + 8 * -(-n // 64))
     if name == "_k_hash":

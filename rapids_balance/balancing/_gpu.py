@@ -660,31 +660,57 @@ def agreeable_sides_gpu(d, side):
 # counters
 # ---------------------------------------------------------------------------
 
-@gpu_kernel
-def _k_edge_counters(edge_src, edge_dst, sign, side, parent_edge, bal, use_cycle, maj,
-                     in_tree, negative, switched, agree2, unbalanced):
-    """Thread per edge, looping over the batch's trees (each edge owns its counters).
+#: threads of a counter kernel's block: warps of tree lanes, their sums folded in shared memory
+COUNTER_THREADS = 256
 
-    With ``use_cycle`` the sides (path signs) are checked against the cycle
-    walks' state, as the CPU path 2-colours it: ``unbalanced[0]`` is set on
-    any disagreement (cannot happen for a correct walk).
+
+@cuda.jit(device=True)
+def _warp_sum(acc, tid, lane):
+    """Sum of the 32 entries of ``acc`` of this thread's warp, read by its lane 0 (after a
+    block barrier); integer, so the order does not matter."""
+    total = 0
+    if lane == 0:
+        for i in range(WARP):
+            total += acc[tid + i]
+    return total
+
+
+@gpu_kernel
+def _k_edge_counters(edge_src, edge_dst, sign, side, pe, bal, use_cycle, maj, in_tree, negative,
+                     switched, agree2, unbalanced):
+    """Warp per edge, lanes over the batch's trees; lane 0 adds the warp's sums to the edge's
+    counters (each edge owns them).
+
+    ``side`` and ``pe`` are (n, T) and ``bal`` (m, T): the trees of one
+    vertex (edge) are adjacent, so a warp reads its lanes' entries in one
+    go rather than one scattered sector per tree.  With ``use_cycle`` the
+    sides (path signs) are checked against the cycle walks' state, as the
+    CPU path 2-colours it: ``unbalanced[0]`` is set on any disagreement
+    (cannot happen for a correct walk).
     """
-    e = cuda.grid(1)
+    acc_it = cuda.shared.array(COUNTER_THREADS, numba.int32)
+    acc_ng = cuda.shared.array(COUNTER_THREADS, numba.int32)
+    acc_ag = cuda.shared.array(COUNTER_THREADS, numba.int32)
+    tid = cuda.threadIdx.x
+    lane = tid % WARP
+    e = cuda.grid(1) // WARP
+    T = maj.size
+    it = 0
+    ng = 0
+    ag = 0
     if e < edge_src.size:
         u = edge_src[e]
         w = edge_dst[e]
-        it = 0
-        ng = 0
-        ag = 0
-        for t in range(maj.size):
-            if parent_edge[t, u] == e or parent_edge[t, w] == e:
+        for t in range(lane, T, WARP):
+            if pe[u, t] == e or pe[w, t] == e:
                 it += 1
-            a = side[t, u]
+            a = side[u, t]
             mt = maj[t]
-            same = a == side[t, w]
+            same = a == side[w, t]
             if use_cycle:
-                neg = bal[t, e] < 0
-                if neg == same or bal[t, e] == 0:
+                b = bal[e, t]
+                neg = b < 0
+                if neg == same or b == 0:
                     unbalanced[0] = 1
             else:
                 neg = not same
@@ -695,24 +721,35 @@ def _k_edge_counters(edge_src, edge_dst, sign, side, parent_edge, bal, use_cycle
                     ag += 2
                 elif mt == 2:
                     ag += 1
-        in_tree[e] += it
+    acc_it[tid] = it
+    acc_ng[tid] = ng
+    acc_ag[tid] = ag
+    cuda.syncthreads()
+    if lane == 0 and e < edge_src.size:
+        ng = _warp_sum(acc_ng, tid, lane)
+        in_tree[e] += _warp_sum(acc_it, tid, lane)
         negative[e] += ng
         if sign[e] < 0:
-            switched[e] += maj.size - ng
+            switched[e] += T - ng
         else:
             switched[e] += ng
-        agree2[e] += ag
+        agree2[e] += _warp_sum(acc_ag, tid, lane)
 
 
 @gpu_kernel
 def _k_vertex_counters(indptr, indices, side, maj, status2, clean):
-    """Thread per vertex, looping over the batch's trees."""
-    v = cuda.grid(1)
+    """Warp per vertex, lanes over the batch's trees (``side`` is (n, T), as for
+    :func:`_k_edge_counters`); lane 0 adds the warp's sums."""
+    acc_st = cuda.shared.array(COUNTER_THREADS, numba.int32)
+    acc_cl = cuda.shared.array(COUNTER_THREADS, numba.int32)
+    tid = cuda.threadIdx.x
+    lane = tid % WARP
+    v = cuda.grid(1) // WARP
+    st = 0
+    cl = 0
     if v < indptr.size - 1:
-        st = 0
-        cl = 0
-        for t in range(maj.size):
-            sv = side[t, v]
+        for t in range(lane, maj.size, WARP):
+            sv = side[v, t]
             mt = maj[t]
             if sv == mt:
                 st += 2
@@ -720,12 +757,16 @@ def _k_vertex_counters(indptr, indices, side, maj, status2, clean):
                 st += 1
             ok = 1
             for j in range(indptr[v], indptr[v + 1]):
-                if side[t, indices[j]] != sv:
+                if side[indices[j], t] != sv:
                     ok = 0
                     break
             cl += ok
-        status2[v] += st
-        clean[v] += cl
+    acc_st[tid] = st
+    acc_cl[tid] = cl
+    cuda.syncthreads()
+    if lane == 0 and v < indptr.size - 1:
+        status2[v] += _warp_sum(acc_st, tid, lane)
+        clean[v] += _warp_sum(acc_cl, tid, lane)
 
 
 def batch_counters_gpu(graph, roots, s2, params):
@@ -756,12 +797,18 @@ def batch_counters_gpu(graph, roots, s2, params):
     c = {k: xp.zeros(m, dtype=np.int64) for k in EDGE_COUNTERS}
     c.update({k: xp.zeros(n, dtype=np.int64) for k in VERTEX_COUNTERS})
     unbalanced = xp.zeros(1, dtype=np.int32)
-    blocks, threads = launch_config(m)
-    _k_edge_counters[blocks, threads](d["edge_src"], d["edge_dst"], d["sign"], side, parent_edge, bal,
+    # the counters read a vertex's (an edge's) trees side by side: (n, T) and (m, T) copies
+    side_t = xp.ascontiguousarray(side.T)
+    pe_t = xp.ascontiguousarray(parent_edge.T)
+    bal_t = xp.ascontiguousarray(bal.T) if use_cycle else bal
+    del parent_edge, bal
+    blocks, threads = launch_config(m * WARP, COUNTER_THREADS)
+    _k_edge_counters[blocks, threads](d["edge_src"], d["edge_dst"], d["sign"], side_t, pe_t, bal_t,
                                       use_cycle, maj, c["in_tree"], c["negative"], c["switched"],
                                       c["agree2"], unbalanced)
-    blocks, threads = launch_config(n)
-    _k_vertex_counters[blocks, threads](d["indptr"], d["indices"], side, maj, c["status2"], c["clean"])
+    blocks, threads = launch_config(n * WARP, COUNTER_THREADS)
+    _k_vertex_counters[blocks, threads](d["indptr"], d["indices"], side_t, maj, c["status2"],
+                                        c["clean"])
     if getattr(graph, "on_device", False):
         # a graph kept on the device: its counters stay there, and so do the result tables
         out = dict(c)
