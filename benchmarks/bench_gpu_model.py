@@ -72,6 +72,15 @@ per SM or at least 4 x 132 blocks per launch.  ``tests/test_gpu_model_plan.py``
 holds the plan to the launches the code makes under the simulator.
 ``--occupancy-only`` writes these rows alone (nothing runs).
 
+Modelled time (with ``--registers``; ``time_model`` in the JSON): per tree of
+balance and frustration, per round of the parallel VND and per move of the
+one-block VND, at the occupancy sizes and a 10**6-vertex graph of mean degree
+20 (``TIME_SIZES``), from the launch plan: each launch's device bytes
+(:func:`_traffic`: rows streamed at their size, every random access a whole
+32-byte sector, no L2 credit) at 3 TB/s times the share of the SMs it keeps
+busy, plus 5 us a launch, 15 us a host read and 25 GB/s for host copies
+(``TIME_MODEL``).  Latency chains (a thread's serial steps) are not modelled.
+
 ``--baseline PATH`` counts another checkout (the version before: ``git
 archive main | tar -x -C DIR``) in a subprocess with the same arguments and
 puts its figures beside each row, so before and after come from one run.
@@ -450,9 +459,10 @@ def launch_plan(n: int, m: int, trees: int, triangles: int, *, gpu_threads: bool
     from rapids_balance import backend as be
     from rapids_balance.frustration_index import _frustration as fmod
 
-    saved = _engine._gpu_free_memory, be.sm_count
+    saved = _engine._gpu_free_memory, be.sm_count, getattr(be, "gpu_free_memory", None)
     _engine._gpu_free_memory = lambda: REFERENCE_MEMORY
     be.sm_count = lambda: SM_COUNT
+    be.gpu_free_memory = lambda: REFERENCE_MEMORY
     try:
         batch = {meth: _engine.batch_size_for(g, _engine.BalanceParams(trees, method=meth, backend="gpu"))
                  for meth in ("path-sign", "cycle")}
@@ -460,7 +470,9 @@ def launch_plan(n: int, m: int, trees: int, triangles: int, *, gpu_threads: bool
         at_once = (fmod._device_batches(g, fmod.FrustrationParams(trees, backend="gpu"))
                    if hasattr(fmod, "_device_batches") else 1)
     finally:
-        _engine._gpu_free_memory, be.sm_count = saved
+        _engine._gpu_free_memory, be.sm_count, be.gpu_free_memory = saved
+        if saved[2] is None:
+            del be.gpu_free_memory
     bfs_threads = 256 if gpu_threads else bal.bfs_threads()
 
     def bfs(workload, B):
@@ -848,6 +860,12 @@ def main(argv=None) -> int:
             old = olds.get((row["size"], row["workload"], row["kernel"]))
             if old is not None:
                 row["before"] = {k: old[k] for k in ("blocks", "threads", "resident_per_sm", "sms_busy")}
+        old_times = {(r["size"], r["workload"]): r for r in before.get("time_model", {}).get("rows", [])}
+        for row in report["time_model"]["rows"]:
+            old = old_times.get((row["size"], row["workload"]))
+            if old is not None:
+                unit = f"ms_per_{row['unit']}"
+                row["before"] = {k: old[k] for k in ("batch", "host_reads", unit, "launch_ms")}
         report["before"]["occupancy_replaced"] = [
             {k: o[k] for k in ("size", "workload", "kernel", "blocks", "threads", "registers",
                                "resident_per_sm", "sms_busy")}
@@ -894,6 +912,13 @@ def main(argv=None) -> int:
                   f"{o['resident_per_sm']!s:>7} {o['sms_busy']!s:>4}{'' if o['fills'] else '  idle SMs' if o['fills'] is False else '  (no registers)'}"
                   + (f"  | before {o['before']['blocks']} x {o['before']['threads']}, "
                      f"{o['before']['resident_per_sm']} {o['before']['sms_busy']}" if "before" in o else ""))
+    if report.get("time_model"):
+        print("\nmodelled device time on the reference H100 (traffic at 3 TB/s over the SMs busy, "
+              "launches, host reads)")
+        for t in report["time_model"]["rows"]:
+            unit = f"ms_per_{t['unit']}"
+            print(f"  {t['size']:13s} {t['workload']:13s} {unit:13s} {t[unit]:10.5f}"
+                  + (f"  | before {t['before'][unit]:10.5f}" if "before" in t else ""))
     out = Path(args.out) if args.out else REPO / "bench-results"
     out.mkdir(parents=True, exist_ok=True)
     (out / "gpu_model.json").write_text(json.dumps(report, indent=1))

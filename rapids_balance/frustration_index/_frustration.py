@@ -173,11 +173,10 @@ def _device_batches(graph, params: FrustrationParams) -> int:
     if params.backend != "gpu":
         return 1
     from .._occupancy import MIN_BLOCKS_PER_SM
-    from ..backend import sm_count
-    from ..balancing._engine import _gpu_free_memory
+    from ..backend import gpu_free_memory, sm_count
 
     fill = -(-MIN_BLOCKS_PER_SM * sm_count() // max(params.batch_size, 1))
-    fits = (_gpu_free_memory() // 4) // max(GPU_TREE_BYTES * graph.n * params.batch_size, 1)
+    fits = (gpu_free_memory() // 4) // max(GPU_TREE_BYTES * graph.n * params.batch_size, 1)
     return int(max(1, min(fill, fits)))
 
 
