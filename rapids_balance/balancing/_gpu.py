@@ -60,6 +60,18 @@ def _bit_index(bit):
     return t
 
 
+@cuda.jit(device=True)
+def settle(indices, slot_edge, sign, best_j, row, v, level, parent, parent_edge, depth, ps):
+    """Vertex ``v`` of tree ``row`` joins level ``level + 1`` through the CSR slot ``best_j``
+    (its parent's): parent, edge, depth and path sign."""
+    u = indices[best_j]
+    e = slot_edge[best_j]
+    parent[row, v] = u
+    parent_edge[row, v] = e
+    depth[row, v] = level + 1
+    ps[row, v] = ps[row, u] * sign[e]
+
+
 @gpu_kernel(layout="block")
 def _k_bfs_groups(indptr, indices, slot_edge, sign, roots, s2s, n_trees, group, width, reached, mark,
                   cand, cand_bits, new, new_bits, counts, parent, parent_edge, depth, ps):
@@ -158,12 +170,8 @@ def _k_bfs_groups(indptr, indices, slot_edge, sign, roots, s2s, n_trees, group, 
                             if key >= best:
                                 best = key
                                 best_j = j
-                    u = indices[best_j]
-                    e = slot_edge[best_j]
-                    parent[t0 + t, v] = u
-                    parent_edge[t0 + t, v] = e
-                    depth[t0 + t, v] = level + 1
-                    ps[t0 + t, v] = ps[t0 + t, u] * sign[e]
+                    settle(indices, slot_edge, sign, best_j, t0 + t, v, level, parent, parent_edge,
+                           depth, ps)
                     mine |= bit
                 rank += 1
             if mine != 0:

@@ -42,6 +42,7 @@ from numba import cuda
 
 from .._occupancy import MIN_BLOCKS_PER_SM
 from ..backend import array_module, gpu_kernel, host_read, kernel_view, to_device
+from ._gpu import settle
 from ._tree_rules import parent_key
 
 #: depth of a vertex no level has listed yet, and of one listed as the next level's candidate
@@ -120,12 +121,7 @@ def _k_pull(k, level, indptr, indices, slot_edge, sign, s2s, depth, front, count
                 if key >= best:
                     best = key
                     best_j = j
-        u = indices[best_j]
-        e = slot_edge[best_j]
-        parent[t, v] = u
-        parent_edge[t, v] = e
-        ps[t, v] = ps[t, u] * sign[e]
-        depth[t, v] = level + 1
+        settle(indices, slot_edge, sign, best_j, t, v, level, parent, parent_edge, depth, ps)
     if r == 0 and cuda.threadIdx.x == 0:
         count[t, p] = 0  # read by this level's expansion, which has ended
 

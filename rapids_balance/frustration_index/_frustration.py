@@ -169,8 +169,9 @@ def _cloud_parts(graph, batches: Sequence, params: FrustrationParams) -> list[Cl
 def _device_batches(graph, params: FrustrationParams) -> int:
     """Batches the GPU samples at once: enough trees for :data:`MIN_BLOCKS_PER_SM` blocks on
     every SM (a block a tree in the BFS and Kruskal kernels), as many as a quarter of the
-    free device memory holds at ``GPU_TREE_BYTES`` a vertex a tree; 1 on the CPU."""
-    if params.backend != "gpu":
+    free device memory holds at ``GPU_TREE_BYTES`` a vertex a tree; 1 on the CPU and for the
+    samplers whose trees are made on the host (their batches go in chunks of bounded memory)."""
+    if params.backend != "gpu" or params.sampler not in ("bfs", "bfs-random-root", "kruskal"):
         return 1
     from .._occupancy import MIN_BLOCKS_PER_SM
     from ..backend import gpu_free_memory, sm_count
