@@ -19,6 +19,8 @@ from numba import cuda
 from .._occupancy import MIN_BLOCKS_PER_SM
 from ..backend import (array_module, device_array, gpu_kernel, host_read, kernel_view, launch_config,
                        to_device, to_host)
+from . import _gpu_split
+from ._gpu_split import settle
 from ._tree_rules import parent_key
 
 WARP = 32
@@ -58,18 +60,6 @@ def _bit_index(bit):
         bit >>= np.uint64(1)
         t += 1
     return t
-
-
-@cuda.jit(device=True)
-def settle(indices, slot_edge, sign, best_j, row, v, level, parent, parent_edge, depth, ps):
-    """Vertex ``v`` of tree ``row`` joins level ``level + 1`` through the CSR slot ``best_j``
-    (its parent's): parent, edge, depth and path sign."""
-    u = indices[best_j]
-    e = slot_edge[best_j]
-    parent[row, v] = u
-    parent_edge[row, v] = e
-    depth[row, v] = level + 1
-    ps[row, v] = ps[row, u] * sign[e]
 
 
 @gpu_kernel(layout="block")
@@ -267,7 +257,6 @@ def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = 
     (any vertex unreached) follows.  The trees are the same either way.
     """
     from ..backend import sm_count
-    from . import _gpu_split
 
     xp = array_module("gpu")
     d = graph.device_arrays()

@@ -42,7 +42,6 @@ from numba import cuda
 
 from .._occupancy import MIN_BLOCKS_PER_SM
 from ..backend import array_module, gpu_kernel, host_read, kernel_view, to_device
-from ._gpu import settle
 from ._tree_rules import parent_key
 
 #: depth of a vertex no level has listed yet, and of one listed as the next level's candidate
@@ -70,6 +69,19 @@ def blocks_per_tree(trees: int, n: int, sm_count: int, threads: int) -> int:
     want = -(-MIN_BLOCKS_PER_SM * max(int(sm_count), 1) // max(int(trees), 1))
     room = int(n) // (MIN_VERTICES_PER_THREAD * max(int(threads), 1))
     return int(max(1, min(want, room)))
+
+
+@cuda.jit(device=True)
+def settle(indices, slot_edge, sign, best_j, row, v, level, parent, parent_edge, depth, ps):
+    """Vertex ``v`` of tree ``row`` joins level ``level + 1`` through the CSR slot ``best_j``
+    (its parent's): parent, edge, depth and path sign (shared with
+    :func:`._gpu._k_bfs_groups`)."""
+    u = indices[best_j]
+    e = slot_edge[best_j]
+    parent[row, v] = u
+    parent_edge[row, v] = e
+    depth[row, v] = level + 1
+    ps[row, v] = ps[row, u] * sign[e]
 
 
 @cuda.jit(device=True)
