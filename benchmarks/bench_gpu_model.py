@@ -72,6 +72,15 @@ per SM or at least 4 x 132 blocks per launch.  ``tests/test_gpu_model_plan.py``
 holds the plan to the launches the code makes under the simulator.
 ``--occupancy-only`` writes these rows alone (nothing runs).
 
+Modelled time (with ``--registers``; ``time_model`` in the JSON): per tree of
+balance and frustration, per round of the parallel VND and per move of the
+one-block VND, at the occupancy sizes and a 10**6-vertex graph of mean degree
+20 (``TIME_SIZES``), from the launch plan: each launch's device bytes
+(:func:`_traffic`: rows streamed at their size, every random access a whole
+32-byte sector, no L2 credit) at 3 TB/s times the share of the SMs it keeps
+busy, plus 5 us a launch, 15 us a host read and 25 GB/s for host copies
+(``TIME_MODEL``).  Latency chains (a thread's serial steps) are not modelled.
+
 ``--baseline PATH`` counts another checkout (the version before: ``git
 archive main | tar -x -C DIR``) in a subprocess with the same arguments and
 puts its figures beside each row, so before and after come from one run.
@@ -94,6 +103,7 @@ Run::
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 import os
@@ -109,7 +119,8 @@ REPO = Path(__file__).resolve().parents[1]
 if "--repo" not in sys.argv:
     sys.path.insert(0, str(REPO))
 
-GPU_MODULES = ("rapids_balance.balancing._gpu", "rapids_balance.centrality._gpu",
+GPU_MODULES = ("rapids_balance.balancing._gpu", "rapids_balance.balancing._gpu_split",
+               "rapids_balance.centrality._gpu",
                "rapids_balance.clustering._gpu", "rapids_balance.frustration_index._gpu")
 # reads of device values in the BFS outside to_host, for versions without backend.host_read:
 # the one-launch BFS (balancing/_gpu.py `bfs_trees_gpu`: `bool((depth < 0).any())` after its one
@@ -170,7 +181,10 @@ def counting(c: Counts):
 
     from rapids_balance import backend
 
-    mods = [importlib.import_module(m) for m in GPU_MODULES]
+    import importlib.util
+
+    # the version before may lack a module (a --baseline run)
+    mods = [importlib.import_module(m) for m in GPU_MODULES if importlib.util.find_spec(m)]
     saved = []
 
     def patch(obj, name, new):
@@ -423,6 +437,7 @@ def launch_plan(n: int, m: int, trees: int, triangles: int, *, gpu_threads: bool
     ``gpu_threads=False`` gives the block sizes the modules use under the simulator (which
     shrinks reduction blocks), for the test that compares the plan with recorded launches.
     """
+    import importlib.util
     from types import SimpleNamespace
 
     from rapids_balance.backend import launch_config
@@ -441,16 +456,37 @@ def launch_plan(n: int, m: int, trees: int, triangles: int, *, gpu_threads: bool
         null_batch = NULL_BATCH
     rows = []
     g = SimpleNamespace(n=n, m=m)
-    saved = _engine._gpu_free_memory
+    from rapids_balance import backend as be
+    from rapids_balance.frustration_index import _frustration as fmod
+
+    saved = _engine._gpu_free_memory, be.sm_count, getattr(be, "gpu_free_memory", None)
     _engine._gpu_free_memory = lambda: REFERENCE_MEMORY
+    be.sm_count = lambda: SM_COUNT
+    be.gpu_free_memory = lambda: REFERENCE_MEMORY
     try:
         batch = {meth: _engine.batch_size_for(g, _engine.BalanceParams(trees, method=meth, backend="gpu"))
                  for meth in ("path-sign", "cycle")}
+        # frustration: the batches the device samples at once (versions before: one)
+        at_once = (fmod._device_batches(g, fmod.FrustrationParams(trees, backend="gpu"))
+                   if hasattr(fmod, "_device_batches") else 1)
     finally:
-        _engine._gpu_free_memory = saved
+        _engine._gpu_free_memory, be.sm_count, be.gpu_free_memory = saved
+        if saved[2] is None:
+            del be.gpu_free_memory
     bfs_threads = 256 if gpu_threads else bal.bfs_threads()
 
     def bfs(workload, B):
+        split = importlib.util.find_spec("rapids_balance.balancing._gpu_split")
+        k = 1
+        if split:  # versions that split a tree over blocks when the batch is small
+            from rapids_balance.balancing import _gpu_split as bsplit
+
+            k = bsplit.blocks_per_tree(B, n, SM_COUNT, bfs_threads)
+        if k > 1:
+            for kern in (bsplit._k_expand, bsplit._k_pull):
+                rows.append(_launch(workload, kern, "level", B * k, bfs_threads,
+                                    f"{k} blocks a tree; batch of {B} trees, two launches a level"))
+            return
         group = bal.trees_per_block(B, SM_COUNT) if hasattr(bal, "trees_per_block") else bal.GROUP
         rows.append(_launch(workload, bal._k_bfs_groups, "batch", -(-B // group), bfs_threads,
                             f"{group} trees a block; batch of {B} trees"))
@@ -471,12 +507,21 @@ def launch_plan(n: int, m: int, trees: int, triangles: int, *, gpu_threads: bool
             rows.append(_launch(workload, bal._k_cc_hook, "round", *launch_config(B * m)))
             rows.append(_launch(workload, bal._k_cc_jump, "round", *launch_config(B * n)))
             rows.append(_launch(workload, bal._k_cc_compress, "batch", *launch_config(B * n)))
-        rows.append(_launch(workload, bal._k_edge_counters, "batch", *launch_config(m),
-                            "thread per edge, looping over the batch's trees"))
-        rows.append(_launch(workload, bal._k_vertex_counters, "batch", *launch_config(n)))
+        if hasattr(bal, "COUNTER_THREADS"):  # versions with tree lanes
+            rows.append(_launch(workload, bal._k_edge_counters, "batch",
+                                *launch_config(m * bal.WARP, bal.COUNTER_THREADS),
+                                "warp per edge, lanes over the batch's trees"))
+            rows.append(_launch(workload, bal._k_vertex_counters, "batch",
+                                *launch_config(n * bal.WARP, bal.COUNTER_THREADS),
+                                "warp per vertex, lanes over the batch's trees"))
+        else:
+            rows.append(_launch(workload, bal._k_edge_counters, "batch", *launch_config(m),
+                                "thread per edge, looping over the batch's trees"))
+            rows.append(_launch(workload, bal._k_vertex_counters, "batch", *launch_config(n)))
 
-    # frustration: trees in batches of DEFAULT_BATCH; BFS or Kruskal trees; the refinement
-    B = min(trees, DEFAULT_BATCH)
+    # frustration: trees in batches of DEFAULT_BATCH, `at_once` of them sampled together; BFS or
+    # Kruskal trees; the refinement
+    B = min(trees, DEFAULT_BATCH * at_once)
     W = n_words(n)
 
     def states(workload):
@@ -574,6 +619,147 @@ def occupancy_rows(registers: dict) -> list[dict]:
     return out
 
 
+# ---------------------------------------------------------------------------
+# modelled times: each launch's device traffic at the reference H100's bandwidth
+# ---------------------------------------------------------------------------
+
+#: the time model's constants: DRAM bandwidth of the reference H100 (3 TB/s, as the counted
+#: rows), one 32-byte sector for every random read or write (no credit for the L2 cache or
+#: for neighbours sharing a sector), 5 us a launch, 15 us a host read, 25 GB/s host <-> device
+TIME_MODEL = {"dram_tbs": 3.0, "sector_bytes": 32, "launch_us": 5.0, "sync_us": 15.0,
+              "hd_gbs": 25.0}
+#: sizes of the time model: those of the occupancy rows, and a 10**6-vertex graph of mean
+#: degree 20 where clustering's level is set beside a balance tree
+TIME_SIZES = OCCUPANCY_SIZES + (("1e6-vertices", 10**6, 10**7, 1000, 10**7),)
+
+
+def _bfs_levels(n: int, m: int) -> int:
+    """BFS depth of a random-like graph: log n / log(mean degree), plus one."""
+    return max(1, int(round(math.log(max(n, 2)) / math.log(max(2 * m / max(n, 1), 2))))) + 1
+
+
+def _split_reads(levels: int) -> int:
+    """Host reads of the split BFS over ``levels`` levels (after 4, 8, ... 64 levels at a time)."""
+    reads, done, chunk = 0, 0, 4
+    while done <= levels:
+        done += chunk
+        reads += 1
+        chunk = min(2 * chunk, 64)
+    return reads
+
+
+def _traffic(kernel: str, n: int, m: int, B: int, blocks: int) -> float | None:
+    """Device bytes one launch of ``kernel`` moves for a batch of ``B`` trees (``blocks``
+    blocks), every random access a whole sector (``TIME_MODEL``).  None: not modelled."""
+    S = TIME_MODEL["sector_bytes"]
+    slots = 2 * m
+    name = kernel.rsplit(".", 1)[-1].rsplit(":", 1)[-1]
+    if name == "_k_bfs_groups":
+        # per block: the expansion's row reads with a random reached word per slot, the pull's
+        # OR over the candidates' rows (a block of more than one tree); per tree: the argmax
+        # rescan of each row for the tree's bit and four scattered writes (parent, edge,
+        # depth, path sign) per vertex
+        # (versions before the split BFS made the OR pass in a block of one tree too)
+        single = importlib.util.find_spec("rapids_balance.balancing._gpu_split") is not None
+        passes = 2 if B > blocks or not single else 1
+        return blocks * (slots * passes * (4 + S) + 12 * n) + B * (slots * (4 + S) + 4 * S * n)
+    if name == "_k_expand":  # each row once, a random depth per slot, a listing per vertex
+        return B * (slots * (4 + S) + 2 * S * n) / _LEVELS[0]
+    if name == "_k_pull":  # each candidate's row, a random depth per slot, five scattered accesses
+        return B * (slots * (4 + S) + 5 * S * n) / _LEVELS[0]
+    from rapids_balance.balancing import _gpu as bal
+
+    lanes = hasattr(bal, "COUNTER_THREADS")  # versions with tree lanes
+    if name == "_k_edge_counters":
+        # per edge its ends and counters; per tree, with tree lanes (the (n, T) copies), both
+        # ends' side and tree edge side by side with the other trees' (1 + 4 bytes each);
+        # before, a thread per edge read the source end's in step with its neighbours (edges
+        # are sorted by source) and the target end's at random; plus the copies' transposition
+        if lanes:
+            return m * (8 + 64) + B * m * 2 * 5 + B * n * 2 * 5
+        return m * (8 + 64) + B * m * (5 + 2 * S)
+    if name == "_k_vertex_counters":  # per tree a side per slot: side by side, or a random sector
+        return n * 40 + B * (slots * (1 if lanes else S) + (1 if lanes else S) * n)
+    if name == "_k_words":
+        return B * (n + 8 * -(-n // 64))
+    if name == "_k_hash":
+        return B * 8 * -(-n // 64)
+    if name == "_k_switches":  # per (tree, edge): the edge, two random path signs, its tree's sum
+        return B * m * (9 + 2 * S) + B * 8
+    if name == "k_vnd":  # a move: the block's argmin over every vertex's best move and gain
+        return n * 12
+    if name in ("k_select", "k_apply", "k_build", "k_eval"):
+        # a vertex's row (neighbour, weight) with a random label or table entry per slot
+        return slots * (4 + 8 + S) + n * S
+    return None
+
+
+_LEVELS = [1]  # the BFS depth of the size being modelled (per-level launches share the tree's work)
+
+
+def _launch_ms(row: dict, bytes_: float) -> float:
+    """One launch: its overhead, and its bytes at the bandwidth of the SMs it keeps busy."""
+    share = min(1.0, (row.get("sms_busy") or 1) / SM_COUNT)
+    return TIME_MODEL["launch_us"] * 1e-3 + bytes_ / (TIME_MODEL["dram_tbs"] * 1e12 * share) * 1e3
+
+
+def time_rows(registers: dict) -> list[dict]:
+    """Modelled device time per tree of balance and frustration (BFS trees, no refinement), and
+    per round of clustering's parallel local search, at :data:`TIME_SIZES`, from the launch
+    plan, each launch's traffic (:func:`_traffic`) and occupancy (``TIME_MODEL``)."""
+    import re
+
+    spec = importlib.util.spec_from_file_location("_occupancy_model", REPO / "rapids_balance" / "_occupancy.py")
+    arith = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(arith)
+    out = []
+    for size, n, m, trees, tri in TIME_SIZES:
+        plan = launch_plan(n, m, trees, tri)
+        levels = _bfs_levels(n, m)
+        _LEVELS[0] = levels
+        for workload in ("balance", "frustration", "vnd-parallel", "vnd-best"):
+            rows = [r for r in plan if r["workload"] == workload]
+            if workload == "vnd-best":  # per move of the one-block search (its launch is one)
+                rows = [{**r, "per": "move"} for r in rows if r["kernel"].endswith("k_vnd")]
+            bfs = [r for r in rows if "batch of" in r["note"]]
+            B = int(re.search(r"batch of (\d+)", bfs[0]["note"]).group(1)) if bfs else 1
+            ms, reads, parts = 0.0, 0, {}
+            for r in rows:
+                regs = registers.get(r["kernel"])
+                r = {**r, **(arith.occupancy(r["blocks"], r["threads"], regs, SM_COUNT)
+                             if regs else {"sms_busy": min(SM_COUNT, r["blocks"])})}
+                b = _traffic(r["kernel"], n, m, B, r["blocks"])
+                if b is None:
+                    parts[r["kernel"]] = None
+                    continue
+                times = levels if r["per"] == "level" else 1
+                t = times * _launch_ms(r, b)
+                parts[r["kernel"]] = round(t, 5)
+                ms += t
+            split = any(r["per"] == "level" for r in bfs)
+            hd = 0.0
+            if workload == "balance":  # the BFS's unreached check (split: its level reads),
+                # the majority's and ties' reads, the counters to the host (a graph on the host)
+                reads = 1 + (_split_reads(levels) if split else 0) + 2
+                hd = 5 * m * 8 + 2 * n * 8
+            elif workload == "frustration":
+                reads = 1 + (_split_reads(levels) if split else 0)
+                hd = B * (-(-n // 64) + 2) * 8  # each tree's state words to the host
+            elif workload == "vnd-parallel":
+                reads = 5  # a round's counts and gain read, and the cluster reset's compaction
+            else:
+                reads = 0
+                ms -= TIME_MODEL["launch_us"] * 1e-3  # one launch runs every move
+            ms += reads * TIME_MODEL["sync_us"] * 1e-3 + hd / (TIME_MODEL["hd_gbs"] * 1e9) * 1e3
+            unit = {"vnd-parallel": "round", "vnd-best": "move"}.get(workload, "tree")
+            per = B if unit == "tree" else 1
+            out.append({"size": size, "vertices": n, "edges": m, "workload": workload, "unit": unit,
+                        "batch": B if unit == "tree" else None, "bfs_levels": levels,
+                        "host_reads": reads, "ms_per_batch" if unit == "tree" else "ms": round(ms, 5),
+                        f"ms_per_{unit}": round(ms / per, 5), "launch_ms": parts})
+    return out
+
+
 def measure(args) -> dict:
     import rapids_balance as rb
     from rapids_balance import backend
@@ -583,7 +769,9 @@ def measure(args) -> dict:
         return {"library": f"rapids_balance {getattr(rb, '__version__', '')}".strip(),
                 "reference_device": {"sm_count": SM_COUNT, "memory_bytes": REFERENCE_MEMORY},
                 "registers_from": Path(args.registers).name,
-                "occupancy": occupancy_rows(load_registers(args.registers)), "rows": [],
+                "occupancy": occupancy_rows(load_registers(args.registers)),
+                "time_model": {"constants": TIME_MODEL, "rows": time_rows(load_registers(args.registers))},
+                "rows": [],
                 "occupancy_1e8_edges": occupancy()}
     if not gpu_status().usable:
         raise SystemExit(f"no usable GPU: {gpu_status().reason}")
@@ -672,6 +860,12 @@ def main(argv=None) -> int:
             old = olds.get((row["size"], row["workload"], row["kernel"]))
             if old is not None:
                 row["before"] = {k: old[k] for k in ("blocks", "threads", "resident_per_sm", "sms_busy")}
+        old_times = {(r["size"], r["workload"]): r for r in before.get("time_model", {}).get("rows", [])}
+        for row in report["time_model"]["rows"]:
+            old = old_times.get((row["size"], row["workload"]))
+            if old is not None:
+                unit = f"ms_per_{row['unit']}"
+                row["before"] = {k: old[k] for k in ("batch", "host_reads", unit, "launch_ms")}
         report["before"]["occupancy_replaced"] = [
             {k: o[k] for k in ("size", "workload", "kernel", "blocks", "threads", "registers",
                                "resident_per_sm", "sms_busy")}
@@ -718,6 +912,13 @@ def main(argv=None) -> int:
                   f"{o['resident_per_sm']!s:>7} {o['sms_busy']!s:>4}{'' if o['fills'] else '  idle SMs' if o['fills'] is False else '  (no registers)'}"
                   + (f"  | before {o['before']['blocks']} x {o['before']['threads']}, "
                      f"{o['before']['resident_per_sm']} {o['before']['sms_busy']}" if "before" in o else ""))
+    if report.get("time_model"):
+        print("\nmodelled device time on the reference H100 (traffic at 3 TB/s over the SMs busy, "
+              "launches, host reads)")
+        for t in report["time_model"]["rows"]:
+            unit = f"ms_per_{t['unit']}"
+            print(f"  {t['size']:13s} {t['workload']:13s} {unit:13s} {t[unit]:10.5f}"
+                  + (f"  | before {t['before'][unit]:10.5f}" if "before" in t else ""))
     out = Path(args.out) if args.out else REPO / "bench-results"
     out.mkdir(parents=True, exist_ok=True)
     (out / "gpu_model.json").write_text(json.dumps(report, indent=1))

@@ -226,6 +226,16 @@ def sm_count() -> int:
     return int(cupy.cuda.Device().attributes["MultiProcessorCount"])
 
 
+def gpu_free_memory() -> int:
+    """Free bytes of the current GPU; 64 MiB under the simulator (small, so that tests cut
+    batches as a full device would)."""
+    if simulator_enabled():
+        return 64 << 20
+    import cupy
+
+    return int(cupy.cuda.runtime.memGetInfo()[0])
+
+
 def launch_config(n_items: int, threads_per_block: int = 256) -> tuple[int, int]:
     """(blocks, threads) covering ``n_items`` threads; at least one block."""
     n_items = max(int(n_items), 1)

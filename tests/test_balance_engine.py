@@ -430,6 +430,51 @@ def test_gpu_bfs_trees_are_the_cpus_whatever_the_trees_per_block(gpu_backend, gr
             assert ps[t, v] == ps[t, parent[t, v]] * g.sign[pe[t, v]]
 
 
+@pytest.mark.parametrize("split", [2, 3, 7])
+def test_gpu_bfs_trees_are_the_cpus_with_a_tree_over_several_blocks(gpu_backend, split):
+    # each tree's frontier over `split` blocks, a level two launches: the trees, their depths
+    # (the order) and path signs are the CPU's, and so are the levels graphB+ labels by
+    from rapids_balance.balancing import _gpu
+    from rapids_balance.balancing._trees import seed_mix
+
+    g = random_signed_graph(8, 40, 110)
+    T = 4
+    roots, seeds = tree_roots(g, np.arange(T), sampler="bfs-random-root", seed=5)
+    parent, pe, order = bfs_trees(g, roots, seeds)
+    got = _gpu.bfs_trees_gpu(g, roots, seed_mix(seeds), with_ps=True, with_levels=True, split=split)
+    assert np.array_equal(to_host(got[0]), parent) and np.array_equal(to_host(got[1]), pe)
+    assert np.array_equal(to_host(got[2]), order)
+    grouped = _gpu.bfs_trees_gpu(g, roots, seed_mix(seeds), with_ps=True, with_levels=True, group=1)
+    assert np.array_equal(to_host(got[3]), to_host(grouped[3]))  # path signs
+    assert len(got[4]) == len(grouped[4])
+    for (ta, va), (tb, vb) in zip(got[4], grouped[4]):
+        assert np.array_equal(to_host(ta), to_host(tb)) and np.array_equal(to_host(va), to_host(vb))
+
+
+def test_gpu_bfs_split_names_an_unconnected_graph(gpu_backend):
+    from rapids_balance.balancing import _gpu
+    from rapids_balance.balancing._trees import seed_mix
+    from rapids_balance.errors import GraphInputError
+
+    g = build_graph([0, 1, 3], [1, 2, 4], sign=[1, -1, 1], component="all")  # {0, 1, 2}, {3, 4}
+    with pytest.raises(GraphInputError, match="not connected"):
+        _gpu.bfs_trees_gpu(g, np.array([0, 1]), seed_mix([0, 1]), split=2)
+
+
+def test_gpu_balance_is_the_cpus_when_trees_are_split(gpu_backend, monkeypatch):
+    # balance through the split BFS (as a batch too small for the device runs it): every counter
+    # equals the CPU path's, for both methods
+    from rapids_balance.balancing import _gpu_split
+
+    monkeypatch.setattr(_gpu_split, "blocks_per_tree", lambda *a, **kw: 3)
+    g = random_signed_graph(12, 30, 80)
+    for method in ("path-sign", "cycle"):
+        cpu = run(g, 5, method=method, seed=2)
+        gpu = balance(g, 5, method=method, seed=2, backend=gpu_backend, progress=False)
+        for k in cpu.counters:
+            assert np.array_equal(cpu.counters[k], gpu.counters[k]), (method, k)
+
+
 def test_gpu_cycle_states_equal_path_sign_states(gpu_backend):
     # for the same trees, the GPU cycle walks give ECL-SGB's ps(u) * ps(w) on every edge,
     # and the same seed gives the same state again

@@ -206,3 +206,33 @@ def test_gpu_cloud_equals_cpu_with_path_signs_from_the_bfs(gpu_backend, kw):
     gpu = frustration(g, 5, seed=4, backend=gpu_backend, progress=False, refine=False, **kw)
     pd.testing.assert_frame_equal(cpu.cloud, gpu.cloud)
     assert cpu.tree_index == gpu.tree_index
+
+
+@pytest.mark.simulator
+@pytest.mark.parametrize("cap,sampler", [(None, "bfs"), (2, "bfs"), (None, "kruskal")],
+                         ids=["no-cap", "max-states-2", "kruskal"])
+def test_gpu_cloud_does_not_depend_on_the_batches_sampled_at_once(gpu_backend, monkeypatch, cap,
+                                                                   sampler):
+    """The GPU samples several batches' trees in one go (enough for the device); each batch is
+    still its own part: cloud, counts, evictions and the history's row a batch are the CPU's,
+    and those of one batch at a time, with and without a state cap."""
+    from rapids_balance import load_example
+    from rapids_balance.frustration_index import _frustration, frustration
+
+    g = load_example("highland")
+    kw = dict(seed=4, progress=False, refine=False, batch_size=2, max_states=cap, sampler=sampler)
+    assert _frustration._device_batches(g, _frustration.FrustrationParams(
+        7, backend="gpu", batch_size=2, sampler=sampler)) > 4
+    runs = {"cpu": frustration(g, 7, backend="cpu", **kw),
+            "gpu, all batches at once": frustration(g, 7, backend=gpu_backend, **kw)}
+    monkeypatch.setattr(_frustration, "_device_batches", lambda *a: 3)
+    runs["gpu, 3 batches at once"] = frustration(g, 7, backend=gpu_backend, **kw)
+    monkeypatch.setattr(_frustration, "_device_batches", lambda *a: 1)
+    runs["gpu, a batch at a time"] = frustration(g, 7, backend=gpu_backend, **kw)
+    want = runs.pop("cpu")
+    assert len(want.history) == 4  # a row a batch
+    for name, got in runs.items():
+        pd.testing.assert_frame_equal(want.cloud, got.cloud, obj=name)
+        pd.testing.assert_frame_equal(want.history, got.history, obj=name)
+        assert want.tree_index == got.tree_index
+        assert want.info.get("evicted") == got.info.get("evicted"), name

@@ -108,3 +108,39 @@ def test_plan_names_every_launch_with_its_blocks_and_threads(recorded):
             if fixed and blocks not in {r["blocks"] for r in fixed}:
                 wrong.append((workload, kernel, blocks, [r["blocks"] for r in fixed]))
     assert not wrong
+
+
+def test_plan_names_the_split_bfs_launches(monkeypatch):
+    # a batch too small for the device: each tree over several blocks, two launches a level;
+    # the plan names the launches balance and frustration then make, with their blocks
+    from numba.cuda.simulator.kernel import FakeCUDAKernel
+
+    import rapids_balance as rb
+    from benchmarks.bench_gpu_model import kernel_key, launch_plan
+    from rapids_balance.balancing import _gpu_split
+
+    monkeypatch.setattr(_gpu_split, "blocks_per_tree", lambda *a, **kw: 2)
+    g = _graph()
+    made: dict = {}
+    current = [None]
+    orig = FakeCUDAKernel.__getitem__
+
+    def getitem(self, config):
+        blocks, threads = (int(c) if np.ndim(c) == 0 else int(np.prod(c)) for c in config[:2])
+        made.setdefault(current[0], set()).add((kernel_key(self.fn), blocks, threads))
+        return orig(self, config)
+
+    monkeypatch.setattr(FakeCUDAKernel, "__getitem__", getitem)
+    kw = dict(seed=0, backend="gpu", progress=False)
+    for name, run in (("balance", lambda: rb.balance(g, T, **kw)),
+                      ("frustration", lambda: rb.frustration(g, T, refine=False, **kw))):
+        current[0] = name
+        run()
+    plan = launch_plan(g.n, g.m, T, 1, gpu_threads=False)
+    for name, launches in made.items():
+        planned = {(r["kernel"], r["blocks"], r["threads"]) for r in plan if r["workload"] == name
+                   and "_gpu_split" in r["kernel"]}
+        split = {x for x in launches if "_gpu_split" in x[0]}
+        assert planned == split == {("balancing._gpu_split:_k_expand", 2 * T, 8),
+                                    ("balancing._gpu_split:_k_pull", 2 * T, 8)}, name
+        assert not any(k == "balancing._k_bfs_groups" for k, _, _ in launches)

@@ -154,7 +154,8 @@ def test_first_light_dry_run(tmp_path):
     timings = [json.loads(line) for line in (out / "timings.jsonl").read_text().splitlines()]
     assert {r["backend"] for r in timings} == {"gpu", "cpu"}
     kernels = {r["kernel"] for r in timings if r.get("step") == "kernels"}
-    assert kernels == {"_k_bfs_groups", "boruvka_trees", "tree_levels_gpu"}  # each redesign timed
+    assert kernels == {"_k_bfs_groups", "_k_expand+_k_pull", "boruvka_trees",
+                       "tree_levels_gpu"}  # each redesign timed
     for w in ("balance", "betweenness"):
         report = json.loads((out / f"profile-{w}.json").read_text())
         assert report["workloads"][w]["kernels"]

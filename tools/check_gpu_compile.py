@@ -73,6 +73,7 @@ sys.path.insert(0, str(ROOT))
 
 KERNEL_MODULES = (
     "rapids_balance.balancing._gpu",
+    "rapids_balance.balancing._gpu_split",
     "rapids_balance.centrality._gpu",
     "rapids_balance.centrality._gpu_split",
     "rapids_balance.clustering._gpu",
@@ -111,6 +112,11 @@ def _scenario_balancing():
             balance(g, 3, method=method, majority=majority, seed=4, backend="gpu", progress=False)
     roots, seeds = tree_roots(g, np.arange(2), seed=9)
     parent, pe, order = bfs_trees(g, roots, seeds, backend="gpu")
+    # a tree over several blocks (a batch too small for the device): the split BFS's kernels
+    from rapids_balance.balancing._gpu import bfs_trees_gpu
+    from rapids_balance.balancing._trees import seed_mix
+
+    bfs_trees_gpu(g, roots, seed_mix(seeds), with_ps=True, split=2)
     path_signs(np.asarray(order), np.asarray(parent), np.asarray(pe), g.sign, backend="gpu")
 
 

@@ -27,7 +27,8 @@ still leaves what it had finished.  Steps:
     First the kernels laid out to fill the device, on the first ``--graph``
     (GPU only, warm, each beside the layout it replaced in the same run):
     the BFS of ``--trees`` trees with one tree a block where the batch is
-    small (``trees_per_block``) and with 64 trees a block; the Kruskal
+    small (``trees_per_block``), with 64 trees a block and with each tree
+    over several blocks (``_gpu_split``, two launches a level); the Kruskal
     path signs of a frustration batch (64 trees) rooted a block a tree and a thread a tree; the
     balancing levels by one sort of the depths -> ``kernels`` rows.  Then
     ``balance`` with ``--trees`` trees on each ``--graph``, GPU and CPU in
@@ -243,7 +244,7 @@ def _device_seconds(run, repeat: int = 3) -> float:
 def kernel_timings(spec: str, trees: int, out: Path) -> None:
     """The redesigned kernels beside the layouts they replaced, on one graph (see ``timings``)."""
     from rapids_balance.backend import sm_count
-    from rapids_balance.balancing import _gpu as bal
+    from rapids_balance.balancing import _gpu as bal, _gpu_split as split
     from rapids_balance.balancing._roots import tree_roots
     from rapids_balance.balancing._trees import seed_mix
     from rapids_balance.frustration_index import _gpu as fr
@@ -259,6 +260,13 @@ def kernel_timings(spec: str, trees: int, out: Path) -> None:
                                                           with_ps=True, group=group))
             _emit(out, {**base, "kernel": "_k_bfs_groups", "layout": f"{label}: {group} trees a block",
                         "trees": T, "seconds": round(s, 5), "ms_per_tree": round(1e3 * s / T, 5)})
+        # each tree over several blocks, two launches a level (what a batch too small for the
+        # device gets; at least 2 blocks a tree here, so that the layout is timed on any graph)
+        k = max(2, split.blocks_per_tree(T, g.n, sm_count(), 256))
+        s = _device_seconds(lambda: bal.bfs_trees_gpu(g, roots, s2, with_order=False, with_ps=True,
+                                                      split=k))
+        _emit(out, {**base, "kernel": "_k_expand+_k_pull", "layout": f"split: {k} blocks a tree",
+                    "trees": T, "seconds": round(s, 5), "ms_per_tree": round(1e3 * s / T, 5)})
     T = min(64, trees)  # a frustration batch
     roots, seeds = tree_roots(g, np.arange(T), seed=0)
     seeds64 = _seeds64(seeds)

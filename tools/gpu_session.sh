@@ -25,8 +25,9 @@
 #                       rule, frustration 64 trees, betweenness k = 64 (weighted), VND on
 #                       Bitcoin Alpha, betweenness again, 4 blocks a source -> equality.jsonl
 #       timings  100 s  the redesigned kernels beside the layouts they replaced (BFS trees a
-#                       block, Kruskal rooting, tree levels) on Slashdot, then balance, 1000
-#                       trees, GPU and CPU, Slashdot and Epinions             -> timings.jsonl
+#                       block, a tree over several blocks, Kruskal rooting, tree levels) on
+#                       Slashdot, then balance, 1000 trees, GPU and CPU, Slashdot and Epinions
+#                                                                            -> timings.jsonl
 #       profile   80 s  per-kernel device times of balance and betweenness on Slashdot
 #                                                                  -> profile-balance/-betweenness.json
 #       tests    130 s  the `gpu`-marked tests and the gpu/simulator tests of the GPU test

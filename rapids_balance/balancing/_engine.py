@@ -198,13 +198,9 @@ def chunks_that_fit(graph, params: BalanceParams, wanted: int, batch: int = 1) -
 
 
 def _gpu_free_memory() -> int:
-    from ..backend import simulator_enabled
+    from ..backend import gpu_free_memory
 
-    if simulator_enabled():
-        return 64 << 20
-    import cupy
-
-    return int(cupy.cuda.runtime.memGetInfo()[0])
+    return gpu_free_memory()
 
 
 def batch_size_for(graph, params: BalanceParams) -> int:

@@ -19,6 +19,8 @@ from numba import cuda
 from .._occupancy import MIN_BLOCKS_PER_SM
 from ..backend import (array_module, device_array, gpu_kernel, host_read, kernel_view, launch_config,
                        to_device, to_host)
+from . import _gpu_split
+from ._gpu_split import settle
 from ._tree_rules import parent_key
 
 WARP = 32
@@ -73,7 +75,8 @@ def _k_bfs_groups(indptr, indices, slot_edge, sign, roots, s2s, n_trees, group, 
     (``mark``): work follows the frontier.  Each candidate v is served by a
     virtual warp of ``width`` lanes (sized by the mean degree on the host):
     one OR over v's row gives the trees in which some neighbour offers
-    itself, and lane l takes every ``width``-th of them, scanning the row
+    itself (a block of one tree skips it: v was listed because a neighbour
+    offers in that tree), and lane l takes every ``width``-th of them, scanning the row
     for graphB+'s argmax (largest key, ties to the later slot, the larger
     u): the lanes read the same slots together, so a row is read once for
     the block's trees.  Parents, edges, depths and path signs are written
@@ -133,9 +136,12 @@ def _k_bfs_groups(indptr, indices, slot_edge, sign, roots, s2s, n_trees, group, 
             i = idx // width
             lane = idx - i * width
             v = cand[g, i]
-            offered = np.uint64(0)
-            for j in range(indptr[v], indptr[v + 1]):
-                offered |= reached[g, indices[j]]
+            if nl == 1:  # the tree that listed v offers; no OR over the row needed
+                offered = real
+            else:
+                offered = np.uint64(0)
+                for j in range(indptr[v], indptr[v + 1]):
+                    offered |= reached[g, indices[j]]
             bits = offered & ~reached[g, v]
             mine = np.uint64(0)
             rank = 0
@@ -154,12 +160,8 @@ def _k_bfs_groups(indptr, indices, slot_edge, sign, roots, s2s, n_trees, group, 
                             if key >= best:
                                 best = key
                                 best_j = j
-                    u = indices[best_j]
-                    e = slot_edge[best_j]
-                    parent[t0 + t, v] = u
-                    parent_edge[t0 + t, v] = e
-                    depth[t0 + t, v] = level + 1
-                    ps[t0 + t, v] = ps[t0 + t, u] * sign[e]
+                    settle(indices, slot_edge, sign, best_j, t0 + t, v, level, parent, parent_edge,
+                           depth, ps)
                     mine |= bit
                 rank += 1
             if mine != 0:
@@ -237,7 +239,8 @@ def _levels_from_depth(depth):
 
 
 def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = False,
-                  with_levels: bool = False, group: int | None = None):
+                  with_levels: bool = False, group: int | None = None,
+                  split: int | None = None):
     """GPU version of :func:`rapids_balance.balancing._trees.bfs_trees`.
 
     Returns ``(parent, parent_edge, order)``, with ``order`` None when
@@ -246,26 +249,46 @@ def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = 
     whose entry l holds the (tree, vertex) pairs at depth l as two int32
     arrays (what graphB+'s level-by-level labeling walks).
 
-    One launch of :func:`_k_bfs_groups` builds the whole batch, ``group``
-    trees per thread block (default :func:`trees_per_block` for the
-    device), and one host read (any vertex unreached) follows it.
+    A batch with few trees for the device (:func:`._gpu_split.blocks_per_tree`
+    above 1, or ``split``) gives each tree ``split`` blocks, two launches a
+    level (:func:`._gpu_split.split_bfs`); otherwise one launch of
+    :func:`_k_bfs_groups` builds the whole batch, ``group`` trees per thread
+    block (default :func:`trees_per_block` for the device).  One host read
+    (any vertex unreached) follows.  The trees are the same either way.
     """
     from ..backend import sm_count
 
     xp = array_module("gpu")
     d = graph.device_arrays()
     T, n = int(roots.size), graph.n
-    group = int(group or trees_per_block(T, sm_count()))
+    if split is None:
+        split = 1 if group else _gpu_split.blocks_per_tree(T, n, sm_count(), bfs_threads())
+    if int(split) < 1:
+        raise ValueError(f"split must be at least 1 block a tree, got {split}")
+    group = 1 if split > 1 else int(group or trees_per_block(T, sm_count()))
     if not 1 <= group <= GROUP:
         raise ValueError(f"group must be 1..{GROUP} trees a block, got {group}")
-    G = -(-T // group)
-    roots_d = to_device(np.asarray(roots, np.int32), "gpu")
-    s2_d = to_device(np.asarray(s2, np.int64), "gpu")
-    depth = xp.full((T, n), -1, dtype=np.int32)
     parent = xp.full((T, n), -1, dtype=np.int32)
     parent_edge = xp.full((T, n), -1, dtype=np.int32)
     ps = xp.ones((T, n), dtype=np.int8)
     sign = d["sign"] if "sign" in d else xp.ones(max(graph.m, 1), dtype=np.int8)  # unsigned: all +1
+    if split > 1:
+        depth = xp.full((T, n), _gpu_split.UNSEEN, dtype=np.int32)
+        _gpu_split.split_bfs(d, sign, roots, s2, int(split), bfs_threads(), depth, parent,
+                             parent_edge, ps)
+    else:
+        depth = xp.full((T, n), -1, dtype=np.int32)
+        _bfs_grouped(graph, d, sign, roots, s2, group, depth, parent, parent_edge, ps)
+    return _bfs_outputs(graph, depth, parent, parent_edge, ps, with_order, with_ps, with_levels)
+
+
+def _bfs_grouped(graph, d, sign, roots, s2, group, depth, parent, parent_edge, ps):
+    """One launch of :func:`_k_bfs_groups`, ``group`` trees a block, into the given arrays."""
+    xp = array_module("gpu")
+    T, n = depth.shape
+    G = -(-T // group)
+    roots_d = to_device(np.asarray(roots, np.int32), "gpu")
+    s2_d = to_device(np.asarray(s2, np.int64), "gpu")
     scratch = dict(reached=xp.empty((G, n), np.uint64), mark=xp.empty((G, n), np.int32),
                    cand=xp.empty((G, n), np.int32), cand_bits=xp.empty((G, n), np.uint64),
                    new=xp.empty((G, n), np.int32), new_bits=xp.empty((G, n), np.uint64),
@@ -275,7 +298,12 @@ def bfs_trees_gpu(graph, roots, s2, *, with_order: bool = True, with_ps: bool = 
                                     scratch["mark"], scratch["cand"], scratch["cand_bits"],
                                     scratch["new"], scratch["new_bits"], scratch["counts"], parent,
                                     parent_edge, depth, ps)
-    del scratch
+
+
+def _bfs_outputs(graph, depth, parent, parent_edge, ps, with_order, with_ps, with_levels):
+    """What :func:`bfs_trees_gpu` returns, from the trees' depths (negative: unreached)."""
+    xp = array_module("gpu")
+    n = graph.n
     if bool(host_read((depth < 0).any())):
         from ._tree_rules import _check_connected
 
@@ -629,31 +657,57 @@ def agreeable_sides_gpu(d, side):
 # counters
 # ---------------------------------------------------------------------------
 
-@gpu_kernel
-def _k_edge_counters(edge_src, edge_dst, sign, side, parent_edge, bal, use_cycle, maj,
-                     in_tree, negative, switched, agree2, unbalanced):
-    """Thread per edge, looping over the batch's trees (each edge owns its counters).
+#: threads of a counter kernel's block: warps of tree lanes, their sums folded in shared memory
+COUNTER_THREADS = 256
 
-    With ``use_cycle`` the sides (path signs) are checked against the cycle
-    walks' state, as the CPU path 2-colours it: ``unbalanced[0]`` is set on
-    any disagreement (cannot happen for a correct walk).
+
+@cuda.jit(device=True)
+def _warp_sum(acc, tid, lane):
+    """Sum of the 32 entries of ``acc`` of this thread's warp, read by its lane 0 (after a
+    block barrier); integer, so the order does not matter."""
+    total = 0
+    if lane == 0:
+        for i in range(WARP):
+            total += acc[tid + i]
+    return total
+
+
+@gpu_kernel
+def _k_edge_counters(edge_src, edge_dst, sign, side, pe, bal, use_cycle, maj, in_tree, negative,
+                     switched, agree2, unbalanced):
+    """Warp per edge, lanes over the batch's trees; lane 0 adds the warp's sums to the edge's
+    counters (each edge owns them).
+
+    ``side`` and ``pe`` are (n, T) and ``bal`` (m, T): the trees of one
+    vertex (edge) are adjacent, so a warp reads its lanes' entries in one
+    go rather than one scattered sector per tree.  With ``use_cycle`` the
+    sides (path signs) are checked against the cycle walks' state, as the
+    CPU path 2-colours it: ``unbalanced[0]`` is set on any disagreement
+    (cannot happen for a correct walk).
     """
-    e = cuda.grid(1)
+    acc_it = cuda.shared.array(COUNTER_THREADS, numba.int32)
+    acc_ng = cuda.shared.array(COUNTER_THREADS, numba.int32)
+    acc_ag = cuda.shared.array(COUNTER_THREADS, numba.int32)
+    tid = cuda.threadIdx.x
+    lane = tid % WARP
+    e = cuda.grid(1) // WARP
+    T = maj.size
+    it = 0
+    ng = 0
+    ag = 0
     if e < edge_src.size:
         u = edge_src[e]
         w = edge_dst[e]
-        it = 0
-        ng = 0
-        ag = 0
-        for t in range(maj.size):
-            if parent_edge[t, u] == e or parent_edge[t, w] == e:
+        for t in range(lane, T, WARP):
+            if pe[u, t] == e or pe[w, t] == e:
                 it += 1
-            a = side[t, u]
+            a = side[u, t]
             mt = maj[t]
-            same = a == side[t, w]
+            same = a == side[w, t]
             if use_cycle:
-                neg = bal[t, e] < 0
-                if neg == same or bal[t, e] == 0:
+                b = bal[e, t]
+                neg = b < 0
+                if neg == same or b == 0:
                     unbalanced[0] = 1
             else:
                 neg = not same
@@ -664,24 +718,35 @@ def _k_edge_counters(edge_src, edge_dst, sign, side, parent_edge, bal, use_cycle
                     ag += 2
                 elif mt == 2:
                     ag += 1
-        in_tree[e] += it
+    acc_it[tid] = it
+    acc_ng[tid] = ng
+    acc_ag[tid] = ag
+    cuda.syncthreads()
+    if lane == 0 and e < edge_src.size:
+        ng = _warp_sum(acc_ng, tid, lane)
+        in_tree[e] += _warp_sum(acc_it, tid, lane)
         negative[e] += ng
         if sign[e] < 0:
-            switched[e] += maj.size - ng
+            switched[e] += T - ng
         else:
             switched[e] += ng
-        agree2[e] += ag
+        agree2[e] += _warp_sum(acc_ag, tid, lane)
 
 
 @gpu_kernel
 def _k_vertex_counters(indptr, indices, side, maj, status2, clean):
-    """Thread per vertex, looping over the batch's trees."""
-    v = cuda.grid(1)
+    """Warp per vertex, lanes over the batch's trees (``side`` is (n, T), as for
+    :func:`_k_edge_counters`); lane 0 adds the warp's sums."""
+    acc_st = cuda.shared.array(COUNTER_THREADS, numba.int32)
+    acc_cl = cuda.shared.array(COUNTER_THREADS, numba.int32)
+    tid = cuda.threadIdx.x
+    lane = tid % WARP
+    v = cuda.grid(1) // WARP
+    st = 0
+    cl = 0
     if v < indptr.size - 1:
-        st = 0
-        cl = 0
-        for t in range(maj.size):
-            sv = side[t, v]
+        for t in range(lane, maj.size, WARP):
+            sv = side[v, t]
             mt = maj[t]
             if sv == mt:
                 st += 2
@@ -689,12 +754,16 @@ def _k_vertex_counters(indptr, indices, side, maj, status2, clean):
                 st += 1
             ok = 1
             for j in range(indptr[v], indptr[v + 1]):
-                if side[t, indices[j]] != sv:
+                if side[indices[j], t] != sv:
                     ok = 0
                     break
             cl += ok
-        status2[v] += st
-        clean[v] += cl
+    acc_st[tid] = st
+    acc_cl[tid] = cl
+    cuda.syncthreads()
+    if lane == 0 and v < indptr.size - 1:
+        status2[v] += _warp_sum(acc_st, tid, lane)
+        clean[v] += _warp_sum(acc_cl, tid, lane)
 
 
 def batch_counters_gpu(graph, roots, s2, params):
@@ -725,12 +794,18 @@ def batch_counters_gpu(graph, roots, s2, params):
     c = {k: xp.zeros(m, dtype=np.int64) for k in EDGE_COUNTERS}
     c.update({k: xp.zeros(n, dtype=np.int64) for k in VERTEX_COUNTERS})
     unbalanced = xp.zeros(1, dtype=np.int32)
-    blocks, threads = launch_config(m)
-    _k_edge_counters[blocks, threads](d["edge_src"], d["edge_dst"], d["sign"], side, parent_edge, bal,
+    # the counters read a vertex's (an edge's) trees side by side: (n, T) and (m, T) copies
+    side_t = xp.ascontiguousarray(side.T)
+    pe_t = xp.ascontiguousarray(parent_edge.T)
+    bal_t = xp.ascontiguousarray(bal.T) if use_cycle else bal
+    del parent_edge, bal
+    blocks, threads = launch_config(m * WARP, COUNTER_THREADS)
+    _k_edge_counters[blocks, threads](d["edge_src"], d["edge_dst"], d["sign"], side_t, pe_t, bal_t,
                                       use_cycle, maj, c["in_tree"], c["negative"], c["switched"],
                                       c["agree2"], unbalanced)
-    blocks, threads = launch_config(n)
-    _k_vertex_counters[blocks, threads](d["indptr"], d["indices"], side, maj, c["status2"], c["clean"])
+    blocks, threads = launch_config(n * WARP, COUNTER_THREADS)
+    _k_vertex_counters[blocks, threads](d["indptr"], d["indices"], side_t, maj, c["status2"],
+                                        c["clean"])
     if getattr(graph, "on_device", False):
         # a graph kept on the device: its counters stay there, and so do the result tables
         out = dict(c)

@@ -71,6 +71,9 @@ TREE_GRACE_S = 0.01
 #: and order as int32 and a path sign as int8 per vertex)
 CHUNK_BYTES = 64 * 2**20
 TREE_BYTES = 13
+#: device bytes a vertex a tree of a GPU batch: the BFS's or Kruskal's trees and their state
+#: (as balancing's GPU batch counts them)
+GPU_TREE_BYTES = 64
 _REFINE_MAX = 2**31 - 1  # refinement effort counts stay within the kernels' int32 loop bounds
 _POPULATION_MAX = 1024  # the refinement holds population states of n vertices at once
 _ALL_BITS = (1 << 64) - 1
@@ -95,13 +98,9 @@ def _batches(params: FrustrationParams) -> RangeBatches:
     return RangeBatches(params.n_trees, params.batch_size)
 
 
-def _cloud_partial(graph, tree_ids, params: FrustrationParams) -> CloudPart:
-    """Distinct balanced states of trees ``tree_ids`` (one batch; pure).
-
-    Tree ``i`` is built from the seed ``params.seed + i`` whichever batch
-    holds it.
-    """
-    tree_ids = np.asarray(tree_ids, dtype=np.int64).reshape(-1)
+def _cloud_states(graph, tree_ids: np.ndarray, params: FrustrationParams):
+    """The balanced state of each tree of ``tree_ids``: (words, hashes, switches, sampler codes),
+    one row a tree, each from the tree's id alone."""
     from ..balancing._path_signs import path_signs
 
     if params.backend == "gpu" and params.sampler in ("bfs", "bfs-random-root"):
@@ -134,7 +133,52 @@ def _cloud_partial(graph, tree_ids, params: FrustrationParams) -> CloudPart:
         del parent, parent_edge, order
     words, hashes, switches = tree_states(ps, graph, backend=params.backend)
     hashes = hashes & np.uint64(params.hash_mask)
+    return words, hashes, switches, codes
+
+
+def _cloud_partial(graph, tree_ids, params: FrustrationParams) -> CloudPart:
+    """Distinct balanced states of trees ``tree_ids`` (one batch; pure).
+
+    Tree ``i`` is built from the seed ``params.seed + i`` whichever batch
+    holds it.
+    """
+    tree_ids = np.asarray(tree_ids, dtype=np.int64).reshape(-1)
+    words, hashes, switches, codes = _cloud_states(graph, tree_ids, params)
     return build_part(words, hashes, switches, tree_ids, codes, params.max_states)
+
+
+def _cloud_parts(graph, batches: Sequence, params: FrustrationParams) -> list[CloudPart]:
+    """:func:`_cloud_partial` of each of the consecutive ``batches`` (ranges of tree ids), their
+    trees sampled and their states made in one go on the device, each batch then a part of its
+    own: the parts are those of the batches one by one (a tree's state depends on its id alone,
+    and :func:`build_part` sees each batch's trees as it would), so the cloud, its counts, its
+    history (a row a batch) and the cap's evictions do not depend on the grouping."""
+    if len(batches) == 1:
+        return [_cloud_partial(graph, batches[0], params)]
+    ids = np.concatenate([np.asarray(b, dtype=np.int64).reshape(-1) for b in batches])
+    whole = _cloud_states(graph, ids, params)
+    parts, a = [], 0
+    for b in batches:
+        k = len(b)
+        words, hashes, switches, codes = (x[a:a + k] for x in whole)
+        parts.append(build_part(words, hashes, switches, ids[a:a + k], codes, params.max_states))
+        a += k
+    return parts
+
+
+def _device_batches(graph, params: FrustrationParams) -> int:
+    """Batches the GPU samples at once: enough trees for :data:`MIN_BLOCKS_PER_SM` blocks on
+    every SM (a block a tree in the BFS and Kruskal kernels), as many as a quarter of the
+    free device memory holds at ``GPU_TREE_BYTES`` a vertex a tree; 1 on the CPU and for the
+    samplers whose trees are made on the host (their batches go in chunks of bounded memory)."""
+    if params.backend != "gpu" or params.sampler not in ("bfs", "bfs-random-root", "kruskal"):
+        return 1
+    from .._occupancy import MIN_BLOCKS_PER_SM
+    from ..backend import gpu_free_memory, sm_count
+
+    fill = -(-MIN_BLOCKS_PER_SM * sm_count() // max(params.batch_size, 1))
+    fits = (gpu_free_memory() // 4) // max(GPU_TREE_BYTES * graph.n * params.batch_size, 1)
+    return int(max(1, min(fill, fits)))
 
 
 def _merge_clouds(parts: Sequence[CloudPart], params: FrustrationParams,
@@ -597,6 +641,16 @@ def _run_cloud(graph, params: FrustrationParams, progress: bool, client,
                            (params, wall, estimate, single),
                            fold=lambda parts: _merge_timed(parts, params, cloud),
                            progress=progress, desc="frustration", until=wall)
+    group = _device_batches(graph, params) if deadline == NO_DEADLINE else 1
+    if group > 1:  # the device fills with several batches' trees at once; parts stay per batch
+        with progress_bar(params.n_trees, "frustration trees", progress, unit="tree") as bar:
+            for i in range(0, len(batches), group):
+                for part in _cloud_parts(graph, [batches[j] for j in
+                                                 range(i, min(i + group, len(batches)))], params):
+                    _merge_clouds([part], params, cloud)
+                    bar.set_postfix_str(f"best {cloud.best}, states {len(cloud)}", refresh=False)
+                    bar.update(part.n_trees)
+        return cloud
     with progress_bar(params.n_trees, "frustration trees", progress, unit="tree") as bar:
         for b in batches:
             rows = len(cloud.history)
