@@ -21,7 +21,7 @@ from .._output import frames_like_input
 from ..backend import resolve_backend
 from .._validation import check_backend, check_choice, check_count, check_progress, check_seed
 from ..io._roles import check_roles
-from ..distributed._run import RangeBatches
+from ..distributed._run import RangeBatches, on_workers
 from ..errors import GraphInputError
 from ._harary import MAJORITIES, TIE
 from ._result import (ATTRIBUTE_DEFINITIONS, BalanceResult, TableCounters, compute_attributes, counter_namespace,
@@ -456,6 +456,7 @@ def tree_batches(n_trees: int, step: int) -> RangeBatches:
     return RangeBatches(n_trees, step)
 
 
+@on_workers
 @frames_like_input(dask_fields=("edges",))
 def balance(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs",
             roots: Sequence[Any] | None = None, seed: int = 0, method: str = "path-sign",
