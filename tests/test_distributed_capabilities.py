@@ -533,3 +533,39 @@ def test_as_dask_tables_made_on_the_workers(clients, slashdot, dataset):
         edges = got.edges.compute()
     pd.testing.assert_frame_equal(edges, local.edges, check_exact=True)
     assert any("_rows" in str(t["key"]) for t in ts.data)  # slices cut on the workers
+    # the counters the edge table holds are read from it, where it lies
+    for k in local.counters:
+        assert np.array_equal(got.counters[k], local.counters[k]), k
+
+
+def test_as_dask_result_leaves_the_edge_table_on_the_workers(clients):
+    # what the client receives with as_dask=True is the rest of the result (the vertex table,
+    # the counts), not the edges nor the edge counters, which without it come back once
+    import pickle
+
+    from _real_cluster import wire_bytes
+
+    from rapids_balance.distributed import cluster_graph
+    from rapids_balance.generators import powerlaw_signed_graph
+
+    dd = pytest.importorskip("dask.dataframe")
+    g = powerlaw_signed_graph(50_000, seed=2)
+    lab = g.labels
+    frame = dd.from_dict({"src": lab[g.edge_src], "dst": lab[g.edge_dst],
+                          "sign": g.sign.astype(np.int64)}, npartitions=4)
+    client = clients[2]
+    handle = cluster_graph(client, client.persist(frame))  # the partitions live on the workers
+    kw = dict(n_trees=4, seed=1, backend="cpu", progress=False, client=client)
+    got = {}
+    for as_dask in (False, True):
+        before = wire_bytes(client)
+        got[as_dask] = rb.balance(handle, as_dask=as_dask, **kw)
+        after = wire_bytes(client)
+        got[as_dask, "bytes"] = sum(after[w] - before[w] for w in after
+                                    if w not in ("client", "scheduler"))
+    edge_table = len(pickle.dumps(got[False].edges))
+    vertex_table = len(pickle.dumps(got[False].vertices))
+    assert got[False, "bytes"] > edge_table  # the whole result, edges and their counters
+    assert got[True, "bytes"] < got[False, "bytes"] - edge_table  # no edges
+    assert got[True, "bytes"] < 3 * vertex_table  # nor their counters
+    pd.testing.assert_frame_equal(got[True].edges.compute(), got[False].edges, check_exact=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 import numba
 import numpy as np
@@ -158,9 +158,29 @@ class TableCounters(dict):
         value = super().__getitem__(key)
         if value is None:
             column, scale = self._columns.pop(key)
+            if hasattr(column, "compute"):  # a column of the edge table kept on a Dask cluster
+                column = column.compute()
             value = np.rint(column.to_numpy() * scale).astype(np.int64)
             super().__setitem__(key, value)
         return value
+
+    def detached(self) -> "TableCounters":
+        """These counters without those the edge table holds: pickled, they travel without
+        them (the edge table stays where it is); :meth:`attach` names the table again."""
+        out = dict.__new__(TableCounters)
+        dict.update(out, {k: (None if k in self._edge_keys() else self[k]) for k in self})
+        out._columns = {k: (None, scale) for k, (_, scale) in self._columns.items()
+                        if k in self._edge_keys()}
+        return out
+
+    def _edge_keys(self) -> set:
+        return {key for key, _ in EDGE_FRACTIONS.values() if dict.get(self, key) is None}
+
+    def attach(self, edges: Any) -> None:
+        """Recover the edge counters from ``edges`` (a Dask DataFrame of the edge table) when read."""
+        for col, (key, _) in EDGE_FRACTIONS.items():
+            if key in self._columns:
+                self._columns[key] = (edges[col], self._columns[key][1])
 
     def get(self, key: str, default: Any = None) -> Any:
         return self[key] if key in self else default
@@ -172,7 +192,16 @@ class TableCounters(dict):
         return [self[k] for k in self]
 
     def __reduce__(self):
+        if any(column is None for column, _ in self._columns.values()):  # detached
+            return _detached_counters, (dict(dict.items(self)), dict(self._columns))
         return dict, (dict(self.items()),)
+
+
+def _detached_counters(values: dict, columns: dict) -> TableCounters:
+    out = dict.__new__(TableCounters)
+    dict.update(out, values)
+    out._columns = columns
+    return out
 
 
 def compute_attributes(graph, counters: dict[str, np.ndarray], attributes: str = "consensus",
@@ -324,6 +353,23 @@ class BalanceResult(Display):
     def tied_trees(self) -> int:
         """Trees whose two Harary sides had the same size."""
         return int(self.counters["ties"][0])
+
+    def detach_tables(self, fields: Sequence[str]) -> "BalanceResult":
+        """A copy without its edge table (and the counters that table holds), for a result kept
+        on a Dask worker whose edge table the caller reads as a Dask DataFrame."""
+        import copy
+
+        out = copy.copy(self)
+        out.edges = None
+        if isinstance(self.counters, TableCounters):
+            out.counters = self.counters.detached()
+        return out
+
+    def attach_tables(self, tables: dict) -> None:
+        """The edge table (a Dask DataFrame) back in its place; its counters are read from it."""
+        self.edges = tables["edges"]
+        if isinstance(self.counters, TableCounters):
+            self.counters.attach(self.edges)
 
     def graphbplus_text(self) -> str:
         """The graphB+ v0.2 output file as a string."""

@@ -117,13 +117,15 @@ def _build(client: Any, parts: Any) -> ClusterGraph:
         return handle
     token = uuid.uuid4().hex[:10]
     pieces = parts.pieces()
+    slim = parts.slim()
     if parts.kind == "parquet":
-        reads = [client.submit(parts.read, path, i, key=f"read-edges-{i}-{token}", pure=False)
+        reads = [client.submit(slim.read, path, i, key=f"read-edges-{i}-{token}", pure=False)
                  for i, path in enumerate(pieces)]
     else:  # the partitions are Dask's own tasks: each is read where Dask computes it
-        reads = client.compute([dask.delayed(parts.read)(p, i) for i, p in enumerate(pieces)])
+        reads = client.compute([dask.delayed(slim.read, pure=True)(p, i)
+                                for i, p in enumerate(pieces)])
     key = f"{GRAPH_KEY_PREFIX}built-{parts.token}-{token}"
-    built = client.submit(_build_graph, parts.build, *reads, key=key, pure=False)
+    built = client.submit(_build_graph, slim.build, *reads, key=key, pure=False)
     try:
         about = client.submit(_describe, built, key=f"describe-graph-{token}", pure=False)
         info = client.gather(about, direct=True)
@@ -214,8 +216,12 @@ def _call(client: Any, handle: ClusterGraph, public: Callable, args: tuple, kwar
         return _dask_table(client, fut, None, token)
     rest, kept = client.gather(client.submit(_without, fut, tuple(dask_fields), key=f"{name}-rest-{token}",
                                              pure=False), direct=True)
-    for field in kept:
-        object.__setattr__(rest, field, _dask_table(client, fut, field, token))
+    tables = {field: _dask_table(client, fut, field, token) for field in kept}
+    if hasattr(rest, "attach_tables"):  # a result that derives more from its tables
+        rest.attach_tables(tables)
+    else:
+        for field, table in tables.items():
+            object.__setattr__(rest, field, table)
     return rest
 
 
@@ -248,8 +254,10 @@ def _without(result: Any, fields: tuple) -> tuple[Any, list]:
     tables, which stay on the worker), and their names."""
     import copy
 
-    out = copy.copy(result)
     kept = [f for f in fields if hasattr(getattr(result, f, None), "iloc")]
+    if hasattr(result, "detach_tables"):  # a result holding more derived from its tables
+        return result.detach_tables(kept), kept
+    out = copy.copy(result)
     for field in kept:
         object.__setattr__(out, field, None)
     return out, kept

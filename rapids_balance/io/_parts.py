@@ -19,6 +19,7 @@ holds the edges.
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import hashlib
 import os
@@ -175,13 +176,14 @@ class EdgeParts:
             return list(self.sources)
         return list(self.frame[self.columns].to_delayed())
 
-    def part_name(self, index: int) -> str:
-        return self.sources[index] if self.kind == "parquet" else \
-            f"{self.where} (partition {index})"
+    def slim(self) -> "EdgeParts":
+        """What the read and build tasks carry: this without the list of files (each read
+        task gets its own path), so a dataset of many files costs each task a few bytes."""
+        return dataclasses.replace(self, sources=[], frame=None)
 
     def read(self, part: Any, index: int) -> dict[str, Any]:
         """One part's role columns as numpy: ``part`` is a file path or a pandas partition."""
-        where = self.part_name(index)
+        where = part if self.kind == "parquet" else f"{self.where} (partition {index})"
         if self.kind == "parquet":
             import pyarrow.parquet as pq
 
