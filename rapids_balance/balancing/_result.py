@@ -333,8 +333,12 @@ class BalanceResult(Display):
         edge table was written over its counter, and the counter is
         recovered from that column, exactly, when first read
         (:class:`TableCounters`; it pickles as a plain dict).
-    graph : SignedGraph
-        The graph balanced.
+    graph : SignedGraph or ClusterGraph
+        The graph balanced (its handle, for a graph kept on a Dask cluster).
+    info : dict
+        With ``client=``: ``seconds_compile_workers``, each worker's seconds
+        compiling (or loading) the kernels, all workers at once, before the
+        trees ran (0 on a worker that had them).
     """
 
     vertices: Any
@@ -343,6 +347,7 @@ class BalanceResult(Display):
     params: dict
     counters: dict = field(repr=False)
     graph: Any = field(repr=False)
+    info: dict = field(default_factory=dict, repr=False)
 
     @property
     def frustration_mean(self) -> float:
