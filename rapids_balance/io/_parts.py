@@ -65,8 +65,8 @@ def dataset_files(path: Any) -> list[str]:
             dirs[:] = sorted(d for d in dirs if not _hidden(d))
             files += [os.path.join(top, f) for f in names if not _hidden(f)]
         if not files:
-            raise GraphInputError(f"{p}: the folder holds no data file (a Parquet dataset is a "
-                                  "folder of .parquet files)")
+            raise GraphInputError(f"{p}: is a directory, not an edge-list file, and holds no data "
+                                  "file to read as a Parquet dataset (a folder of .parquet files)")
         return sorted(files)
     files = sorted(f for f in glob.glob(p, recursive=True) if os.path.isfile(f))
     if not files:
