@@ -59,6 +59,18 @@ over ``--repeat`` rounds with seeds 0, 1, ...: the imbalance of each call,
 its ratio to the single-process call of the same round and seed, the tasks
 the workers ran, and the call's seconds.
 
+``--jobs dataset`` measures an edge list the workers read (two worker
+processes, tests/_real_cluster.py): a generated graph of the first of
+``--wire-edges`` (default 10^6) edges written as a Parquet dataset of 250,000-row files, then
+``balance(..., n_trees=8, client=c)`` given, in turn, the pandas table (the
+peer: the client builds the graph and sends it, what a Dask DataFrame cost
+before it was read on the workers), a Dask DataFrame of the dataset and the
+dataset's folder, first and second call each: bytes the client, the
+scheduler and the workers wrote (the workers' bytes include the result sent
+to the client), the call's seconds, and whether the result equals the
+peer's.  The shared-file mapping of ``_shared.py`` is off, so the peer's
+graph takes the path it takes between machines.
+
 Run: ``python benchmarks/bench_distributed.py [--trees 1000] [--bc-k 2000]``
 """
 
@@ -130,6 +142,9 @@ def main() -> None:
         return
     if args.jobs == "clustering":
         _clustering(args)
+        return
+    if args.jobs == "dataset":
+        _dataset(args)
         return
     cores = os.cpu_count() or 1
     workers = ([int(w) for w in args.workers.split(",")] if args.workers else
@@ -454,6 +469,76 @@ def _clustering(args) -> None:
     finally:
         for c in clusters.values():
             c.close()
+    report.finish(args.out)
+
+
+def _dataset(args) -> None:
+    """An edge list read on the workers against the client's own table (see the module doc)."""
+    import sys
+    import tempfile
+
+    import dask.dataframe as dd
+    import pandas as pd
+
+    sys.path.insert(0, str(REPO / "tests"))
+    from _real_cluster import RealCluster, wire_bytes
+
+    from rapids_balance.generators import powerlaw_signed_graph
+
+    m = int(float(args.wire_edges.split(",")[0]))  # the first size only
+    g = powerlaw_signed_graph(m, seed=1)
+    lab = g.labels
+    table = pd.DataFrame({"src": lab[g.edge_src], "dst": lab[g.edge_dst],
+                          "sign": g.sign.astype(np.int64)}).sample(frac=1.0, random_state=1,
+                                                                     ignore_index=True)
+    del g
+    folder = tempfile.mkdtemp(prefix="rb-dataset-")
+    rows = 250_000
+    for i, a in enumerate(range(0, len(table), rows)):
+        table.iloc[a:a + rows].to_parquet(os.path.join(folder, f"part-{i:04d}.parquet"))
+    files = len(os.listdir(folder))
+    report = Report("distributed-dataset", description="Dask: an edge list read on the workers",
+                    params={"edges": len(table), "files": files, "workers": 2, "trees": 8,
+                            "load_avg_start": os.getloadavg()})
+    inputs = {"pandas table (client builds and sends the graph)": lambda: table,
+              "Dask DataFrame of the dataset": lambda: dd.read_parquet(folder),
+              "Parquet dataset folder": lambda: folder}
+    cluster = RealCluster(2)
+    # the peer's graph takes the path it takes between machines, not the one-machine shared file
+    shared_off = dask.config.set({"rapids-balance.shared-graph": False})
+    try:
+        c = cluster.client
+        balance(rb.load_example("highland"), n_trees=2, backend="cpu", progress=False, client=c)
+        peer = None
+        for name, given in inputs.items():
+            for which in ("first", "second"):
+                obj = given()
+                before = wire_bytes(c)
+                t = time.perf_counter()
+                res = balance(obj, n_trees=8, seed=1, backend="cpu", progress=False, client=c)
+                took = time.perf_counter() - t
+                after = wire_bytes(c)
+                if peer is None:
+                    peer = res
+                same = all(np.array_equal(res.counters[k], peer.counters[k]) for k in peer.counters)
+                common = dict(input=name, call=f"{which} call", same_result=bool(same),
+                              parquet_bytes=sum(os.path.getsize(os.path.join(folder, f))
+                                                for f in os.listdir(folder)))
+                report.add(figure=f"{name}, {which} call: client sent",
+                           value=after["client"] - before["client"], unit="bytes", **common)
+                report.add(figure=f"{name}, {which} call: scheduler sent",
+                           value=after["scheduler"] - before["scheduler"], unit="bytes", **common)
+                report.add(figure=f"{name}, {which} call: workers sent (sum, the result included)",
+                           value=sum(v - before[k] for k, v in after.items()
+                                     if k not in ("client", "scheduler")), unit="bytes", **common)
+                report.add(figure=f"{name}, {which} call: seconds", value=took, unit="s", **common)
+    finally:
+        shared_off.__exit__(None, None, None)
+        cluster.close()
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
+    report.params["load_avg_end"] = os.getloadavg()
     report.finish(args.out)
 
 

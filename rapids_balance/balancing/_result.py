@@ -359,6 +359,19 @@ class BalanceResult(Display):
         """Trees whose two Harary sides had the same size."""
         return int(self.counters["ties"][0])
 
+    def __getstate__(self) -> dict:
+        # pickled (sent from a Dask worker), the edge counters stay in the edge table's
+        # columns they were written over, not sent a second time as int64 arrays
+        state = dict(self.__dict__)
+        if isinstance(self.counters, TableCounters) and self.edges is not None:
+            state["counters"] = self.counters.detached()
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        if isinstance(self.counters, TableCounters) and self.edges is not None:
+            self.counters.attach(self.edges)
+
     def detach_tables(self, fields: Sequence[str]) -> "BalanceResult":
         """A copy without its edge table (and the counters that table holds), for a result kept
         on a Dask worker whose edge table the caller reads as a Dask DataFrame."""
