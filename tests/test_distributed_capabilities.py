@@ -527,6 +527,8 @@ def test_cluster_graph_kept_and_second_call_reads_nothing(clients, dataset):
     assert res.graph == handle and res.graph.cleaning.input_rows == handle.cleaning.input_rows
     with pytest.raises(ValueError, match="sign="):  # roles belong to an edge list, not a graph
         rb.balance(handle, sign="sign", n_trees=8, client=client)
+    with pytest.raises(ValueError, match="'source' parameter of cluster_graph"):
+        cluster_graph(client, rb.load_example("highland"))  # a graph the client holds already
 
 
 def test_as_dask_tables_made_on_the_workers(clients, slashdot, dataset):

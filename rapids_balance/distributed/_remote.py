@@ -97,6 +97,9 @@ def cluster_graph(client: Any, source: Any, **options: Any) -> ClusterGraph:
     from ._preflight import check_workers
 
     check_client(client, "cluster_graph")
+    if not is_cluster_input(source):  # refused before anything is read here
+        raise param_error("source", "cluster_graph", "a Dask DataFrame, a folder of Parquet files "
+                          "or a glob of them", source)
     try:
         graph_from_any(OnCluster(source), **options)
     except GraphOnCluster as found:
@@ -104,8 +107,7 @@ def cluster_graph(client: Any, source: Any, **options: Any) -> ClusterGraph:
             return found.handle
         check_workers(client, "cluster_graph")
         return _build(client, found.parts)
-    raise param_error("source", "cluster_graph", "a Dask DataFrame, a folder of Parquet files or a "
-                      "glob of them", source)
+    raise AssertionError("an input for the cluster was read here")  # pragma: no cover
 
 
 def _build(client: Any, parts: Any) -> ClusterGraph:
