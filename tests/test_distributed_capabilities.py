@@ -554,7 +554,7 @@ def test_as_dask_tables_made_on_the_workers(clients, slashdot, dataset):
 
 def test_as_dask_result_leaves_the_edge_table_on_the_workers(clients):
     # what the client receives with as_dask=True is the rest of the result (the vertex table,
-    # the counts), not the edges nor the edge counters, which without it come back once
+    # the counts), not the edge table nor the edge counters, which without it come back once
     import pickle
 
     from _real_cluster import wire_bytes
@@ -578,8 +578,7 @@ def test_as_dask_result_leaves_the_edge_table_on_the_workers(clients):
         got[as_dask, "bytes"] = sum(after[w] - before[w] for w in after
                                     if w not in ("client", "scheduler"))
     edge_table = len(pickle.dumps(got[False].edges))
-    edge_counters = sum(got[False].counters[k].nbytes for k in ("in_tree", "negative",
-                                                                "switched", "agree2"))
-    # the same trees and reductions ran both times: what differs is what came back
-    assert got[False, "bytes"] - got[True, "bytes"] > edge_table + edge_counters / 2
+    # the same trees and reductions ran both times: what differs is what came back (a pickled
+    # result carries its edge counters in the edge table's columns, test_balance_engine.py)
+    assert got[False, "bytes"] - got[True, "bytes"] > 0.8 * edge_table
     pd.testing.assert_frame_equal(got[True].edges.compute(), got[False].edges, check_exact=True)
