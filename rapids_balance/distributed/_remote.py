@@ -91,6 +91,17 @@ def cluster_graph(client: Any, source: Any, **options: Any) -> ClusterGraph:
     ------
     GraphFormatError, GraphInputError
         A bad file or column, named, before any part is read.
+    InvalidParameterError
+        ``source`` is not one of the above (a graph or table the client holds
+        is passed to the capabilities as it is).
+
+    Examples
+    --------
+    >>> import rapids_balance as rb
+    >>> g = rb.cluster_graph(client, "edges/", sign="rating")   # doctest: +SKIP
+    >>> g.n, g.m, g.parts                                        # doctest: +SKIP
+    (82140, 500481, 16)
+    >>> res = rb.balance(g, n_trees=1000, client=client)        # doctest: +SKIP
     """
     from ..graph import graph_from_any
     from ._map import check_client
