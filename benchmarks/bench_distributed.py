@@ -59,6 +59,9 @@ over ``--repeat`` rounds with seeds 0, 1, ...: the imbalance of each call,
 its ratio to the single-process call of the same round and seed, the tasks
 the workers ran, and the call's seconds.
 
+``--jobs frustration-limit`` does the same for ``frustration(time_limit=
+--cc-limit)`` (trees on the workers, the refinement in the calling process).
+
 ``--jobs dataset`` measures an edge list the workers read (two worker
 processes, tests/_real_cluster.py): a generated graph of the first of
 ``--wire-edges`` (default 10^6) edges written as a Parquet dataset of 250,000-row files, then
@@ -145,6 +148,9 @@ def main() -> None:
         return
     if args.jobs == "dataset":
         _dataset(args)
+        return
+    if args.jobs == "frustration-limit":
+        _frustration_limit(args)
         return
     cores = os.cpu_count() or 1
     workers = ([int(w) for w in args.workers.split(",")] if args.workers else
@@ -424,6 +430,23 @@ def _wire(args) -> None:
 
 def _clustering(args) -> None:
     """Multilevel clustering at a time limit: one process against ``client=`` (module doc)."""
+    _at_limit(args, "clustering")
+
+
+def _frustration_limit(args) -> None:
+    """The frustration index at a time limit: one process against ``client=`` (module doc)."""
+    _at_limit(args, "frustration")
+
+
+# what --jobs clustering / frustration-limit run: the call, its value, its tasks' key prefix
+_AT_LIMIT = {
+    "clustering": (lambda g, **kw: rb.correlation_clustering(g, method="multilevel", **kw),
+                   "imbalance", "multilevel"),
+    "frustration": (lambda g, **kw: rb.frustration(g, **kw), "index", "frustration"),
+}
+
+
+def _at_limit(args, what: str) -> None:
     import sys
 
     from distributed import get_task_stream
@@ -431,44 +454,47 @@ def _clustering(args) -> None:
     sys.path.insert(0, str(REPO / "tests"))
     from _real_cluster import RealCluster
 
+    call, value, marker = _AT_LIMIT[what]
     g, name = _load(args.data)
     workers = [int(w) for w in (args.workers or "1,2").split(",")]
     limit = float(args.cc_limit)
-    report = Report("distributed-clustering",
-                    description="multilevel correlation clustering: one process vs client=",
+    report = Report(f"distributed-{what}",
+                    description=f"{what} at a time limit: one process vs client=",
                     params={"workers": workers, "time_limit": limit, "graph": repr(g),
                             "cores": os.cpu_count(), "repeat": args.repeat,
                             "load_avg_start": os.getloadavg()})
-    kw = dict(method="multilevel", time_limit=limit, backend="cpu", progress=False)
+    kw = dict(time_limit=limit, backend="cpu", progress=False)
     clusters = {w: RealCluster(w) for w in workers}
     try:
         tiny = rb.load_example("highland")
-        rb.correlation_clustering(tiny, **kw)  # kernels ready: compilation is not the search's
+        call(tiny, **kw)  # kernels ready: compilation is not the search's
         for c in clusters.values():
-            rb.correlation_clustering(tiny, client=c.client, **kw)
+            call(tiny, client=c.client, **kw)
         for seed in range(args.repeat):
             t = time.perf_counter()
-            single = rb.correlation_clustering(g, seed=seed, **kw)
+            single = call(g, seed=seed, **kw)
             took = time.perf_counter() - t
-            report.add(input=name, figure=f"single process, seed {seed}: imbalance",
-                       value=single.imbalance, seconds=took, cycles=single.iterations)
+            report.add(input=name, figure=f"single process, seed {seed}: {value}",
+                       value=getattr(single, value), seconds=took,
+                       cycles=getattr(single, "iterations", None))
             for w, cluster in clusters.items():
                 with get_task_stream(cluster.client) as ts:
                     t = time.perf_counter()
-                    res = rb.correlation_clustering(g, seed=seed, client=cluster.client, **kw)
+                    res = call(g, seed=seed, client=cluster.client, **kw)
                     took = time.perf_counter() - t
-                tasks = [x for x in ts.data if "multilevel" in str(x["key"])]
-                report.add(input=name, figure=f"client, {w} workers, seed {seed}: imbalance",
-                           value=res.imbalance, peer=f"single process, seed {seed}",
-                           peer_value=single.imbalance,
-                           seconds=took, cycles=res.iterations, worker_tasks=len(tasks),
+                tasks = [x for x in ts.data if marker in str(x["key"])]
+                got, peer = getattr(res, value), getattr(single, value)
+                report.add(input=name, figure=f"client, {w} workers, seed {seed}: {value}",
+                           value=got, peer=f"single process, seed {seed}", peer_value=peer,
+                           seconds=took, cycles=getattr(res, "iterations", None),
+                           worker_tasks=len(tasks),
                            workers_used=len({x["worker"] for x in tasks}))
-                print(f"seed {seed}: single {single.imbalance:g}, {w} workers {res.imbalance:g} "
-                      f"({res.imbalance / single.imbalance:.4f}), {len(tasks)} tasks, {took:.1f} s",
-                      flush=True)
+                print(f"seed {seed}: single {peer:g}, {w} workers {got:g} ({got / peer:.4f}), "
+                      f"{len(tasks)} tasks, {took:.1f} s", flush=True)
     finally:
         for c in clusters.values():
             c.close()
+    report.params["load_avg_end"] = os.getloadavg()
     report.finish(args.out)
 
 
