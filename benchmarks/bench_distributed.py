@@ -131,26 +131,18 @@ def main() -> None:
     ap.add_argument("--wire-edges", default="1000000,10000000",
                     help="graph sizes (edges) of --jobs wire, comma-separated")
     ap.add_argument("--cc-limit", type=float, default=10.0,
-                    help="time_limit of --jobs clustering (seconds)")
+                    help="time_limit of --jobs clustering and frustration-limit (seconds)")
     ap.add_argument("--jobs", default="balance,bc,busy,gather",
                     help="which jobs: balance, bc, busy (a compute-bound reference), "
-                         "gather (a memory-bound reference)")
+                         "gather (a memory-bound reference); or one of vs-single, wire, "
+                         "clustering, frustration-limit, dataset")
     args = ap.parse_args()
 
-    if args.jobs == "vs-single":
-        _vs_single(args)
-        return
-    if args.jobs == "wire":
-        _wire(args)
-        return
-    if args.jobs == "clustering":
-        _clustering(args)
-        return
-    if args.jobs == "dataset":
-        _dataset(args)
-        return
-    if args.jobs == "frustration-limit":
-        _frustration_limit(args)
+    # the jobs that are a benchmark of their own (see the module doc)
+    own = {"vs-single": _vs_single, "wire": _wire, "clustering": _clustering,
+           "frustration-limit": _frustration_limit, "dataset": _dataset}
+    if args.jobs in own:
+        own[args.jobs](args)
         return
     cores = os.cpu_count() or 1
     workers = ([int(w) for w in args.workers.split(",")] if args.workers else
