@@ -39,7 +39,16 @@ def read_edgelist(path_or_buffer: Any, *, format: str = "auto", source: Any = No
     path_or_buffer : str, path-like, file object or bytes
         The file.  gzip, bz2 and xz compression are recognised by their
         magic bytes (not the file name); a tar archive (compressed or not)
-        needs ``member``.
+        needs ``member``.  A folder or a glob (``"edges/part-*.parquet"``) is
+        a Parquet dataset: its files (a folder walked, names starting with
+        ``.`` or ``_`` skipped) are read one by one in path order and joined,
+        the same graph as their rows in one file; every file's footer is
+        checked first (a file that is not Parquet, a missing column, text
+        signs, a column typed differently between files or null values are
+        named with the file and column before any file is read).  Given with
+        ``client=`` to a capability, or to
+        :func:`rapids_balance.distributed.cluster_graph`, a dataset is read by
+        the Dask workers instead.
     format : str, default "auto"
         One of ``"graphb"`` (CSV with a header line, e.g.
         ``From_Tribe,To_Tribe,Weight``), ``"csv"`` (headerless ``u,v,sign``,
