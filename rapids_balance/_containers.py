@@ -437,7 +437,7 @@ class SignedGraph(Graph):
 class ClusterGraph:
     """A graph built and kept on the workers of a Dask cluster: what the client holds of it.
 
-    Made by :func:`rapids_balance.distributed.cluster_graph` (or by a
+    Made by :func:`rapids_balance.cluster_graph` (or by a
     capability given a Dask DataFrame or a Parquet dataset with ``client=``).
     Its edges never reach the client: the workers read the parts, one builds
     the graph and the others copy it; the client keeps this handle, whose

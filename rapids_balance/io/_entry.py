@@ -47,7 +47,7 @@ def read_edgelist(path_or_buffer: Any, *, format: str = "auto", source: Any = No
         signs, a column typed differently between files or null values are
         named with the file and column before any file is read).  Given with
         ``client=`` to a capability, or to
-        :func:`rapids_balance.distributed.cluster_graph`, a dataset is read by
+        :func:`rapids_balance.cluster_graph`, a dataset is read by
         the Dask workers instead.
     format : str, default "auto"
         One of ``"graphb"`` (CSV with a header line, e.g.
