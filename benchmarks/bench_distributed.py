@@ -59,6 +59,21 @@ over ``--repeat`` rounds with seeds 0, 1, ...: the imbalance of each call,
 its ratio to the single-process call of the same round and seed, the tasks
 the workers ran, and the call's seconds.
 
+``--jobs frustration-limit`` does the same for ``frustration(time_limit=
+--cc-limit)`` (trees on the workers, the refinement in the calling process).
+
+``--jobs dataset`` measures an edge list the workers read (two worker
+processes, tests/_real_cluster.py): a generated graph of the first of
+``--wire-edges`` (default 10^6) edges written as a Parquet dataset of 250,000-row files, then
+``balance(..., n_trees=8, client=c)`` given, in turn, the pandas table (the
+peer: the client builds the graph and sends it, what a Dask DataFrame cost
+before it was read on the workers), a Dask DataFrame of the dataset and the
+dataset's folder, first and second call each: bytes the client, the
+scheduler and the workers wrote (the workers' bytes include the result sent
+to the client), the call's seconds, and whether the result equals the
+peer's.  The shared-file mapping of ``_shared.py`` is off, so the peer's
+graph takes the path it takes between machines.
+
 Run: ``python benchmarks/bench_distributed.py [--trees 1000] [--bc-k 2000]``
 """
 
@@ -116,20 +131,18 @@ def main() -> None:
     ap.add_argument("--wire-edges", default="1000000,10000000",
                     help="graph sizes (edges) of --jobs wire, comma-separated")
     ap.add_argument("--cc-limit", type=float, default=10.0,
-                    help="time_limit of --jobs clustering (seconds)")
+                    help="time_limit of --jobs clustering and frustration-limit (seconds)")
     ap.add_argument("--jobs", default="balance,bc,busy,gather",
                     help="which jobs: balance, bc, busy (a compute-bound reference), "
-                         "gather (a memory-bound reference)")
+                         "gather (a memory-bound reference); or one of vs-single, wire, "
+                         "clustering, frustration-limit, dataset")
     args = ap.parse_args()
 
-    if args.jobs == "vs-single":
-        _vs_single(args)
-        return
-    if args.jobs == "wire":
-        _wire(args)
-        return
-    if args.jobs == "clustering":
-        _clustering(args)
+    # the jobs that are a benchmark of their own (see the module doc)
+    own = {"vs-single": _vs_single, "wire": _wire, "clustering": _clustering,
+           "frustration-limit": _frustration_limit, "dataset": _dataset}
+    if args.jobs in own:
+        own[args.jobs](args)
         return
     cores = os.cpu_count() or 1
     workers = ([int(w) for w in args.workers.split(",")] if args.workers else
@@ -409,6 +422,23 @@ def _wire(args) -> None:
 
 def _clustering(args) -> None:
     """Multilevel clustering at a time limit: one process against ``client=`` (module doc)."""
+    _at_limit(args, "clustering")
+
+
+def _frustration_limit(args) -> None:
+    """The frustration index at a time limit: one process against ``client=`` (module doc)."""
+    _at_limit(args, "frustration")
+
+
+# what --jobs clustering / frustration-limit run: the call, its value, its tasks' key prefix
+_AT_LIMIT = {
+    "clustering": (lambda g, **kw: rb.correlation_clustering(g, method="multilevel", **kw),
+                   "imbalance", "multilevel"),
+    "frustration": (lambda g, **kw: rb.frustration(g, **kw), "index", "frustration"),
+}
+
+
+def _at_limit(args, what: str) -> None:
     import sys
 
     from distributed import get_task_stream
@@ -416,44 +446,117 @@ def _clustering(args) -> None:
     sys.path.insert(0, str(REPO / "tests"))
     from _real_cluster import RealCluster
 
+    call, value, marker = _AT_LIMIT[what]
     g, name = _load(args.data)
     workers = [int(w) for w in (args.workers or "1,2").split(",")]
     limit = float(args.cc_limit)
-    report = Report("distributed-clustering",
-                    description="multilevel correlation clustering: one process vs client=",
+    report = Report(f"distributed-{what}",
+                    description=f"{what} at a time limit: one process vs client=",
                     params={"workers": workers, "time_limit": limit, "graph": repr(g),
                             "cores": os.cpu_count(), "repeat": args.repeat,
                             "load_avg_start": os.getloadavg()})
-    kw = dict(method="multilevel", time_limit=limit, backend="cpu", progress=False)
+    kw = dict(time_limit=limit, backend="cpu", progress=False)
     clusters = {w: RealCluster(w) for w in workers}
     try:
         tiny = rb.load_example("highland")
-        rb.correlation_clustering(tiny, **kw)  # kernels ready: compilation is not the search's
+        call(tiny, **kw)  # kernels ready: compilation is not the search's
         for c in clusters.values():
-            rb.correlation_clustering(tiny, client=c.client, **kw)
+            call(tiny, client=c.client, **kw)
         for seed in range(args.repeat):
             t = time.perf_counter()
-            single = rb.correlation_clustering(g, seed=seed, **kw)
+            single = call(g, seed=seed, **kw)
             took = time.perf_counter() - t
-            report.add(input=name, figure=f"single process, seed {seed}: imbalance",
-                       value=single.imbalance, seconds=took, cycles=single.iterations)
+            report.add(input=name, figure=f"single process, seed {seed}: {value}",
+                       value=getattr(single, value), seconds=took,
+                       cycles=getattr(single, "iterations", None))
             for w, cluster in clusters.items():
                 with get_task_stream(cluster.client) as ts:
                     t = time.perf_counter()
-                    res = rb.correlation_clustering(g, seed=seed, client=cluster.client, **kw)
+                    res = call(g, seed=seed, client=cluster.client, **kw)
                     took = time.perf_counter() - t
-                tasks = [x for x in ts.data if "multilevel" in str(x["key"])]
-                report.add(input=name, figure=f"client, {w} workers, seed {seed}: imbalance",
-                           value=res.imbalance, peer=f"single process, seed {seed}",
-                           peer_value=single.imbalance,
-                           seconds=took, cycles=res.iterations, worker_tasks=len(tasks),
+                tasks = [x for x in ts.data if marker in str(x["key"])]
+                got, peer = getattr(res, value), getattr(single, value)
+                report.add(input=name, figure=f"client, {w} workers, seed {seed}: {value}",
+                           value=got, peer=f"single process, seed {seed}", peer_value=peer,
+                           seconds=took, cycles=getattr(res, "iterations", None),
+                           worker_tasks=len(tasks),
                            workers_used=len({x["worker"] for x in tasks}))
-                print(f"seed {seed}: single {single.imbalance:g}, {w} workers {res.imbalance:g} "
-                      f"({res.imbalance / single.imbalance:.4f}), {len(tasks)} tasks, {took:.1f} s",
-                      flush=True)
+                print(f"seed {seed}: single {peer:g}, {w} workers {got:g} ({got / peer:.4f}), "
+                      f"{len(tasks)} tasks, {took:.1f} s", flush=True)
     finally:
         for c in clusters.values():
             c.close()
+    report.params["load_avg_end"] = os.getloadavg()
+    report.finish(args.out)
+
+
+def _dataset(args) -> None:
+    """An edge list read on the workers against the client's own table (see the module doc)."""
+    import sys
+    import tempfile
+
+    import dask.dataframe as dd
+    import pandas as pd
+
+    sys.path.insert(0, str(REPO / "tests"))
+    from _real_cluster import RealCluster, wire_bytes
+
+    from rapids_balance.generators import powerlaw_signed_graph
+
+    m = int(float(args.wire_edges.split(",")[0]))  # the first size only
+    g = powerlaw_signed_graph(m, seed=1)
+    lab = g.labels
+    table = pd.DataFrame({"src": lab[g.edge_src], "dst": lab[g.edge_dst],
+                          "sign": g.sign.astype(np.int64)}).sample(frac=1.0, random_state=1,
+                                                                     ignore_index=True)
+    del g
+    folder = tempfile.mkdtemp(prefix="rb-dataset-")
+    rows = 250_000
+    for i, a in enumerate(range(0, len(table), rows)):
+        table.iloc[a:a + rows].to_parquet(os.path.join(folder, f"part-{i:04d}.parquet"))
+    files = len(os.listdir(folder))
+    report = Report("distributed-dataset", description="Dask: an edge list read on the workers",
+                    params={"edges": len(table), "files": files, "workers": 2, "trees": 8,
+                            "load_avg_start": os.getloadavg()})
+    inputs = {"pandas table (client builds and sends the graph)": lambda: table,
+              "Dask DataFrame of the dataset": lambda: dd.read_parquet(folder),
+              "Parquet dataset folder": lambda: folder}
+    cluster = RealCluster(2)
+    # the peer's graph takes the path it takes between machines, not the one-machine shared file
+    shared_off = dask.config.set({"rapids-balance.shared-graph": False})
+    try:
+        c = cluster.client
+        balance(rb.load_example("highland"), n_trees=2, backend="cpu", progress=False, client=c)
+        peer = None
+        for name, given in inputs.items():
+            for which in ("first", "second"):
+                obj = given()
+                before = wire_bytes(c)
+                t = time.perf_counter()
+                res = balance(obj, n_trees=8, seed=1, backend="cpu", progress=False, client=c)
+                took = time.perf_counter() - t
+                after = wire_bytes(c)
+                if peer is None:
+                    peer = res
+                same = all(np.array_equal(res.counters[k], peer.counters[k]) for k in peer.counters)
+                common = dict(input=name, call=f"{which} call", same_result=bool(same),
+                              parquet_bytes=sum(os.path.getsize(os.path.join(folder, f))
+                                                for f in os.listdir(folder)))
+                report.add(figure=f"{name}, {which} call: client sent",
+                           value=after["client"] - before["client"], unit="bytes", **common)
+                report.add(figure=f"{name}, {which} call: scheduler sent",
+                           value=after["scheduler"] - before["scheduler"], unit="bytes", **common)
+                report.add(figure=f"{name}, {which} call: workers sent (sum, the result included)",
+                           value=sum(v - before[k] for k, v in after.items()
+                                     if k not in ("client", "scheduler")), unit="bytes", **common)
+                report.add(figure=f"{name}, {which} call: seconds", value=took, unit="s", **common)
+    finally:
+        shared_off.__exit__(None, None, None)
+        cluster.close()
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
+    report.params["load_avg_end"] = os.getloadavg()
     report.finish(args.out)
 
 

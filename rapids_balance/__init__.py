@@ -91,6 +91,8 @@ _LAZY = {
     "significance": "rapids_balance.null_models",
     "SignificanceResult": "rapids_balance.null_models",
     "start_cluster": "rapids_balance.distributed",
+    "cluster_graph": "rapids_balance.distributed",
+    "ClusterGraph": "rapids_balance.graph",
     "signed_triangles": "rapids_balance.measures",
     "TriangleResult": "rapids_balance.measures",
     "walk_balance": "rapids_balance.measures",

@@ -18,7 +18,8 @@ from . import _xp
 from ._csr import csr_arrays, edge_slots_from_csr
 from .errors import GraphInputError, short_repr
 
-__all__ = ["Graph", "SignedGraph", "CleaningReport", "GraphSummary"]
+__all__ = ["Graph", "SignedGraph", "CleaningReport", "GraphSummary", "ClusterGraph", "OnCluster",
+           "GraphOnCluster"]
 
 
 @dataclass
@@ -428,3 +429,83 @@ class SignedGraph(Graph):
     def negative(self) -> np.ndarray:
         """Boolean mask of negative edges."""
         return self.sign < 0
+
+
+# --- a graph held by a Dask cluster ---------------------------------------------------------
+
+@dataclass(frozen=True)
+class ClusterGraph:
+    """A graph built and kept on the workers of a Dask cluster: what the client holds of it.
+
+    Made by :func:`rapids_balance.cluster_graph` (or by a
+    capability given a Dask DataFrame or a Parquet dataset with ``client=``).
+    Its edges never reach the client: the workers read the parts, one builds
+    the graph and the others copy it; the client keeps this handle, whose
+    fields are what results and messages need.  Pass it to the capabilities
+    with the same ``client=``; their whole call then runs on the workers.
+
+    Attributes
+    ----------
+    key : str
+        The Dask key of the built graph.
+    fingerprint : str
+        Digest of its content (the workers' caches are keyed by it).
+    n, m : int
+        Vertices and edges.
+    name : str
+    kind : str
+        ``"SignedGraph"`` or ``"Graph"``.
+    directed, weighted : bool
+    cleaning : CleaningReport
+        Every input row accounted for, as for a graph read in one process.
+    parts : int
+        Number of parts (files or partitions) the edges came in.
+    """
+
+    key: str
+    fingerprint: str
+    n: int
+    m: int
+    name: str
+    kind: str
+    directed: bool
+    weighted: bool
+    cleaning: Any = field(repr=False, compare=False)
+    parts: int = 0
+
+    on_device = False  # what the result tables' flavour asks: its tables are pandas
+
+    def __repr__(self) -> str:
+        return (f"<ClusterGraph {self.name or '(unnamed)'}: {self.kind}, {self.n} vertices, "
+                f"{self.m} edges, kept on the Dask workers ({self.fingerprint[:12]})>")
+
+
+class OnCluster:
+    """An input to be read by the workers of a Dask cluster, not here.
+
+    A capability called with ``client=`` and a Dask DataFrame, a Parquet
+    dataset (a folder or a glob) or a :class:`ClusterGraph` is first called
+    with its input wrapped in this: the capability checks its parameters as
+    always, and its coercion of the input (:func:`rapids_balance.io.as_graph`)
+    raises :class:`GraphOnCluster` with the input's parts (their files and
+    columns checked) instead of reading it.
+    """
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: Any):
+        self.obj = obj
+
+    def __repr__(self) -> str:
+        return f"OnCluster({self.obj!r})"
+
+
+class GraphOnCluster(Exception):
+    """Raised by the input coercion for an :class:`OnCluster` input: the graph is to be built
+    (``parts``: an :class:`rapids_balance.io.EdgeParts`) or is held already (``handle``) on
+    the cluster.  Never reaches a user: the caller that wrapped the input catches it."""
+
+    def __init__(self, parts: Any = None, handle: ClusterGraph | None = None):
+        super().__init__("the graph is read on the Dask cluster")
+        self.parts = parts
+        self.handle = handle

@@ -345,6 +345,7 @@ def frames_like_input(dask_fields: tuple[str, ...] | None = None) -> Callable:
         else:
             fields = "nothing: this result has no per-edge table, and True is refused;"
         wrapper.__doc__ = _with_as_dask_doc(fn.__doc__ or "", fields)
+        wrapper.dask_fields = dask_fields  # read by the call that runs it on a cluster's workers
         sig = inspect.signature(fn)
         wrapper.__signature__ = sig.replace(parameters=[
             *sig.parameters.values(),

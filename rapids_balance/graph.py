@@ -46,10 +46,10 @@ from typing import Any
 from ._build import (COMPONENT_RULES, CONFLICT_RULES, ID_RULES, NUMBERING_RULES,  # noqa: F401 (re-exported)
                      ZERO_SIGN_RULES, RowWhere, _py, build_graph, check_build_options, csr_arrays,
                      exact_int_array, numeric_values)
-from ._containers import CleaningReport, Graph, SignedGraph
+from ._containers import CleaningReport, ClusterGraph, Graph, SignedGraph
 from .errors import GraphInputError
 
-__all__ = ["Graph", "SignedGraph", "CleaningReport", "build_graph"]
+__all__ = ["Graph", "SignedGraph", "CleaningReport", "ClusterGraph", "build_graph"]
 
 
 def _from_edgelist(cls, data: Any = None, *, source: Any = None, target: Any = None,

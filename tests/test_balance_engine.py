@@ -524,3 +524,26 @@ def test_gpu_backend_writes_the_same_graphbplus_file_on_highland(gpu_backend):
     gpu = balance(g, 3, backend=gpu_backend, **kw)
     assert gpu.graphbplus_text() == cpu.graphbplus_text()
     assert gpu.vertices.equals(cpu.vertices) and gpu.edges.equals(cpu.edges)
+
+
+def test_pickled_result_sends_its_edge_counters_once():
+    # a result sent from a Dask worker carries the edge counters in the edge table's columns
+    # they were written over, not a second time as int64 arrays; unpickled, they read the same
+    import pickle
+
+    import pandas as pd
+
+    import rapids_balance as rb
+
+    g = rb.load_example("slashdot-1000")
+    kw = dict(n_trees=20, seed=3, backend="cpu", progress=False)
+    read = balance(g, **kw)
+    want = {k: np.array(read.counters[k]) for k in read.counters}  # every counter recovered
+    fresh = balance(g, **kw)
+    data = pickle.dumps(fresh)
+    edge_counters = sum(want[k].nbytes for k in ("in_tree", "negative", "switched", "agree2"))
+    assert len(data) < len(pickle.dumps(read)) - edge_counters / 2
+    back = pickle.loads(data)
+    for k in want:
+        assert np.array_equal(back.counters[k], want[k]), k
+    pd.testing.assert_frame_equal(back.edges, read.edges, check_exact=True)

@@ -130,6 +130,9 @@ def test_balance_client_equals_local(clients, slashdot, workers, method):
     local = bal(slashdot, **kw)
     dist = bal(slashdot, client=clients[workers], **kw)
     assert dist.n_trees == local.n_trees == 48
+    # every worker readied its kernels before the trees ran, and said how long it took
+    assert set(dist.info["seconds_compile_workers"]) == set(
+        clients[workers].scheduler_info()["workers"])
     assert local.counters.keys() == dist.counters.keys()
     for k in local.counters:
         assert np.array_equal(dist.counters[k], local.counters[k]), k
@@ -370,3 +373,212 @@ def test_second_call_sends_nothing_graph_sized(clients):
     for s in sent:
         assert s["scheduler"] < size / 4, sent  # never through the scheduler
     assert second_bc["client"] < size / 20 and second_bal["client"] < size / 20, sent
+
+
+# --- edge lists the workers read: Parquet datasets and Dask DataFrames ---------------------------
+
+def _edge_table(graph, extra=True):
+    """The graph's edges as a table in a scrambled row order (so the parts' order matters)."""
+    lab = graph.labels
+    df = pd.DataFrame({"src": lab[graph.edge_src], "dst": lab[graph.edge_dst],
+                       "sign": graph.sign.astype(np.int64)})
+    if extra:
+        df["time"] = np.arange(graph.m)
+    return df.sample(frac=1.0, random_state=3).reset_index(drop=True)
+
+
+def _write_dataset(df, folder, rows=700):
+    folder.mkdir()
+    for i, a in enumerate(range(0, len(df), rows)):
+        df.iloc[a:a + rows].to_parquet(folder / f"part-{i:03d}.parquet")
+    (folder / "_SUCCESS").write_text("")  # a writer's marker, not data: skipped
+    return folder
+
+
+@pytest.fixture(scope="module")
+def dataset(slashdot, tmp_path_factory):
+    pytest.importorskip("pyarrow")
+    df = _edge_table(slashdot)
+    return df, _write_dataset(df, tmp_path_factory.mktemp("edges") / "slashdot")
+
+
+def test_parquet_dataset_read_in_one_process_equals_one_table(dataset, tmp_path):
+    df, folder = dataset
+    whole = tmp_path / "all.parquet"
+    df.to_parquet(whole)
+    want = rb.read_edgelist(whole)
+    for given in (folder, str(folder / "part-*.parquet")):
+        got = rb.read_edgelist(given)
+        for k in ("edge_src", "edge_dst", "sign", "labels"):
+            assert np.array_equal(getattr(got, k), getattr(want, k)), k
+        assert got.cleaning.input_rows == len(df)
+        assert "9 file(s)" in got.cleaning.notes[0]
+
+
+def test_bad_dataset_files_named_before_any_read(clients, dataset, tmp_path):
+    from distributed import get_task_stream
+
+    df, _ = dataset
+    client = clients[2]
+    cases = []
+    no_sign = _write_dataset(df, tmp_path / "no_sign")
+    df.drop(columns="sign").iloc[:50].to_parquet(no_sign / "part-999.parquet")
+    cases.append((no_sign, ["part-999.parquet", "'sign'"]))
+    text_sign = _write_dataset(df, tmp_path / "text_sign")
+    df.assign(sign=df["sign"].astype(str)).iloc[:50].to_parquet(text_sign / "part-500.parquet")
+    cases.append((text_sign, ["part-500.parquet", "sign column 'sign'", "text"]))
+    ids = _write_dataset(df, tmp_path / "ids")
+    df.assign(src=df["src"].astype(str)).iloc[:50].to_parquet(ids / "part-001b.parquet")
+    cases.append((ids, ["part-001b.parquet", "'src'", "text", "part-000.parquet"]))
+    junk = _write_dataset(df, tmp_path / "junk")
+    (junk / "part-002b.parquet").write_text("src,dst,sign\n1,2,1\n")
+    cases.append((junk, ["part-002b.parquet", "not a Parquet file"]))
+    nulls = _write_dataset(df, tmp_path / "nulls")
+    df.assign(sign=df["sign"].astype("float64").where(df.index % 7 != 3)).iloc[:50].to_parquet(
+        nulls / "part-004b.parquet")
+    cases.append((nulls, ["part-004b.parquet", "sign column 'sign'", "missing"]))
+    for folder, words in cases:
+        with get_task_stream(client) as ts:
+            with pytest.raises(ValueError) as err:
+                rb.balance(folder, n_trees=4, backend="cpu", progress=False, client=client)
+        for w in words:
+            assert w in str(err.value), (w, str(err.value))
+        assert not [t for t in ts.data if "read-edges" in str(t["key"])]  # nothing was read
+        with pytest.raises(ValueError, match="part-"):  # the same check in one process
+            rb.read_edgelist(folder)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_parquet_dataset_on_cluster_equals_single_process(clients, slashdot, dataset, workers):
+    from distributed import get_task_stream
+
+    _, folder = dataset
+    client = clients[workers]
+    here = rb.read_edgelist(folder)
+    bkw = dict(n_trees=40, seed=7, backend="cpu", progress=False)
+    local = rb.balance(here, **bkw)
+    with get_task_stream(client) as ts:
+        dist = rb.balance(folder, client=client, **bkw)
+    for k in local.counters:
+        assert np.array_equal(dist.counters[k], local.counters[k]), k
+    pd.testing.assert_frame_equal(dist.vertices, local.vertices, check_exact=True)
+    pd.testing.assert_frame_equal(dist.edges, local.edges, check_exact=True)
+    # the result names the graph by its handle: the graph itself stayed on the workers
+    assert isinstance(dist.graph, rb.ClusterGraph)
+    assert (dist.graph.n, dist.graph.m, dist.graph.parts) == (here.n, here.m, 9)
+    keys = [str(t["key"]) for t in ts.data]
+    reads = {t["worker"] for t in ts.data if "read-edges" in str(t["key"])}
+    assert sum("read-edges" in k for k in keys) == 9 and len(reads) == workers
+    assert any("balance-on-workers" in k for k in keys) and any("balance-" in k for k in keys)
+    fkw = dict(n_trees=24, seed=2, backend="cpu", progress=False, batch_size=8)
+    lf, df_ = rb.frustration(here, **fkw), rb.frustration(folder, client=client, **fkw)
+    assert (df_.index, df_.tree_index, df_.refined_index) == (lf.index, lf.tree_index,
+                                                             lf.refined_index)
+    pd.testing.assert_frame_equal(df_.switched, lf.switched, check_exact=True)
+    pd.testing.assert_frame_equal(df_.best_state, lf.best_state, check_exact=True)
+
+
+def test_significance_of_a_dataset_on_cluster_equals_single_process(clients, dataset):
+    _, folder = dataset
+    kw = dict(n_samples=6, seed=4, progress=False)
+    local = rb.significance(rb.read_edgelist(folder), "triangles", "shuffle", **kw)
+    dist = rb.significance(folder, "triangles", "shuffle", client=clients[2], **kw)
+    assert np.array_equal(dist.null_distribution["value"], local.null_distribution["value"])
+    assert (dist.observed, dist.p_value) == (local.observed, local.p_value)
+
+
+def test_dask_dataframe_read_on_workers_equals_pandas_table(clients, dataset):
+    dd = pytest.importorskip("dask.dataframe")
+    from distributed import get_task_stream
+
+    df, folder = dataset
+    client = clients[2]
+    frame = dd.read_parquet(str(folder / "part-*.parquet"))
+    assert frame.npartitions == 9
+    local_table = pd.concat([pd.read_parquet(f) for f in sorted(folder.glob("part-*.parquet"))],
+                            ignore_index=True)
+    ckw = dict(method="grasp", max_iterations=4, seed=11, backend="cpu", progress=False)
+    local = rb.correlation_clustering(local_table, sign="sign", **ckw)
+    with get_task_stream(client) as ts:
+        dist = rb.correlation_clustering(frame, sign="sign", client=client, **ckw)
+    assert dist.imbalance == local.imbalance
+    pd.testing.assert_frame_equal(dist.labels, local.labels, check_exact=True)
+    assert any("read_parquet" in str(t["key"]) or "readparquet" in str(t["key"]).replace("-", "")
+               for t in ts.data)  # the partitions were read by the workers
+    # a Dask DataFrame without roles it can resolve is refused before any work, naming columns
+    with pytest.raises(ValueError, match="time"):
+        rb.balance(frame.rename(columns={"sign": "trust"}), n_trees=4, backend="cpu",
+                   progress=False, client=client)
+
+
+def test_cluster_graph_kept_and_second_call_reads_nothing(clients, dataset):
+    from distributed import get_task_stream
+
+    from rapids_balance.distributed import cluster_graph
+
+    _, folder = dataset
+    client = clients[2]
+    handle = cluster_graph(client, folder)
+    assert cluster_graph(client, folder) is handle  # same files, same options: same graph
+    with get_task_stream(client) as ts:
+        res = rb.balance(handle, n_trees=8, seed=1, backend="cpu", progress=False, client=client)
+        rb.balance(folder, n_trees=8, seed=1, backend="cpu", progress=False, client=client)
+    assert not [t for t in ts.data if "read-edges" in str(t["key"]) or "keep-graph" in str(t["key"])]
+    assert res.graph == handle and res.graph.cleaning.input_rows == handle.cleaning.input_rows
+    with pytest.raises(ValueError, match="sign="):  # roles belong to an edge list, not a graph
+        rb.balance(handle, sign="sign", n_trees=8, client=client)
+    with pytest.raises(ValueError, match="'source' parameter of cluster_graph"):
+        cluster_graph(client, rb.load_example("highland"))  # a graph the client holds already
+
+
+def test_as_dask_tables_made_on_the_workers(clients, slashdot, dataset):
+    dd = pytest.importorskip("dask.dataframe")
+    from distributed import get_task_stream
+
+    _, folder = dataset
+    client = clients[2]
+    here = rb.read_edgelist(folder)
+    kw = dict(n_trees=16, seed=3, backend="cpu", progress=False)
+    local = rb.balance(here, **kw)
+    got = rb.balance(folder, client=client, as_dask=True, **kw)
+    assert isinstance(got.edges, dd.DataFrame)
+    pd.testing.assert_frame_equal(got.vertices, local.vertices, check_exact=True)
+    with get_task_stream(client) as ts:
+        edges = got.edges.compute()
+    pd.testing.assert_frame_equal(edges, local.edges, check_exact=True)
+    assert any("_rows" in str(t["key"]) for t in ts.data)  # slices cut on the workers
+    # the counters the edge table holds are read from it, where it lies
+    for k in local.counters:
+        assert np.array_equal(got.counters[k], local.counters[k]), k
+
+
+def test_as_dask_result_leaves_the_edge_table_on_the_workers(clients):
+    # what the client receives with as_dask=True is the rest of the result (the vertex table,
+    # the counts), not the edge table nor the edge counters, which without it come back once
+    import pickle
+
+    from _real_cluster import wire_bytes
+
+    from rapids_balance.distributed import cluster_graph
+    from rapids_balance.generators import powerlaw_signed_graph
+
+    dd = pytest.importorskip("dask.dataframe")
+    g = powerlaw_signed_graph(50_000, seed=2)
+    lab = g.labels
+    frame = dd.from_dict({"src": lab[g.edge_src], "dst": lab[g.edge_dst],
+                          "sign": g.sign.astype(np.int64)}, npartitions=4)
+    client = clients[2]
+    handle = cluster_graph(client, client.persist(frame))  # the partitions live on the workers
+    kw = dict(n_trees=4, seed=1, backend="cpu", progress=False, client=client)
+    got = {}
+    for as_dask in (False, True):
+        before = wire_bytes(client)
+        got[as_dask] = rb.balance(handle, as_dask=as_dask, **kw)
+        after = wire_bytes(client)
+        got[as_dask, "bytes"] = sum(after[w] - before[w] for w in after
+                                    if w not in ("client", "scheduler"))
+    edge_table = len(pickle.dumps(got[False].edges))
+    # the same trees and reductions ran both times: what differs is what came back (a pickled
+    # result carries its edge counters in the edge table's columns, test_balance_engine.py)
+    assert got[False, "bytes"] - got[True, "bytes"] > 0.8 * edge_table
+    pd.testing.assert_frame_equal(got[True].edges.compute(), got[False].edges, check_exact=True)

@@ -73,6 +73,9 @@ def test_dask_workers_give_the_same_samples():
                 distributed.Client(cluster) as client:
             res = significance(g, "triangles", "swap", n_samples=20, seed=3, batch_size=3,
                                client=client, progress=False)
+            # every worker readied the statistic's kernels first, and said how long it took
+            assert set(res.info["seconds_compile_workers"]) == set(
+                client.scheduler_info()["workers"])
         assert np.array_equal(values(res), values(local))
         assert res.p_value == local.p_value
 

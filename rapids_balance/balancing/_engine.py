@@ -21,7 +21,7 @@ from .._output import frames_like_input
 from ..backend import resolve_backend
 from .._validation import check_backend, check_choice, check_count, check_progress, check_seed
 from ..io._roles import check_roles
-from ..distributed._run import RangeBatches
+from ..distributed._run import RangeBatches, on_workers
 from ..errors import GraphInputError
 from ._harary import MAJORITIES, TIE
 from ._result import (ATTRIBUTE_DEFINITIONS, BalanceResult, TableCounters, compute_attributes, counter_namespace,
@@ -452,6 +452,7 @@ def tree_batches(n_trees: int, step: int) -> RangeBatches:
     return RangeBatches(n_trees, step)
 
 
+@on_workers
 @frames_like_input(dask_fields=("edges",))
 def balance(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs",
             roots: Sequence[Any] | None = None, seed: int = 0, method: str = "path-sign",
@@ -595,9 +596,12 @@ def balance(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs",
         check_root_labels(graph, params.roots, "balance")
     if client is None:
         check_memory(graph, params)
+    workers_s = None
     if client is not None:
-        from ..distributed._run import WorkerBatches, run_batches, sum_narrow
+        from ..distributed._run import WorkerBatches, ready_on_workers, run_batches, sum_narrow
 
+        # every worker compiles (or loads) the kernels at once, before its first batch
+        workers_s = ready_on_workers(client, _ready_balance, params)
         # integer sums do not depend on the cut: the cluster picks its batches (two per worker);
         # the counters travel and wait narrowed (a byte or two per element, not eight)
         batches = WorkerBatches(n_trees, max_size=batch_size_for(graph, params), per_worker=2)
@@ -611,4 +615,19 @@ def balance(graph: Any, n_trees: int = 1000, *, sampler: str = "bfs",
             for b in batches:
                 _balance_partial(graph, b, params, into=counters)
                 bar.update(len(b))
-    return _balance_finalize(graph, counters, params)
+    res = _balance_finalize(graph, counters, params)
+    if workers_s is not None:
+        res.info["seconds_compile_workers"] = workers_s
+    return res
+
+
+def _ready_balance(params: BalanceParams) -> float:
+    """A worker's kernels for ``params``' code paths, compiled or loaded once per process: a
+    tiny balance run with the same options (:mod:`rapids_balance._ready`); its seconds."""
+    from .._ready import ready, tiny_backend, tiny_signed_graph
+
+    be = tiny_backend(params.backend)
+    key = ("balance", params.sampler, params.method, params.majority, params.attributes, be)
+    return ready(key, lambda: balance(tiny_signed_graph(), n_trees=2, sampler=params.sampler,
+                                      method=params.method, majority=params.majority,
+                                      attributes=params.attributes, backend=be, progress=False))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 import numba
 import numpy as np
@@ -158,9 +158,29 @@ class TableCounters(dict):
         value = super().__getitem__(key)
         if value is None:
             column, scale = self._columns.pop(key)
+            if hasattr(column, "compute"):  # a column of the edge table kept on a Dask cluster
+                column = column.compute()
             value = np.rint(column.to_numpy() * scale).astype(np.int64)
             super().__setitem__(key, value)
         return value
+
+    def detached(self) -> "TableCounters":
+        """These counters without those the edge table holds: pickled, they travel without
+        them (the edge table stays where it is); :meth:`attach` names the table again."""
+        out = dict.__new__(TableCounters)
+        dict.update(out, {k: (None if k in self._edge_keys() else self[k]) for k in self})
+        out._columns = {k: (None, scale) for k, (_, scale) in self._columns.items()
+                        if k in self._edge_keys()}
+        return out
+
+    def _edge_keys(self) -> set:
+        return {key for key, _ in EDGE_FRACTIONS.values() if dict.get(self, key) is None}
+
+    def attach(self, edges: Any) -> None:
+        """Recover the edge counters from ``edges`` (a Dask DataFrame of the edge table) when read."""
+        for col, (key, _) in EDGE_FRACTIONS.items():
+            if key in self._columns:
+                self._columns[key] = (edges[col], self._columns[key][1])
 
     def get(self, key: str, default: Any = None) -> Any:
         return self[key] if key in self else default
@@ -172,7 +192,16 @@ class TableCounters(dict):
         return [self[k] for k in self]
 
     def __reduce__(self):
+        if any(column is None for column, _ in self._columns.values()):  # detached
+            return _detached_counters, (dict(dict.items(self)), dict(self._columns))
         return dict, (dict(self.items()),)
+
+
+def _detached_counters(values: dict, columns: dict) -> TableCounters:
+    out = dict.__new__(TableCounters)
+    dict.update(out, values)
+    out._columns = columns
+    return out
 
 
 def compute_attributes(graph, counters: dict[str, np.ndarray], attributes: str = "consensus",
@@ -304,8 +333,12 @@ class BalanceResult(Display):
         edge table was written over its counter, and the counter is
         recovered from that column, exactly, when first read
         (:class:`TableCounters`; it pickles as a plain dict).
-    graph : SignedGraph
-        The graph balanced.
+    graph : SignedGraph or ClusterGraph
+        The graph balanced (its handle, for a graph kept on a Dask cluster).
+    info : dict
+        With ``client=``: ``seconds_compile_workers``, each worker's seconds
+        compiling (or loading) the kernels, all workers at once, before the
+        trees ran (0 on a worker that had them).
     """
 
     vertices: Any
@@ -314,6 +347,7 @@ class BalanceResult(Display):
     params: dict
     counters: dict = field(repr=False)
     graph: Any = field(repr=False)
+    info: dict = field(default_factory=dict, repr=False)
 
     @property
     def frustration_mean(self) -> float:
@@ -324,6 +358,36 @@ class BalanceResult(Display):
     def tied_trees(self) -> int:
         """Trees whose two Harary sides had the same size."""
         return int(self.counters["ties"][0])
+
+    def __getstate__(self) -> dict:
+        # pickled (sent from a Dask worker), the edge counters stay in the edge table's
+        # columns they were written over, not sent a second time as int64 arrays
+        state = dict(self.__dict__)
+        if isinstance(self.counters, TableCounters) and self.edges is not None:
+            state["counters"] = self.counters.detached()
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        if isinstance(self.counters, TableCounters) and self.edges is not None:
+            self.counters.attach(self.edges)
+
+    def detach_tables(self, fields: Sequence[str]) -> "BalanceResult":
+        """A copy without its edge table (and the counters that table holds), for a result kept
+        on a Dask worker whose edge table the caller reads as a Dask DataFrame."""
+        import copy
+
+        out = copy.copy(self)
+        out.edges = None
+        if isinstance(self.counters, TableCounters):
+            out.counters = self.counters.detached()
+        return out
+
+    def attach_tables(self, tables: dict) -> None:
+        """The edge table (a Dask DataFrame) back in its place; its counters are read from it."""
+        self.edges = tables["edges"]
+        if isinstance(self.counters, TableCounters):
+            self.counters.attach(self.edges)
 
     def graphbplus_text(self) -> str:
         """The graphB+ v0.2 output file as a string."""

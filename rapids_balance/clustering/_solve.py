@@ -34,6 +34,7 @@ from .._validation import (check_backend, check_progress, check_choice, check_co
                            check_seed, check_time_limit, param_error)
 from ..io._roles import check_roles
 from ..errors import GraphInputError
+from ..distributed._run import on_workers
 from ..graph import Graph, graph_from_any
 from ._restart import _deadline, _local_search, _restart
 from .._deadline import NO_DEADLINE, passed
@@ -188,6 +189,7 @@ def auto_method(graph: Graph) -> str:
     return "ils" if small else "multilevel"
 
 
+@on_workers
 @frames_like_input(dask_fields=())
 def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int | None = None,
                            alpha: float = 1.0, max_iterations: int | None = None,

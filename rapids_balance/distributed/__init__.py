@@ -22,6 +22,10 @@ knows nothing of the algorithms (it imports none of their packages):
   retries, a progress bar, results in batch order and reductions whose shape
   is fixed by the number of batches (:func:`ordered_reduce` is the same
   reduction run locally);
+* :func:`cluster_graph` -- a graph built on the workers from a Dask
+  DataFrame or a Parquet dataset, read part by part where it lies; the
+  client keeps a small handle (:class:`~rapids_balance.ClusterGraph`) and
+  the capabilities given it run their whole call on the workers;
 * :func:`to_dask_frame` -- a result table as a ``dask.dataframe`` (what
   ``as_dask=True`` gives), for pipelines that stay on the cluster.
 
@@ -35,10 +39,11 @@ from .._output import to_dask_frame
 from ._batches import RangeBatches, WorkerBatches
 from ._cluster import gpu_cluster_available, start_cluster
 from ._map import map_batches, map_reduce, scatter_graph, split_range
+from ._remote import cluster_graph
 from ._run import run_batches
 from ._tasks import ordered_reduce
 
 __all__ = [
-    "start_cluster", "gpu_cluster_available", "run_batches", "RangeBatches", "WorkerBatches",
+    "start_cluster", "gpu_cluster_available", "cluster_graph", "run_batches", "RangeBatches", "WorkerBatches",
     "scatter_graph", "map_batches", "map_reduce", "split_range", "ordered_reduce", "to_dask_frame",
 ]

@@ -41,7 +41,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["GraphRef", "fingerprint", "ship_graph", "graph_on_worker", "forget_graph",
+__all__ = ["GraphRef", "fingerprint", "ship_graph", "hold_graph", "known_on_cluster",
+           "graph_on_worker", "forget_graph",
            "GRAPH_KEY_PREFIX", "KEEP_GRAPHS", "FETCH_TIMEOUT_S", "GraphLostError"]
 
 #: the Dask key of every graph sent to a cluster starts with this
@@ -141,6 +142,9 @@ def ship_graph(client: Any, graph: Any, prepare: Any) -> GraphRef:
     a handle standing in for it); it is called only when the graph is sent.
     """
     fp = fingerprint(graph)
+    known = _ON_CLUSTER.get(fp)
+    if known is not None:  # a call running on a worker, for a graph the cluster built and keeps
+        return known
     held = _HELD.setdefault(client.id, OrderedDict())
     fut = held.get(fp)
     key = GRAPH_KEY_PREFIX + fp
@@ -149,6 +153,14 @@ def ship_graph(client: Any, graph: Any, prepare: Any) -> GraphRef:
         return GraphRef(key, fp)
     # one worker receives it from the client; the others copy it from their peers
     fut = client.scatter({key: prepare(graph)}, direct=True, hash=False)[key]
+    return hold_graph(client, fut, fp)
+
+
+def hold_graph(client: Any, fut: Any, fp: str) -> GraphRef:
+    """Keep ``fut`` (a graph on one worker: scattered there, or built there from its parts) as
+    the cluster's copy of the graph ``fp``, and have every worker copy it into its cache."""
+    key = fut.key
+    held = _HELD.setdefault(client.id, OrderedDict())
     held[fp] = fut
     while len(held) > KEEP_GRAPHS:
         held.popitem(last=False)[1].release()
@@ -197,12 +209,23 @@ def _wait_for_copies(client: Any, keeps: list, fut: Any, key: str) -> None:
 
 def forget_graph(client: Any, ref: GraphRef) -> None:
     """Drop the client's hold on a graph (its copy was lost): the next call sends it again."""
+    _ON_CLUSTER.pop(ref.fingerprint, None)
     fut = _HELD.get(client.id, {}).pop(ref.fingerprint, None)
     if fut is not None:
         fut.release()
 
 
 # --- the worker side ------------------------------------------------------------------------
+
+# fingerprint -> the ref of a graph the cluster built and its client keeps: a call running on a
+# worker for such a graph (distributed/_remote.py) finds it here instead of sending it again
+_ON_CLUSTER: dict[str, GraphRef] = {}
+
+
+def known_on_cluster(ref: GraphRef) -> None:
+    """Note, in this worker process, that the cluster keeps ``ref``'s graph under its key."""
+    _ON_CLUSTER[ref.fingerprint] = ref
+
 
 # fingerprint -> the graph, in this worker process (most recent last)
 _LOCAL: "OrderedDict[str, Any]" = OrderedDict()

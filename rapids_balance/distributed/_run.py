@@ -25,9 +25,10 @@ from typing import Any, Callable
 
 from ._batches import RangeBatches, WorkerBatches
 from ._map import check_client, check_client_arg, check_task_count, map_batches, map_reduce, n_workers
+from ._remote import on_workers
 from ._tasks import narrow, run_ready, stream_reduce, sum_narrow, sum_parts
 
-__all__ = ["run_batches", "ready_on_workers", "stream_reduce", "narrow", "sum_narrow", "RangeBatches", "WorkerBatches", "check_client", "check_client_arg",
+__all__ = ["run_batches", "ready_on_workers", "on_workers", "stream_reduce", "narrow", "sum_narrow", "RangeBatches", "WorkerBatches", "check_client", "check_client_arg",
            "check_task_count"]
 
 

@@ -25,7 +25,7 @@ from .._validation import (check_backend, check_progress, check_choice, check_co
                            check_time_limit, param_error)
 from ..io._roles import check_roles
 from .._deadline import NO_DEADLINE, deadline_of, passed
-from ..distributed._run import RangeBatches
+from ..distributed._run import RangeBatches, on_workers
 from ..errors import GraphInputError
 from ..graph import graph_from_any
 from ..balancing._roots import check_root_labels, check_roots_arg
@@ -289,6 +289,7 @@ def _check_params(owner: str, p: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+@on_workers
 @frames_like_input(dask_fields=("switched",))
 def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs", seed: int = 0,
                 refine: Any = True, max_states: int | None = None,

@@ -13,12 +13,13 @@ import os
 from typing import Any
 
 from .._build import build_graph
-from .._containers import Graph, SignedGraph
+from .._containers import ClusterGraph, Graph, GraphOnCluster, OnCluster, SignedGraph
 from .._validation import check_backend
 from ..errors import GraphInputError
 from ._convert import _build_options, _pm1_attributes, from_cugraph, from_networkx
 from ._device import read_with_backend
 from ._frames import edgelist_columns, table_kind, table_to_graph
+from ._parts import dataset_parts, frame_parts, is_dataset_path
 from ._reader import check_read_options, graph_from_source
 from ._roles import WHY_USER, check_roles
 from ._sources import open_source
@@ -38,7 +39,16 @@ def read_edgelist(path_or_buffer: Any, *, format: str = "auto", source: Any = No
     path_or_buffer : str, path-like, file object or bytes
         The file.  gzip, bz2 and xz compression are recognised by their
         magic bytes (not the file name); a tar archive (compressed or not)
-        needs ``member``.
+        needs ``member``.  A folder or a glob (``"edges/part-*.parquet"``) is
+        a Parquet dataset: its files (a folder walked, names starting with
+        ``.`` or ``_`` skipped) are read one by one in path order and joined,
+        the same graph as their rows in one file; every file's footer is
+        checked first (a file that is not Parquet, a missing column, text
+        signs, a column typed differently between files or null values are
+        named with the file and column before any file is read).  Given with
+        ``client=`` to a capability, or to
+        :func:`rapids_balance.cluster_graph`, a dataset is read by
+        the Dask workers instead.
     format : str, default "auto"
         One of ``"graphb"`` (CSV with a header line, e.g.
         ``From_Tribe,To_Tribe,Weight``), ``"csv"`` (headerless ``u,v,sign``,
@@ -183,6 +193,12 @@ def read_edgelist(path_or_buffer: Any, *, format: str = "auto", source: Any = No
                        numbering=numbering, ids=ids)
     check_roles(None, "read_edgelist", dict(source=source, target=target, sign=sign, weight=weight))
     check_backend(backend, "read_edgelist")
+    if is_dataset_path(path_or_buffer):  # a folder or a glob: a Parquet dataset, file by file
+        return dataset_parts(path_or_buffer, format=format, source=source, target=target, sign=sign,
+                             weight=weight, signed=signed, directed=directed, conflicts=conflicts,
+                             zero_sign=zero_sign, component=component, numbering=numbering,
+                             name=name, member=member, vertex_table=vertex_table,
+                             backend=backend).read_all()
     src = open_source(path_or_buffer, member=member)
     if backend != "cpu":  # cuDF's parsers and a graph on the device (io/_device.py)
         return read_with_backend(src, backend, dict(
@@ -284,6 +300,8 @@ def coerce_graph(obj: Any, *, signed: bool | None = None, source: Any = None, ta
     if isinstance(obj, Graph):
         return obj
     roles = {"source": source, "target": target, "sign": sign, "weight": weight}
+    if isinstance(obj, OnCluster):
+        obj = _on_cluster(obj.obj, signed, roles, options)  # raises, except for inputs read here
     if isinstance(obj, (str, os.PathLike)):
         return read_edgelist(obj, signed=signed, **{k: v for k, v in roles.items() if v is not None}, **options)
     mod = type(obj).__module__.split(".")[0]
@@ -308,6 +326,28 @@ def coerce_graph(obj: Any, *, signed: bool | None = None, source: Any = None, ta
     raise GraphInputError(f"cannot make a graph from {type(obj).__module__}.{type(obj).__name__}; pass a "
                           "SignedGraph/Graph, a file path, a DataFrame with src/dst/sign columns, a networkx "
                           "or cuGraph graph")
+
+
+def _on_cluster(obj: Any, signed: bool | None, roles: dict[str, Any], options: dict[str, Any]) -> Any:
+    """An input the workers of a cluster read (a Dask DataFrame, a Parquet dataset) or hold (a
+    :class:`ClusterGraph`): its parts, checked, handed back in :class:`GraphOnCluster`.  Any
+    other input is returned, to be read here."""
+    given = {k: v for k, v in roles.items() if v is not None}
+    if isinstance(obj, ClusterGraph):
+        if given:
+            raise GraphInputError(f"{', '.join(f'{k}=' for k in given)} name(s) columns of an edge "
+                                  "list; the graph is built already (a ClusterGraph)")
+        raise GraphOnCluster(handle=obj)
+    if table_kind(obj) == "dask":
+        opts = _build_options(dict(options))
+        raise GraphOnCluster(parts=frame_parts(
+            obj, roles=roles, want_sign=signed, options=opts,
+            graph_class=Graph if signed is False else (SignedGraph if signed else None)))
+    if is_dataset_path(obj):
+        check_read_options("read_edgelist", signed=signed, **{k: v for k, v in options.items()
+                                                              if k not in ("vertex_table",)})
+        raise GraphOnCluster(parts=dataset_parts(obj, signed=signed, **given, **options))
+    return obj
 
 
 def _coerce_networkx(G: Any, signed: bool | None, roles: dict[str, Any], options: dict[str, Any]) -> Graph:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,6 +68,7 @@ class SignificanceResult(Display):
     seed: int
     elapsed_s: float
     stopped: str | None = None
+    info: dict = dataclasses.field(default_factory=dict)
 
     def _display(self):
         facts = [("statistic", self.statistic), ("null", self.null), ("observed", self.observed),

@@ -21,6 +21,7 @@ from .._progress import progress_bar
 from .._validation import (check_backend, check_choice, check_int, check_progress, check_seed,
                            check_time_limit)
 from ..errors import GraphInputError
+from ..distributed._run import on_workers
 from ..graph import graph_from_any
 from ..io._roles import check_roles
 from ._nulls import NULLS, sample_seed, shuffled_signs, swapped_graph, with_signs
@@ -88,6 +89,7 @@ def _concatenate(parts: list) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0, np.float64)
 
 
+@on_workers
 def significance(graph: Any, statistic: Any = "frustration", null: str = "shuffle", *,
                  n_samples: int = 100, seed: int = 0, alternative: str | None = None,
                  swaps_per_edge: int = 10, batch_size: int | None = None, backend: str = "auto",
@@ -231,8 +233,10 @@ def significance(graph: Any, statistic: Any = "frustration", null: str = "shuffl
     deadline = np.inf if time_limit is None else start + time_limit
     stopped = None
     if client is not None:
-        from ..distributed._run import run_batches
+        from ..distributed._run import ready_on_workers, run_batches
 
+        # every worker compiles (or loads) the statistic's kernels at once, before its batches
+        workers_s = ready_on_workers(client, _ready_null, params)
         values = run_batches(client, graph, null_batch, batches, params, fold=_concatenate,
                              progress=progress, desc="significance")
     else:
@@ -247,5 +251,20 @@ def significance(graph: Any, statistic: Any = "frustration", null: str = "shuffl
                     stopped = "time_limit"
                     break
         values = _concatenate(parts)
-    return summarise(stat.name, null, observed, values, alternative or stat.side, seed,
-                     time.perf_counter() - start, stopped)
+    res = summarise(stat.name, null, observed, values, alternative or stat.side, seed,
+                    time.perf_counter() - start, stopped)
+    if client is not None:
+        res.info["seconds_compile_workers"] = workers_s
+    return res
+
+
+def _ready_null(params: NullParams) -> float:
+    """A worker's kernels for ``params``' statistic and null model, compiled or loaded once per
+    process: two null samples of a tiny graph (:mod:`rapids_balance._ready`); its seconds."""
+    from .._ready import ready, tiny_backend, tiny_signed_graph
+
+    if not isinstance(params.statistic, str):  # a user's function: its own kernels, if any
+        return 0.0
+    tiny = params._replace(backend=tiny_backend(params.backend))
+    key = ("significance", tiny.statistic, tiny.null, tiny.backend)
+    return ready(key, lambda: null_batch(tiny_signed_graph(), range(2), tiny))
