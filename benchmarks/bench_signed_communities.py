@@ -98,10 +98,12 @@ def _score(rep, name, g, truth, lab, seconds, method, **extra):
 def run_graph(rep, name, g, truth, k, seed, args, objectives=("modularity", "potts", "imbalance"),
               leiden=True):
     for objective in objectives:
-        t = time.perf_counter()
-        r = rb.signed_communities(g, objective=objective, seed=seed)
-        _score(rep, name, g, truth, r.labels["community"].to_numpy(), time.perf_counter() - t,
-               f"ours signed_communities {objective}", objective_value=r.value)
+        for restarts in args.ours_restarts:
+            t = time.perf_counter()
+            r = rb.signed_communities(g, objective=objective, seed=seed, restarts=restarts)
+            _score(rep, name, g, truth, r.labels["community"].to_numpy(), time.perf_counter() - t,
+                   f"ours signed_communities {objective}"
+                   f"{f' restarts={restarts}' if restarts > 1 else ''}", objective_value=r.value)
     if k is not None and args.ours_sponge:
         for variant in ("sponge", "sponge_sym"):
             t = time.perf_counter()
@@ -165,18 +167,21 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=1, help="SSBM n=5000 seeds (0: none)")
     ap.add_argument("--leiden-seeds", type=int, default=1,
                     help="leidenalg on the first this many SSBM seeds only")
-    ap.add_argument("--leiden-weights", default="1,-1;gja",
+    ap.add_argument("--leiden-weights", default="gja;1,-1",
                     help="layer weights of leidenalg's rows, ';'-separated: '1,-1' and/or 'gja'")
     ap.add_argument("--leiden-timeout", type=float, default=None,
                     help="seconds after which a leidenalg run is stopped (a row says so)")
     ap.add_argument("--all-comms-max-n", type=int, default=20_000,
                     help="leidenalg's ALL_COMMS only up to this many vertices")
     ap.add_argument("--objectives", default="modularity,potts,imbalance")
+    ap.add_argument("--ours-restarts", default="1", type=lambda v: [int(x) for x in v.split(",")],
+                    help="rows of ours with these restarts (comma-separated)")
     ap.add_argument("--no-ours-sponge", dest="ours_sponge", action="store_false")
     ap.add_argument("--signet", default=None, help="a checkout of SigNet's source (its root)")
     ap.add_argument("--large", action="store_true",
                     help="also n = 10^5 (mean degree 250, as n = 5000 at p = 0.05) and a "
                          "10^7-edge SSBM (time, ARI, peak bytes per edge)")
+    ap.add_argument("--large-parts", default="1e5,1e7", help="with --large: which of them")
     ap.add_argument("--real", action="store_true", help="also Slashdot, Epinions, wiki-Elec")
     ap.add_argument("--networks", default="Slashdot,Epinions,wiki-Elec",
                     help="with --real: which of them")
@@ -189,11 +194,13 @@ def main() -> None:
         m = rb.ssbm(5000, 15, 0.05, flip=0.1, seed=seed)
         run_graph(rep, f"SSBM n=5000 k=15 p=0.05 flip=0.1 seed={seed}", m.graph, m.groups, 15,
                   seed, args, objectives, leiden=seed < args.leiden_seeds)
-    if args.large:
+    parts = args.large_parts.split(",") if args.large else ()
+    if "1e5" in parts:
         m = rb.ssbm(100_000, 15, 250 / 99_999, flip=0.1, seed=0)
         run_graph(rep, "SSBM n=1e5 k=15 p=0.0025 (mean degree 250) flip=0.1 seed=0", m.graph,
                   m.groups, 15, 0, args, objectives, leiden=False)
         m = None
+    if "1e7" in parts:
         huge_row(rep)
     if args.real:
         for name, path in (("Slashdot", "soc-sign-Slashdot090221.txt.gz"),
