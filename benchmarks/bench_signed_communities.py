@@ -182,6 +182,9 @@ def main() -> None:
                     help="also n = 10^5 (mean degree 250, as n = 5000 at p = 0.05) and a "
                          "10^7-edge SSBM (time, ARI, peak bytes per edge)")
     ap.add_argument("--large-parts", default="1e5,1e7", help="with --large: which of them")
+    ap.add_argument("--sparse", action="store_true",
+                    help="also SSBMs below and just above the Kesten-Stigum bound (mean degree "
+                         "50 at n = 20,000; 120 at n = 3,000)")
     ap.add_argument("--real", action="store_true", help="also Slashdot, Epinions, wiki-Elec")
     ap.add_argument("--networks", default="Slashdot,Epinions,wiki-Elec",
                     help="with --real: which of them")
@@ -194,6 +197,12 @@ def main() -> None:
         m = rb.ssbm(5000, 15, 0.05, flip=0.1, seed=seed)
         run_graph(rep, f"SSBM n=5000 k=15 p=0.05 flip=0.1 seed={seed}", m.graph, m.groups, 15,
                   seed, args, objectives, leiden=seed < args.leiden_seeds)
+    if args.sparse:
+        for n, d in ((20_000, 50), (3_000, 120)):
+            m = rb.ssbm(n, 15, d / (n - 1), flip=0.1, seed=0)
+            name = f"SSBM n={n} k=15 mean degree {d} flip=0.1 seed=0"
+            _score(rep, name, m.graph, m.groups, m.groups, 0.0, "planted groups")
+            run_graph(rep, name, m.graph, m.groups, 15, 0, args, objectives, leiden=False)
     parts = args.large_parts.split(",") if args.large else ()
     if "1e5" in parts:
         m = rb.ssbm(100_000, 15, 250 / 99_999, flip=0.1, seed=0)
