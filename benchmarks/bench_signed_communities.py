@@ -104,6 +104,13 @@ def run_graph(rep, name, g, truth, k, seed, args, objectives=("modularity", "pot
             _score(rep, name, g, truth, r.labels["community"].to_numpy(), time.perf_counter() - t,
                    f"ours signed_communities {objective}"
                    f"{f' restarts={restarts}' if restarts > 1 else ''}", objective_value=r.value)
+        if args.ours_spectral:
+            t = time.perf_counter()
+            r = rb.signed_communities(g, objective=objective, seed=seed,
+                                      spectral_start=args.ours_spectral)
+            _score(rep, name, g, truth, r.labels["community"].to_numpy(), time.perf_counter() - t,
+                   f"ours signed_communities {objective} spectral_start={args.ours_spectral}",
+                   objective_value=r.value)
     if k is not None and args.ours_sponge:
         for variant in ("sponge", "sponge_sym"):
             t = time.perf_counter()
@@ -176,6 +183,8 @@ def main() -> None:
     ap.add_argument("--objectives", default="modularity,potts,imbalance")
     ap.add_argument("--ours-restarts", default="1", type=lambda v: [int(x) for x in v.split(",")],
                     help="rows of ours with these restarts (comma-separated)")
+    ap.add_argument("--ours-spectral", type=int, default=None,
+                    help="also a row of ours with spectral_start=K")
     ap.add_argument("--no-ours-sponge", dest="ours_sponge", action="store_false")
     ap.add_argument("--signet", default=None, help="a checkout of SigNet's source (its root)")
     ap.add_argument("--large", action="store_true",
@@ -185,6 +194,7 @@ def main() -> None:
     ap.add_argument("--sparse", action="store_true",
                     help="also SSBMs below and just above the Kesten-Stigum bound (mean degree "
                          "50 at n = 20,000; 120 at n = 3,000)")
+    ap.add_argument("--sparse-sizes", default="20000,3000", help="with --sparse: which of them")
     ap.add_argument("--real", action="store_true", help="also Slashdot, Epinions, wiki-Elec")
     ap.add_argument("--networks", default="Slashdot,Epinions,wiki-Elec",
                     help="with --real: which of them")
@@ -198,7 +208,7 @@ def main() -> None:
         run_graph(rep, f"SSBM n=5000 k=15 p=0.05 flip=0.1 seed={seed}", m.graph, m.groups, 15,
                   seed, args, objectives, leiden=seed < args.leiden_seeds)
     if args.sparse:
-        for n, d in ((20_000, 50), (3_000, 120)):
+        for n, d in [(n, d) for n, d in ((20_000, 50), (3_000, 120)) if str(n) in args.sparse_sizes]:
             m = rb.ssbm(n, 15, d / (n - 1), flip=0.1, seed=0)
             name = f"SSBM n={n} k=15 mean degree {d} flip=0.1 seed=0"
             _score(rep, name, m.graph, m.groups, m.groups, 0.0, "planted groups")
