@@ -24,7 +24,8 @@ Signed communities
     adjusted_rand_index, sponge -> SpongeResult (SPONGE, SPONGE_sym),
     resolution_scan -> ResolutionScan
 Significance against null models
-    significance -> SignificanceResult (shuffled signs, sign-degree-preserving swaps)
+    significance -> SignificanceResult (shuffled signs, sign-degree-preserving swaps),
+    community_significance (a partition's signed community objective)
 Balance measures
     signed_triangles -> TriangleResult, walk_balance -> WalkBalance,
     signed_degree, pn_index, balance_scores -> BalanceScores
@@ -86,9 +87,10 @@ _LAZY = {
     "adjusted_rand_index": "rapids_balance.clustering",
     "sponge": "rapids_balance.clustering",
     "SpongeResult": "rapids_balance.clustering",
-    "resolution_scan": "rapids_balance.clustering",
-    "ResolutionScan": "rapids_balance.clustering",
+    "resolution_scan": "rapids_balance.null_models",
+    "ResolutionScan": "rapids_balance.null_models",
     "significance": "rapids_balance.null_models",
+    "community_significance": "rapids_balance.null_models",
     "SignificanceResult": "rapids_balance.null_models",
     "start_cluster": "rapids_balance.distributed",
     "cluster_graph": "rapids_balance.distributed",

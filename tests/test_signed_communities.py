@@ -354,3 +354,24 @@ def test_resolution_scan_values_stability_and_order():
         rb.resolution_scan(g, [])
     with pytest.raises(InvalidParameterError, match="'objective'"):
         rb.resolution_scan(g, res, objective="imbalance")
+
+
+def test_spectral_start_recovers_groups_that_positive_edges_hide():
+    # 15 groups, mean degree 120, 10 % flips: a vertex has about 7 positive edges inside
+    # its group and 11 to other groups, so moves along positive edges merge groups; the
+    # planted partition scores higher than what they reach
+    from rapids_balance.generators import ssbm
+
+    m = ssbm(3000, 15, 120 / 2999, flip=0.1, seed=0)
+    planted = rb.signed_modularity(m.graph, m.groups).modularity
+    plain = rb.signed_communities(m.graph, seed=0)
+    assert plain.value < planted
+    for k in (15, 20):  # an over-estimate of k is merged back
+        r = rb.signed_communities(m.graph, seed=0, spectral_start=k)
+        assert r.value >= planted - 1e-4 and r.value > plain.value
+        assert rb.adjusted_rand_index(m.groups, r.labels["community"]) > 0.97
+        assert r.value == pytest.approx(rb.signed_modularity(m.graph, r.labels.set_index(
+            "vertex")["community"]).modularity, abs=1e-9)
+    for bad in (1, 3001, 2.5):
+        with pytest.raises(InvalidParameterError, match="spectral_start"):
+            rb.signed_communities(m.graph, spectral_start=bad)

@@ -25,12 +25,10 @@ from ._objective import ImbalanceResult, imbalance
 from ._agreement import adjusted_rand_index
 from ._communities import CommunityResult, signed_communities
 from ._signed_objective import PottsResult, SignedModularityResult, signed_modularity, signed_potts
-from ._scan import ResolutionScan, resolution_scan
 from ._sponge import SpongeResult, bethe_hessian_k, sponge
 from ._solve import ClusteringResult, correlation_clustering
 
 __all__ = ["imbalance", "ImbalanceResult", "correlation_clustering", "ClusteringResult",
            "clustering_lower_bound", "ClusteringBound", "signed_communities", "CommunityResult",
            "signed_modularity", "SignedModularityResult", "signed_potts", "PottsResult",
-           "adjusted_rand_index", "sponge", "SpongeResult", "bethe_hessian_k",
-           "resolution_scan", "ResolutionScan"]
+           "adjusted_rand_index", "sponge", "SpongeResult", "bethe_hessian_k"]

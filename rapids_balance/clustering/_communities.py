@@ -268,18 +268,22 @@ def _kick(best: np.ndarray, seed: int, r: int) -> np.ndarray:
 
 def search_communities(graph: Graph, objective: str, gp: float, gn: float, null: str, *,
                        seed: int, restarts: int, max_passes: int, refine: bool, extra: int,
-                       deadline: float, init: np.ndarray | None = None) -> tuple[np.ndarray, dict]:
-    """The search on a built graph; returns (internal labels, info)."""
+                       deadline: float, init: np.ndarray | None = None,
+                       spectral: np.ndarray | None = None) -> tuple[np.ndarray, dict]:
+    """The search on a built graph; returns (internal labels, info).  ``spectral``: the
+    start of one more restart after the others (a SPONGE partition)."""
     form = search_form(graph, objective, gp, gn, null)
     ip = np.asarray(graph.indptr)
     ix = np.asarray(graph.indices)
     a = slot_weights(graph)
     sign = -1.0 if objective == "imbalance" else 1.0
     best, best_val, best_info = None, -np.inf, {}
-    for r in range(restarts):
+    for r in range(restarts + (spectral is not None)):
         if r > 0 and passed(deadline):
             break
-        if r == 0 and init is not None:
+        if r == restarts:
+            lab = spectral.astype(np.int64)
+        elif r == 0 and init is not None:
             lab = init.astype(np.int64)
         elif r == 0:
             lab = _v_cycle(ip, ix, a, form.x, form.y, form.alpha, form.beta, seed, 1, deadline)
@@ -357,7 +361,8 @@ def signed_communities(graph: Any, *, objective: str = "modularity", resolution:
                        null: str = "erdos_renyi", seed: int = 0, restarts: int = 1,
                        max_passes: int = 10, refine: bool = True, extra_candidates: int = L.EXTRA,
                        time_limit: float | None = None, backend: str = "auto",
-                       init: Any = None, source: Any = None, target: Any = None, sign: Any = None,
+                       init: Any = None, spectral_start: int | None = None, source: Any = None,
+                       target: Any = None, sign: Any = None,
                        weight: Any = None) -> CommunityResult:
     """Communities of a signed graph: signed modularity, signed Potts or imbalance.
 
@@ -401,6 +406,17 @@ def signed_communities(graph: Any, *, objective: str = "modularity", resolution:
         The search runs on the CPU; ``"gpu"`` is refused.
     init : DataFrame, Series, dict or array, optional
         A starting partition (any form :func:`imbalance` takes).
+    spectral_start : int, optional
+        k of one more restart, from :func:`sponge`'s SPONGE_sym partition
+        into k groups (seeded with ``seed``); the better objective wins.  An
+        over-estimate of the number of groups is fine: the search merges
+        what should be together.  It helps where positive edges mostly join
+        different groups (a sparse signed block model with many groups:
+        n = 3,000, 15 groups, mean degree 120, 10 % flips: ARI 0.41
+        without, 0.99 with ``spectral_start=15`` or ``20``).  In ``[2, n]``.
+        The embedding is computed before ``time_limit``'s clock starts (it
+        has no limit of its own); ``info["best_restart"] == restarts`` when
+        this start won.
     source, target, sign, weight : str or int, optional
         Column roles when ``graph`` is a table or a file.
 
@@ -447,6 +463,8 @@ def signed_communities(graph: Any, *, objective: str = "modularity", resolution:
     refine = check_bool(refine, "refine", owner)
     extra = check_int(extra_candidates, "extra_candidates", owner, low=0, high=1024)
     time_limit = check_time_limit(time_limit, owner)
+    spectral_start = check_int(spectral_start, "spectral_start", owner, low=2, high=2**31,
+                               allow_none=True)
     check_backend(backend, owner)
     if backend == "gpu":
         raise param_error("backend", owner, "'auto' or 'cpu' (the community search runs on the "
@@ -460,12 +478,22 @@ def signed_communities(graph: Any, *, objective: str = "modularity", resolution:
         from ._objective import coerce_labels
 
         start = coerce_labels(g, init, "init")
+    spectral = None
+    if spectral_start is not None:
+        from ._sponge import sponge
+
+        if spectral_start > g.n:
+            raise param_error("spectral_start", owner, f"at most the {g.n} vertices",
+                              spectral_start)
+        spectral = sponge(g, spectral_start, variant="sponge_sym", seed=seed).labels["community"]
+        spectral = np.asarray(spectral.to_numpy() if hasattr(spectral, "to_numpy") else spectral,
+                              np.int64)
     compile_s = _ready(g.weight is not None)
     clock = time.perf_counter()
     deadline = NO_DEADLINE if time_limit is None else clock + time_limit
     lab, info = search_communities(g, objective, gp, gn, null, seed=seed, restarts=restarts,
                                    max_passes=max_passes, refine=refine, extra=extra,
-                                   deadline=deadline, init=start)
+                                   deadline=deadline, init=start, spectral=spectral)
     value, parts = objective_value(g, lab, objective, gp, gn, null)
     frame = make_table({"vertex": label_column(g), "community": lab.astype(np.int64)}, like=g)
     info.update(seconds_compile=compile_s, seconds_search=time.perf_counter() - clock)
@@ -475,5 +503,6 @@ def signed_communities(graph: Any, *, objective: str = "modularity", resolution:
                            n_communities=int(lab.max()) + 1 if lab.size else 0,
                            communities=community_table(g, lab),
                            params=dict(restarts=restarts, max_passes=max_passes, refine=refine,
-                                       extra_candidates=extra, time_limit=time_limit),
+                                       extra_candidates=extra, time_limit=time_limit,
+                                       spectral_start=spectral_start),
                            info=info)

@@ -5,8 +5,11 @@ own partition at the previous resolution (``init``), so a point costs the
 moves from a nearby optimum instead of a search from singletons.  The
 stability of a point is the mean adjusted Rand index between the seeds'
 partitions: communities that only one vertex order finds are not to be
-trusted (signed community detection is known to find spurious ones; see
-:func:`rapids_balance.significance` for a test against null models).
+trusted.  Signed community detection is also known to find communities where
+there are none: with ``significance=n`` each point's best partition is
+tested against ``n`` null graphs (:func:`community_significance`).  The scan
+lives beside the null models because it uses them; its searches are the
+clustering layer's.
 """
 
 from __future__ import annotations
@@ -19,13 +22,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import check_choice, check_int, check_seed, param_error
-from ._agreement import adjusted_rand_index
-from ._communities import search_communities
-from ._objective import canonical
-from ._signed_objective import (NULL_MODELS, OBJECTIVES, _signed_graph, check_resolution,
-                                objective_value)
 from .._deadline import NO_DEADLINE
+from .._validation import check_bool, check_choice, check_int, check_seed, param_error
+from ..clustering._agreement import adjusted_rand_index
+from ..clustering._communities import search_communities
+from ..clustering._objective import canonical
+from ..clustering._signed_objective import (NULL_MODELS, OBJECTIVES, _signed_graph,
+                                            check_resolution, objective_value)
+from ._communities import community_significance
+from ._nulls import NULLS
 
 __all__ = ["ResolutionScan", "resolution_scan"]
 
@@ -40,7 +45,8 @@ class ResolutionScan:
         One row per resolution: ``gamma_positive``, ``gamma_negative``,
         ``value`` (best over the seeds), ``n_communities`` (of the best),
         ``stability`` (mean ARI between the seeds' partitions; 1.0 with one
-        seed), ``seconds``.
+        seed), ``seconds``; with ``significance``: ``z_score`` and
+        ``p_value`` of the best partition (:func:`community_significance`).
     partitions : list of numpy.ndarray
         The best partition at each resolution (internal vertex order).
     objective, null, seeds, elapsed_s
@@ -57,7 +63,8 @@ class ResolutionScan:
 
 def resolution_scan(graph: Any, resolutions: Any, *, objective: str = "modularity",
                     null: str = "erdos_renyi", seeds: Any = (0, 1, 2), restarts: int = 1,
-                    source: Any = None, target: Any = None, sign: Any = None,
+                    significance: int = 0, significance_null: str = "shuffle",
+                    significance_search: bool = True, source: Any = None, target: Any = None, sign: Any = None,
                     weight: Any = None) -> ResolutionScan:
     """Communities at each of several resolutions, with their stability across seeds.
 
@@ -74,6 +81,16 @@ def resolution_scan(graph: Any, resolutions: Any, *, objective: str = "modularit
         One search per seed at each point (1 to 64 distinct seeds).
     restarts : int, default 1
         Restarts of each search, 1 .. 10**6.
+    significance : int, default 0
+        Null graphs per point (0: no test; at most 10**6): each point's best
+        partition is tested with :func:`community_significance` (seeded with
+        the first seed), adding ``z_score`` and ``p_value`` to the table.
+    significance_null : {"shuffle", "swap"}, default "shuffle"
+        The null model of that test.
+    significance_search : bool, default True
+        The test's ``search``: the partition against the search's best on
+        every null graph (True; the question a found partition must answer)
+        or against its own value there (False; cheaper).
     source, target, sign, weight : str or int, optional
         Column roles when ``graph`` is a table or a file.
 
@@ -105,6 +122,9 @@ def resolution_scan(graph: Any, resolutions: Any, *, objective: str = "modularit
     if not 1 <= len(seeds) <= 64 or len(set(seeds)) != len(seeds):
         raise param_error("seeds", owner, "1 to 64 distinct seeds", seeds)
     restarts = check_int(restarts, "restarts", owner, low=1, high=10**6)
+    significance = check_int(significance, "significance", owner, low=0, high=10**6)
+    check_choice(significance_null, "significance_null", owner, NULLS)
+    significance_search = check_bool(significance_search, "significance_search", owner)
     g = _signed_graph(graph, owner, dict(source=source, target=target, sign=sign, weight=weight))
     rows, best_parts = [], []
     last: dict[int, np.ndarray] = {}
@@ -123,7 +143,15 @@ def resolution_scan(graph: Any, resolutions: Any, *, objective: str = "modularit
                          n_communities=int(best.max()) + 1 if best.size else 0,
                          stability=float(np.mean(ari)) if ari else 1.0,
                          seconds=time.perf_counter() - t))
+        if significance:
+            test = community_significance(g, best, objective=objective, resolution=(gp, gn),
+                                          potts_null=null, null=significance_null,
+                                          search=significance_search, n_samples=significance,
+                                          seed=seeds[0], progress=False)
+            rows[-1].update(z_score=test.z_score, p_value=test.p_value)
         best_parts.append(canonical(best))
     return ResolutionScan(table=pd.DataFrame(rows), partitions=best_parts, objective=objective,
                           null=null, seeds=seeds, elapsed_s=time.perf_counter() - t0,
-                          params=dict(restarts=restarts))
+                          params=dict(restarts=restarts, significance=significance,
+                                      significance_null=significance_null,
+                                      significance_search=significance_search))
