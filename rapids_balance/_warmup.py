@@ -101,6 +101,9 @@ _ORDER = ("clustering", "frustration", "measures", "betweenness", "balance", "si
 def _job_by_name(name: str) -> tuple[float, float, float]:
     """Run one capability's job in this process (a worker process's task): its seconds, and
     numba's seconds compiling and loading cached kernels in them."""
+    from ._numba_cache import lock_cache_writes
+
+    lock_cache_writes()  # other processes save kernels beside this one
     start = time.perf_counter()
     with CompileClock() as clock:
         dict(_jobs())[name]()
@@ -166,6 +169,10 @@ def _warmup(verbose: bool, processes: int | None) -> dict[str, Any]:
     if processes is not None:
         processes = check_int(processes, "processes", "warmup", low=1)
     processes = min(len(_ORDER), processes or _default_processes())
+    from ._numba_cache import lock_cache_writes
+
+    if not lock_cache_writes():  # processes would race on numba's cache index: one at a time
+        processes = 1
     timings: dict[str, float] = {}
     clock = {"compile_s": 0.0, "cache_load_s": 0.0}
     wall = time.perf_counter()

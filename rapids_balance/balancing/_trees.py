@@ -36,6 +36,7 @@ from numba import prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from .._host_sort import merge_sort
 from .._random import hash32
 from ._tree_rules import _check_connected, parent_key
 
@@ -400,18 +401,6 @@ def _offering_trees(indptr, indices, state, v):
 # * dense: _row_offers over all 64 lanes, then per lane the same bookkeeping.
 
 
-@numba.njit(cache=True, inline="always")
-def _insertion_sort(a, k):
-    """Sort ``a[:k]`` in place (the short frontiers of deep graphs)."""
-    for i in range(1, k):
-        x = a[i]
-        j = i - 1
-        while j >= 0 and a[j] > x:
-            a[j + 1] = a[j]
-            j -= 1
-        a[j + 1] = x
-
-
 @numba.njit(cache=True)
 def _next_candidates(indptr, indices, state, new, new_bits, n_new, mark, stamp, cand):
     """The neighbours of the vertices reached at the last level that are open in one of their trees.
@@ -470,10 +459,8 @@ def _candidates_by_id(cand, k, mark, stamp):
             if mark[w] == stamp:
                 cand[k] = w
                 k += 1
-    elif k <= 16:
-        _insertion_sort(cand, k)
     else:
-        cand[:k].sort()
+        merge_sort(cand, k)  # short ones by insertion
 
 
 def _bfs_block_for(with_tree: bool):
