@@ -225,83 +225,75 @@ def undirected_csr(src: np.ndarray, dst: np.ndarray, n: int) -> dict:
 
 
 @numba.njit(cache=True, nogil=True)
-def merge_sort(a, k):
-    """Sort ``a[:k]`` in place by a bottom-up merge sort: a few loops that compile in a fraction
-    of the time of numba's own sort (its quicksort is a second of a first call's compiling).
-    Short runs by insertion, in place, allocating nothing."""
+def _merge_sort_pairs(keys, vals, k):
+    """Sort ``keys[:k]`` in place, stably, moving ``vals[:k]`` along (unless ``vals`` is empty):
+    insertion for short runs (nothing allocated), else a bottom-up merge sort."""
+    with_vals = vals.size > 0
     if k <= 16:
         for i in range(1, k):
-            x = a[i]
+            x = keys[i]
+            y = vals[i] if with_vals else 0
             j = i - 1
-            while j >= 0 and a[j] > x:
-                a[j + 1] = a[j]
+            while j >= 0 and keys[j] > x:
+                keys[j + 1] = keys[j]
+                if with_vals:
+                    vals[j + 1] = vals[j]
                 j -= 1
-            a[j + 1] = x
+            keys[j + 1] = x
+            if with_vals:
+                vals[j + 1] = y
         return
-    src = np.empty(k, a.dtype)
-    dst = np.empty(k, a.dtype)
+    nv = k if with_vals else 0
+    sk, dk = np.empty(k, keys.dtype), np.empty(k, keys.dtype)
+    sv, dv = np.empty(nv, vals.dtype), np.empty(nv, vals.dtype)
     for i in range(k):  # loops, not slice copies: those compile numba's shape-error messages
-        src[i] = a[i]
+        sk[i] = keys[i]
+    for i in range(nv):
+        sv[i] = vals[i]
     width = 1
     while width < k:
         for lo in range(0, k, 2 * width):
             mid = min(lo + width, k)
             hi = min(lo + 2 * width, k)
-            i, j, o = lo, mid, lo
-            while i < mid and j < hi:
-                if src[j] < src[i]:
-                    dst[o] = src[j]
-                    j += 1
-                else:
-                    dst[o] = src[i]
+            i, j = lo, mid
+            for o in range(lo, hi):
+                # the left run's on ties (stable)
+                if j >= hi or (i < mid and not sk[j] < sk[i]):
+                    dk[o] = sk[i]
+                    if with_vals:
+                        dv[o] = sv[i]
                     i += 1
-                o += 1
-            while i < mid:
-                dst[o] = src[i]
-                i += 1
-                o += 1
-            while j < hi:
-                dst[o] = src[j]
-                j += 1
-                o += 1
-        src, dst = dst, src
+                else:
+                    dk[o] = sk[j]
+                    if with_vals:
+                        dv[o] = sv[j]
+                    j += 1
+        sk, dk = dk, sk
+        sv, dv = dv, sv
         width *= 2
     for i in range(k):
-        a[i] = src[i]
+        keys[i] = sk[i]
+    for i in range(nv):
+        vals[i] = sv[i]
+
+
+@numba.njit(cache=True, nogil=True)
+def merge_sort(a, k):
+    """Sort ``a[:k]`` in place: a few loops that compile in a fraction of the time of numba's
+    own sort (its quicksort is a second of a first call's compiling)."""
+    _merge_sort_pairs(a, np.empty(0, np.int32), k)
 
 
 @numba.njit(cache=True, nogil=True)
 def merge_argsort(keys):
-    """``np.argsort(keys, kind="stable")`` as int32 by a bottom-up merge sort: a few loops that
-    compile in a fraction of the time of numba's own merge sort (a second and a half of a first
-    call), the same order (a stable order is unique)."""
+    """``np.argsort(keys, kind="stable")`` as int32, in a fraction of the compiling of numba's
+    own merge sort (a second and a half of a first call); the same order (a stable order is
+    unique)."""
     n = keys.size
+    k = np.empty(n, keys.dtype)
     idx = np.empty(n, np.int32)
     for i in range(n):
+        k[i] = keys[i]
         idx[i] = i
-    tmp = np.empty(n, np.int32)
-    width = 1
-    while width < n:
-        for lo in range(0, n, 2 * width):
-            mid = min(lo + width, n)
-            hi = min(lo + 2 * width, n)
-            i, j, k = lo, mid, lo
-            while i < mid and j < hi:
-                if keys[idx[j]] < keys[idx[i]]:  # ties: the left run's (earlier) first
-                    tmp[k] = idx[j]
-                    j += 1
-                else:
-                    tmp[k] = idx[i]
-                    i += 1
-                k += 1
-            while i < mid:
-                tmp[k] = idx[i]
-                i += 1
-                k += 1
-            while j < hi:
-                tmp[k] = idx[j]
-                j += 1
-                k += 1
-        idx, tmp = tmp, idx
-        width *= 2
+    _merge_sort_pairs(k, idx, n)
     return idx
