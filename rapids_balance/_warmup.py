@@ -149,7 +149,10 @@ def warmup(*, verbose: bool = False, processes: int | None = None) -> dict[str, 
     -----
     GPU kernels are compiled by the CUDA driver on their first launch and
     are not cached by this function.  Two processes may compile a kernel
-    that two capabilities share; the cache keeps one copy.
+    that two capabilities share; the cache keeps one copy.  numba's own
+    cache writes are not safe beside another process's, so the processes
+    save under a file lock in the cache folder; where no lock can be taken
+    (no ``fcntl``), the capabilities compile in one process.
 
     Examples
     --------
