@@ -135,3 +135,22 @@ def test_the_refinement_compiles_the_sum_widths_the_graph_can_reach(max_sum, wid
                          env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True, text=True,
                          timeout=900, check=True).stdout
     assert json.loads(out.strip().splitlines()[-1]) == widths
+
+
+_IMPORTS = """
+import importlib.util, json, sys
+import rapids_balance as rb
+rb.balance(rb.load_example("highland"), 8, progress=False)
+print(json.dumps({"distributed": "distributed" in sys.modules, "numba.cuda": "numba.cuda" in sys.modules,
+                  "cupy": importlib.util.find_spec("cupy") is not None}))
+"""
+
+
+def test_a_call_without_dask_or_a_gpu_imports_neither():
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}  # the real probe
+    out = subprocess.run([sys.executable, "-c", _IMPORTS], cwd=REPO, env=dict(env, PYTHONPATH=str(REPO)),
+                         capture_output=True, text=True, timeout=900, check=True).stdout
+    got = json.loads(out.strip().splitlines()[-1])
+    assert got["distributed"] is False
+    if not got["cupy"]:  # without CuPy the probe stops before numba.cuda
+        assert got["numba.cuda"] is False
