@@ -133,7 +133,8 @@ def run_command(name: str, code: Path, cache_dir: str) -> dict:
             "compile_cpu_s": sum(e["inclusive_cpu_s"] for e in events if e["depth"] == 0),
             "main_cpu_s": doc["main_cpu_s"],
             "signatures": len(events), "parallel_signatures": sum(e["parallel"] for e in events),
-            "stdout": proc.stdout.strip().splitlines()[-3:], "code": proc.stderr.strip().splitlines()[-1:]}
+            "stdout": proc.stdout.strip().splitlines()[-3:],
+            "code": next((ln[6:] for ln in proc.stderr.splitlines() if ln.startswith("code: ")), None)}
 
 
 def cold_and_warm(name: str, code: Path, warm: bool) -> tuple[dict, dict | None]:
@@ -190,7 +191,9 @@ def main() -> None:
                         peer_compile_s=round(b["compile_s"], 2) if b else None,
                         peer_compile_cpu_s=round(b["compile_cpu_s"], 2) if b else None,
                         peer_signatures=b["signatures"] if b else None,
-                        peer_load_avg=b["load_avg"] if b else None, stdout=a["stdout"],
+                        peer_load_avg=b["load_avg"] if b else None,
+                        peer_process_cpu_s=round(b["main_cpu_s"], 2) if b else None,
+                        code=a["code"], peer_code=b["code"] if b else None, stdout=a["stdout"],
                         peer_stdout=b["stdout"] if b else None, events=a["events"],
                         peer_events=b["events"] if b else None)
             rep.add(input=label, figure="compile s (numba events), empty cache", value=round(ours["compile_s"], 2),

@@ -26,7 +26,7 @@ import sys
 import tempfile
 import warnings
 
-__all__ = ["CacheFallbackWarning", "configure"]
+__all__ = ["CacheFallbackWarning", "configure", "lock_cache_writes"]
 
 _CONFIGURED: list[str | None] = []
 
@@ -99,3 +99,51 @@ def configure(package_dir: str | None = None) -> str | None:
                           CacheFallbackWarning, stacklevel=3)
     _CONFIGURED.append(chosen)
     return chosen
+
+
+def lock_cache_writes() -> bool:
+    """Make this process's writes to numba's cache safe beside other processes writing it.
+
+    numba saves a kernel by reading the function's index file, adding the
+    new signature under the first free data-file number and writing the
+    index back, with no lock (numba issues #4807, #10128): two processes
+    saving two signatures of one function at once (``warmup``'s processes;
+    two closures of one ``def`` share an index too) both take number 1, and
+    the index can end up naming the other signature's machine code.  Here
+    each save holds an exclusive ``flock`` on a lock file in the cache
+    folder while it reads, picks and writes, and writes the data file before
+    the index names it.  Returns False, changing nothing, where that cannot
+    be done (no ``fcntl``, or a numba whose cache file class differs): the
+    caller then compiles in one process.
+    """
+    try:
+        import fcntl
+        from numba.core import caching
+    except ImportError:
+        return False
+    cls = caching.IndexDataCacheFile
+    if getattr(cls.save, "_locked", False):
+        return True
+    if not all(hasattr(cls, a) for a in ("_load_index", "_save_index", "_save_data", "_data_name")):
+        return False
+
+    def save(self, key, data):
+        with open(os.path.join(self._cache_path, "rapids-balance-cache.lock"), "ab") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                overloads = self._load_index()
+                name = overloads.get(key)
+                if name is None:
+                    taken = set(overloads.values())
+                    name = next(self._data_name(i) for i in range(1, len(taken) + 2)
+                                if self._data_name(i) not in taken)
+                self._save_data(name, data)  # first: a reader never finds a name without its data
+                if overloads.get(key) != name:
+                    overloads[key] = name
+                    self._save_index(overloads)
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    save._locked = True
+    cls.save = save
+    return True

@@ -101,6 +101,9 @@ _ORDER = ("clustering", "frustration", "measures", "betweenness", "balance", "si
 def _job_by_name(name: str) -> tuple[float, float, float]:
     """Run one capability's job in this process (a worker process's task): its seconds, and
     numba's seconds compiling and loading cached kernels in them."""
+    from ._numba_cache import lock_cache_writes
+
+    lock_cache_writes()  # other processes save kernels beside this one
     start = time.perf_counter()
     with CompileClock() as clock:
         dict(_jobs())[name]()
@@ -146,7 +149,10 @@ def warmup(*, verbose: bool = False, processes: int | None = None) -> dict[str, 
     -----
     GPU kernels are compiled by the CUDA driver on their first launch and
     are not cached by this function.  Two processes may compile a kernel
-    that two capabilities share; the cache keeps one copy.
+    that two capabilities share; the cache keeps one copy.  numba's own
+    cache writes are not safe beside another process's, so the processes
+    save under a file lock in the cache folder; where no lock can be taken
+    (no ``fcntl``), the capabilities compile in one process.
 
     Examples
     --------
@@ -166,6 +172,10 @@ def _warmup(verbose: bool, processes: int | None) -> dict[str, Any]:
     if processes is not None:
         processes = check_int(processes, "processes", "warmup", low=1)
     processes = min(len(_ORDER), processes or _default_processes())
+    from ._numba_cache import lock_cache_writes
+
+    if not lock_cache_writes():  # processes would race on numba's cache index: one at a time
+        processes = 1
     timings: dict[str, float] = {}
     clock = {"compile_s": 0.0, "cache_load_s": 0.0}
     wall = time.perf_counter()

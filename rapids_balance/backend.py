@@ -93,8 +93,8 @@ def gpu_status() -> GPUStatus:
     if simulator_enabled():
         return GPUStatus(True, True, "numba CUDA simulator", "NUMBA_ENABLE_CUDASIM=1")
     try:
+        import cupy  # first: without it (a CPU install) numba.cuda's import (about a second) is moot
         from numba import cuda as _cuda
-        import cupy
 
         @_cuda.jit
         def _probe(out):

@@ -24,13 +24,15 @@ REPO = Path(__file__).resolve().parents[1]
 _REACHED = """
 import json, sys
 import rapids_balance as rb
-from rapids_balance.balancing import _cpu, _cycle, _harary, _trees
+from rapids_balance.balancing import _cpu, _cycle, _harary, _layout, _trees
 from rapids_balance import _host_sort
 from rapids_balance.balancing import _result
 g = rb.load_example("highland")
 for n_trees, majority, method in {calls}:
     rb.balance(g, n_trees, majority=majority, method=method, backend="cpu", progress=False)
-kernels = dict(block_larger=_cpu.block_chunk[False], block_agreeable=_cpu.block_chunk[True],
+kernels = dict(block_bfs=_trees.bfs_block_counts, block_bfs_trees=_trees.bfs_block_into,
+               block_counters=_cpu._block_counters, block_agreeable=_cpu.agreeable_lanes,
+               sort_by_id=_trees._candidates_by_id, bfs_order=_layout._bfs_order,
                trees_pass=_cpu.trees_pass, cycle=_cycle.cycle_balance_into,
                agreeable_side=_harary.agreeable_side, bfs_tree=_trees.bfs_tree_into,
                next_candidates=_trees._next_candidates, counting_order=_host_sort._counting_order,
@@ -53,8 +55,12 @@ def _reached(cache: Path, calls: list[tuple[int, str, str]]) -> dict[str, int]:
 def test_the_main_job_compiles_neither_the_cycle_walk_nor_the_other_majority_rule(tmp_path):
     # 128 trees: two full blocks, no tree left for the per-tree kernels
     got = _reached(tmp_path, [(128, "larger", "path-sign")])
-    assert got["block_larger"] == 1 and got["next_candidates"] == 1  # not one per literal count
+    assert got["block_bfs"] == got["block_counters"] == 1
+    assert got["next_candidates"] == 1  # not one per literal count
     assert got["block_agreeable"] == got["agreeable_side"] == 0
+    # counting needs neither the trees' arrays nor their levels sorted by id, and a shallow
+    # graph is told from a deep one without a compiled BFS
+    assert got["block_bfs_trees"] == got["sort_by_id"] == got["bfs_order"] == 0
     assert got["trees_pass"] == got["cycle"] == got["bfs_tree"] == 0
     # a small graph is built and tabled by numpy: no compiled sort, gather or table kernel
     assert got["counting_order"] == got["gather"] == got["fractions"] == got["incident_sum"] == 0
@@ -62,7 +68,7 @@ def test_the_main_job_compiles_neither_the_cycle_walk_nor_the_other_majority_rul
 
 def test_the_agreeable_rule_and_the_cycle_walk_compile_when_asked(tmp_path):
     got = _reached(tmp_path, [(128, "agreeable", "path-sign"), (3, "larger", "cycle")])
-    assert got["block_agreeable"] == 1 and got["agreeable_side"] >= 1 and got["block_larger"] == 0
+    assert got["block_agreeable"] == 1 and got["agreeable_side"] >= 1 and got["block_bfs"] == 1
     assert got["trees_pass"] == 1 and got["cycle"] == 1
 
 
@@ -108,3 +114,43 @@ def test_cluster_line_leaves_compiling_out_and_says_so(tmp_path, capsys, monkeyp
 def test_warmup_refuses_a_bad_process_count(processes):
     with pytest.raises(rb.InvalidParameterError, match="'processes' parameter of warmup"):
         rb.warmup(processes=processes)
+
+
+_WIDE = """
+import json
+import rapids_balance as rb
+from rapids_balance._ready import tiny_signed_graph
+from rapids_balance.frustration_index import _refine
+_refine.compile_wide_levels(tiny_signed_graph(), {max_sum})
+print(json.dumps(sorted({{str(sig[2].dtype) for sig in _refine._match.signatures}} - {{"int8"}})))
+"""
+
+
+@pytest.mark.parametrize("max_sum, widths", [(120, []), (30_000, ["int16"]),
+                                             (None, ["int16", "int32"])])
+def test_the_refinement_compiles_the_sum_widths_the_graph_can_reach(max_sum, widths):
+    # a coarse edge sums fine edges: below 2**15 edges no level needs int32 sums (the int8
+    # levels under a wider one are the search's own)
+    out = subprocess.run([sys.executable, "-c", _WIDE.format(max_sum=max_sum)], cwd=REPO,
+                         env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True, text=True,
+                         timeout=900, check=True).stdout
+    assert json.loads(out.strip().splitlines()[-1]) == widths
+
+
+_IMPORTS = """
+import importlib.util, json, sys
+import rapids_balance as rb
+rb.balance(rb.load_example("highland"), 8, progress=False)
+print(json.dumps({"distributed": "distributed" in sys.modules, "numba.cuda": "numba.cuda" in sys.modules,
+                  "cupy": importlib.util.find_spec("cupy") is not None}))
+"""
+
+
+def test_a_call_without_dask_or_a_gpu_imports_neither():
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}  # the real probe
+    out = subprocess.run([sys.executable, "-c", _IMPORTS], cwd=REPO, env=dict(env, PYTHONPATH=str(REPO)),
+                         capture_output=True, text=True, timeout=900, check=True).stdout
+    got = json.loads(out.strip().splitlines()[-1])
+    assert got["distributed"] is False
+    if not got["cupy"]:  # without CuPy the probe stops before numba.cuda
+        assert got["numba.cuda"] is False

@@ -38,7 +38,7 @@ from numba import prange
 from ._cycle import cycle_balance_into, sides_from_balanced_into
 from ._harary import TIE, agreeable_side, larger_side
 from ._layout import deep_tree_into
-from ._trees import (BLOCK, PREFETCH_SLOTS, bfs_block_into, bfs_tree_into, block_lanes, block_scratch,
+from ._trees import (BLOCK, PREFETCH_SLOTS, bfs_block_counts, bfs_tree_into, block_lanes, block_scratch,
                      prefetch_row, real_lanes, run_chunks)
 from ._trees import graph_id
 from ._trees import popcount as _popcount
@@ -129,7 +129,7 @@ def lane_majority(edge_src, edge_dst, words, t, ones_t, agreeable, side, uf, cou
     return lane_larger(words.size, ones_t)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _block_counters(indptr, indices, slot_edge, state, maj, n_lanes, negative, agree2, status2, clean):
     """Edge and vertex counters of one block, fused in one pass over the rows, 64 trees per word.
 
@@ -172,53 +172,58 @@ def _block_counters(indptr, indices, slot_edge, state, maj, n_lanes, negative, a
         clean[v] += _popcount(~dirty & real)
 
 
-def _block_chunk_for(agreeable: bool):
-    """:func:`block_chunk` for one majority rule: the other rule's code is not even compiled (the
-    rule is a constant of the closure, and numba drops the branch it rules out before typing;
-    numba's cache keys a closure's kernels by its constants too)."""
-
-    @numba.njit(cache=True, nogil=True)
-    def block_chunk(c, indptr, indices, slot_edge, slot_neg, edge_src, edge_dst, roots, s2s, n_chunks,
-                    maj_all, reached, ep, vp, ids):
-        T = roots.size
-        n = indptr.size - 1
-        n_blocks = (T + BLOCK - 1) // BLOCK
-        no_tree = np.empty((0, 0), np.int32)
-        state, newbits, pending, got, ones = block_scratch(n)
-        maj = np.empty(BLOCK, np.uint8)
-        tree_slots = np.zeros(indices.size, np.int32)  # trees holding the edge, per slot
-        side = np.empty(n if agreeable else 0, np.int8)
-        uf = np.empty(n if agreeable else 0, np.int32)
-        count = np.empty(n if agreeable else 0, np.int32)
-        for blk in range(c, n_blocks, n_chunks):
-            r, s, nl = block_lanes(roots, s2s, blk, T)
-            t0 = blk * BLOCK
-            bfs_block_into(indptr, indices, slot_edge, slot_neg, r, s, nl, state, newbits, pending,
-                           got, ones, tree_slots, no_tree, no_tree, no_tree, t0, ids)
-            for t in range(nl):
-                reached[t0 + t] = got[t]
-            words = state[:, 1]
-            for t in range(nl):  # each tree's majority (see lane_majority)
-                if agreeable:
-                    maj[t] = lane_agreeable(edge_src, edge_dst, words, t, side, uf, count, ids)
-                else:
-                    maj[t] = lane_larger(n, ones[t])
-            for t in range(nl):
-                maj_all[t0 + t] = maj[t]
-            _block_counters(indptr, indices, slot_edge, state, maj, nl, ep[1], ep[2], vp[0], vp[1])
-        in_tree_c = ep[0]
-        for j in range(indices.size):  # both slots of an edge
-            in_tree_c[slot_edge[j]] += tree_slots[j]
-
-    return block_chunk
+@numba.njit(cache=True, nogil=True)
+def agreeable_lanes(edge_src, edge_dst, words, n_lanes, side, uf, count, ids, maj):
+    """``maj[t]``, the ``"agreeable"`` majority of each of a block's first ``n_lanes`` trees (see
+    :func:`lane_agreeable`; GIL released)."""
+    for t in range(n_lanes):
+        maj[t] = lane_agreeable(edge_src, edge_dst, words, t, side, uf, count, ids)
 
 
-#: chunk ``c`` of :func:`block_pass`, per majority rule (``agreeable``): blocks c, c + n_chunks,
-#: ... of the batch, into the chunk's own int32 counters ``ep`` (3 x m: in_tree per edge,
-#: negative, agree2) and ``vp`` (2 x n: status2, clean), zero on entry.  No shared write but
-#: ``maj_all`` and ``reached`` at the chunk's own trees, and the GIL is released, so chunks run
-#: on threads.
-block_chunk = {rule: _block_chunk_for(rule) for rule in (False, True)}
+def larger_lanes(n, ones):
+    """The ``"larger"`` majority of each tree of a block from its count of side-1 vertices
+    (:func:`lane_larger` for all lanes at once)."""
+    zeros = n - ones
+    return np.where(zeros > ones, 0, np.where(ones > zeros, 1, TIE)).astype(np.uint8)
+
+
+def block_chunk(c, indptr, indices, slot_edge, slot_neg, edge_src, edge_dst, roots, s2s, n_chunks,
+                agreeable, maj_all, reached, ep, vp, ids):
+    """Chunk ``c`` of :func:`block_pass`: blocks c, c + n_chunks, ... of the batch, into the
+    chunk's own int32 counters ``ep`` (3 x m: in_tree per edge, negative, agree2) and ``vp``
+    (2 x n: status2, clean), zero on entry.
+
+    A Python loop over compiled steps that release the GIL, so chunks run on
+    threads: the block BFS, the majority rule asked for (the other is not
+    compiled) and :func:`_block_counters`.  A compiled loop would compile
+    the block BFS a second time, inside itself, on a fresh install's first
+    call, to save a few calls per block of 64 trees.  No shared write but
+    ``maj_all`` and ``reached`` at the chunk's own trees.
+    """
+    T = roots.size
+    n = indptr.size - 1
+    n_blocks = (T + BLOCK - 1) // BLOCK
+    no_tree = np.empty((0, 0), np.int32)
+    state, newbits, pending, got, ones = block_scratch(n)
+    tree_slots = np.zeros(indices.size, np.int32)  # trees holding the edge, per slot
+    side = np.empty(n if agreeable else 0, np.int8)
+    uf = np.empty(n if agreeable else 0, np.int32)
+    count = np.empty(n if agreeable else 0, np.int32)
+    maj = np.zeros(BLOCK, np.uint8)
+    for blk in range(c, n_blocks, n_chunks):
+        r, s, nl = block_lanes(roots, s2s, blk, T)
+        t0 = blk * BLOCK
+        bfs_block_counts(indptr, indices, slot_edge, slot_neg, r, s, nl, state, newbits, pending,
+                         got, ones, tree_slots, no_tree, no_tree, no_tree, t0, ids)
+        reached[t0:t0 + nl] = got[:nl]
+        if agreeable:
+            agreeable_lanes(edge_src, edge_dst, state[:, 1], nl, side, uf, count, ids, maj)
+        else:
+            maj[:nl] = larger_lanes(n, ones[:nl])
+        maj_all[t0:t0 + nl] = maj[:nl]
+        _block_counters(indptr, indices, slot_edge, state, maj, nl, ep[1], ep[2], vp[0], vp[1])
+    # both slots of an edge; exact in float64 (counts below 2**31)
+    ep[0] += np.bincount(slot_edge, weights=tree_slots, minlength=ep.shape[1]).astype(np.int32)
 
 
 def block_pass(indptr, indices, slot_edge, slot_neg, edge_src, edge_dst, sign, roots,
@@ -252,34 +257,25 @@ def block_pass(indptr, indices, slot_edge, slot_neg, edge_src, edge_dst, sign, r
     e_part = np.zeros((n_chunks, 3, m), np.int32)  # in_tree, negative, agree2
     v_part = np.zeros((n_chunks, 2, n), np.int32)  # status2, clean
 
-    kernel = block_chunk[bool(agreeable)]
-
     def chunk(c: int) -> None:
-        kernel(c, indptr, indices, slot_edge, slot_neg, edge_src, edge_dst, roots, s2s, n_chunks,
-               maj_all, reached, e_part[c], v_part[c], ids)
+        block_chunk(c, indptr, indices, slot_edge, slot_neg, edge_src, edge_dst, roots, s2s, n_chunks,
+                    bool(agreeable), maj_all, reached, e_part[c], v_part[c], ids)
 
     run_chunks(chunk, n_chunks)
     _add_chunks(e_part, v_part, sign, T, in_tree, negative, switched, agree2, status2, clean)
 
 
-@numba.njit(cache=True, nogil=True)
 def _add_chunks(e_part, v_part, sign, T, in_tree, negative, switched, agree2, status2, clean):
-    """The chunks' int32 counters of :func:`block_pass` added, in chunk order, to the int64 ones."""
-    n_chunks, _, m = e_part.shape
-    for e in range(m):
-        it = 0
-        ng = 0
-        for c in range(n_chunks):
-            it += e_part[c, 0, e]
-            ng += e_part[c, 1, e]
-            agree2[e] += e_part[c, 2, e]
-        in_tree[e] += it
-        negative[e] += ng
-        switched[e] += T - ng if sign[e] < 0 else ng
-    for v in range(v_part.shape[2]):
-        for c in range(n_chunks):
-            status2[v] += v_part[c, 0, v]
-            clean[v] += v_part[c, 1, v]
+    """The chunks' int32 counters of :func:`block_pass` added, as int64, to the counters (integer
+    sums: the chunk order does not matter)."""
+    ep = e_part.sum(axis=0, dtype=np.int64)
+    vp = v_part.sum(axis=0, dtype=np.int64)
+    in_tree += ep[0]
+    negative += ep[1]
+    switched += np.where(sign < 0, T - ep[1], ep[1])
+    agree2 += ep[2]
+    status2 += vp[0]
+    clean += vp[1]
 
 
 @numba.njit(parallel=True, cache=True)

@@ -106,6 +106,26 @@ def _relabel(indptr, indices, slot_edge, slot_neg, m, ids):
     return indptr2, indices2, slot_edge2, slot_neg2, edge_slots2, inv, slot_rec
 
 
+def _deeper_than(indptr, indices, start, limit) -> bool:
+    """Whether the BFS from ``start`` has more than ``limit`` levels below it (``levels`` of
+    :func:`_bfs_order`), level by level in numpy, stopping once past ``limit``."""
+    seen = np.zeros(indptr.size - 1, bool)
+    seen[start] = True
+    frontier = np.array([start], np.int64)
+    for _ in range(limit + 1):
+        lo, hi = indptr[frontier], indptr[frontier + 1]
+        sizes = hi - lo
+        # the slots of the frontier's rows, one arange per row, without a Python loop
+        slots = np.repeat(lo - np.cumsum(sizes) + sizes, sizes) + np.arange(sizes.sum())
+        nxt = np.unique(indices[slots])
+        nxt = nxt[~seen[nxt]]
+        if nxt.size == 0:
+            return False
+        seen[nxt] = True
+        frontier = nxt
+    return True
+
+
 def deep_layout(graph, slot_neg):
     """A copy of the CSR arrays numbered in BFS order, for graphs with many levels; else None.
 
@@ -126,9 +146,9 @@ def deep_layout(graph, slot_neg):
         new id << 33 | the edge's negative bit << 32 | the neighbour's id
         in the graph, what :func:`deep_tree_into` reads of a slot).
     """
+    if not _deeper_than(graph.indptr, graph.indices, 0, DEEP_LEVELS):
+        return None  # decided by numpy: a shallow graph's first call compiles no BFS for it
     order, levels = _bfs_order(graph.indptr, graph.indices, 0)
-    if levels <= DEEP_LEVELS:
-        return None
     arrays = _relabel(graph.indptr, graph.indices, graph.slot_edge, slot_neg, graph.m, order)
     names = ("indptr", "indices", "slot_edge", "slot_neg", "edge_slots", "inv", "slot_rec")
     out = dict(zip(names, arrays))

@@ -36,6 +36,7 @@ from numba import prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from .._host_sort import merge_sort
 from .._random import hash32
 from ._tree_rules import _check_connected, parent_key
 
@@ -49,6 +50,7 @@ __all__ = [
     "block_lanes",
     "block_split",
     "block_scratch",
+    "bfs_block_counts",
     "slot_negative",
 ]
 
@@ -399,32 +401,19 @@ def _offering_trees(indptr, indices, state, v):
 # * dense: _row_offers over all 64 lanes, then per lane the same bookkeeping.
 
 
-@numba.njit(cache=True, inline="always")
-def _insertion_sort(a, k):
-    """Sort ``a[:k]`` in place (the short frontiers of deep graphs)."""
-    for i in range(1, k):
-        x = a[i]
-        j = i - 1
-        while j >= 0 and a[j] > x:
-            a[j + 1] = a[j]
-            j -= 1
-        a[j + 1] = x
-
-
 @numba.njit(cache=True)
-def _next_candidates(indptr, indices, state, new, new_bits, n_new, mark, stamp, cand, by_id):
+def _next_candidates(indptr, indices, state, new, new_bits, n_new, mark, stamp, cand):
     """The neighbours of the vertices reached at the last level that are open in one of their trees.
 
     ``new[i]`` was reached in the trees of ``new_bits[i]``; its neighbour
     ``w`` goes into ``cand`` when it is open in one of them.  Only those can
     be reached at the next level (in a tree, a vertex's parent is one level
     up), so a level's work follows its frontier rather than the vertices
-    still open.  ``mark[w] == stamp`` dedups them.  With
-    ``by_id`` they come in increasing id, which each tree's ``order`` needs:
-    a long list out of one scan of ``mark`` (O(n)), a short one sorted
-    (O(k log k)).  Without, in any order: the parents, path signs and
-    counters of a level do not depend on the order its vertices are served
-    in.  Returns their count and whether the level is dense.
+    still open.  ``mark[w] == stamp`` dedups them.  They come in any
+    order (:func:`_candidates_by_id` sorts them where each tree's ``order``
+    needs increasing ids): the parents, path signs and counters of a level
+    do not depend on the order its vertices are served in.  Returns their
+    count and whether the level is dense (then they come by id).
 
     A dense level (the rows of the new vertices hold over an eighth of the
     slots: the middle levels of a power-law graph) lists every vertex still
@@ -454,168 +443,190 @@ def _next_candidates(indptr, indices, state, new, new_bits, n_new, mark, stamp, 
                 mark[w] = stamp
                 cand[k] = w
                 k += 1
-    if not by_id:
-        return k, False
+    return k, False
+
+
+@numba.njit(cache=True)
+def _candidates_by_id(cand, k, mark, stamp):
+    """``cand[:k]`` (the vertices ``w`` with ``mark[w] == stamp``) in increasing id, which each
+    tree's ``order`` needs: a long list out of one scan of ``mark`` (O(n)), a short one sorted
+    (O(k log k)).  Only the kernels that write trees call it, so the counting kernels do not
+    compile a sort."""
+    n = mark.size
     if k > (n >> 4):
         k = 0
         for w in range(n):
             if mark[w] == stamp:
                 cand[k] = w
                 k += 1
-    elif k <= 16:
-        _insertion_sort(cand, k)
     else:
-        cand[:k].sort()
-    return k, False
+        merge_sort(cand, k)  # short ones by insertion
 
 
-@numba.njit(cache=True)
-def bfs_block_into(indptr, indices, slot_edge, slot_neg, roots, s2, n_lanes, state, newbits,
-                   pending, reached, ones, tree_slots, parent, parent_edge, order, t0, ids):
-    """Build up to BLOCK BFS trees with graphB+'s parent rule at once.
+def _bfs_block_for(with_tree: bool):
+    """:func:`bfs_block_into` writing the trees (``with_tree``) or not: the kernel that only counts
+    compiles neither the writes nor the sort of each level's vertices by id (the flag is a
+    constant of the closure, and numba drops the branches it rules out before typing; numba's
+    cache keys a closure's kernels by its constants too)."""
 
-    ``roots`` (int32) and ``s2`` (uint32, :func:`seed_mix`) have BLOCK
-    entries, the first ``n_lanes`` real.  On return bit t of ``state[v, 1]``
-    is v's path sign bit in tree t (1: negative, the Harary side) and
-    ``reached[t]`` the number of vertices tree t reached; ``ones[t]``
-    counts its negative path signs (both int32, BLOCK entries).  Optional
-    outputs, skipped when given empty: ``tree_slots[j]`` (int32, length
-    nnz) is incremented once per tree holding the edge of slot j, counted
-    at one of the edge's two slots (so sum both slots of an edge; counting
-    in the row just read keeps the increments local); ``parent``,
-    ``parent_edge``, ``order``
-    (shape (T, n)) get the tree in row ``t0 + t``, ``order`` by (depth, id):
-    each level is settled in increasing vertex id.  ``state`` (uint64,
-    n x 2), ``newbits`` (uint64, n) and ``pending`` (int32, 3n: the level's
-    candidates, the vertices it reached, a dedup mark) are scratch.
-    ``ids`` (int32): empty, or the graph's id of each vertex when the CSR
-    arrays are a relabelled copy (:func:`deep_layout`), whose rows keep the
-    graph's neighbour order; ``parent``/``order`` need the graph's own
-    numbering (``ids`` empty).  Returns the number of levels.
+    @numba.njit(cache=True, nogil=True)
+    def bfs_block_into(indptr, indices, slot_edge, slot_neg, roots, s2, n_lanes, state, newbits,
+                       pending, reached, ones, tree_slots, parent, parent_edge, order, t0, ids):
+        """Build up to BLOCK BFS trees with graphB+'s parent rule at once.
 
-    Work follows the frontier: a level visits only the open neighbours of
-    the vertices the previous level reached (in any of the block's trees),
-    so a path or a grid costs about one row read per (vertex, tree) rather
-    than one per (vertex, level).  A vertex that few trees reach at this
-    level is served tree by tree, one that many reach by the 64-lane pull
-    (:func:`_row_offers`); both apply the same rule.
-    """
-    n = indptr.size - 1
-    with_tree = parent.shape[0] > 0
-    with_count = tree_slots.size > 0
-    bk = np.empty(BLOCK, np.int32)
-    bs = np.empty(BLOCK, np.int32)
-    bp = np.empty(BLOCK, np.uint8)
-    cand = pending[:n]
-    new = pending[n:2 * n]
-    mark = pending[2 * n:3 * n]
-    padding = ~real_lanes(n_lanes)  # reached everywhere: never offers, never takes
-    for v in range(n):
-        state[v, 0] = padding
-        state[v, 1] = 0
-        mark[v] = 0
-    for t in range(BLOCK):
-        reached[t] = 1 if t < n_lanes else 0
-        ones[t] = 0
-    if with_tree:
+        ``roots`` (int32) and ``s2`` (uint32, :func:`seed_mix`) have BLOCK
+        entries, the first ``n_lanes`` real.  On return bit t of ``state[v, 1]``
+        is v's path sign bit in tree t (1: negative, the Harary side) and
+        ``reached[t]`` the number of vertices tree t reached; ``ones[t]``
+        counts its negative path signs (both int32, BLOCK entries).  Optional
+        outputs, skipped when given empty: ``tree_slots[j]`` (int32, length
+        nnz) is incremented once per tree holding the edge of slot j, counted
+        at one of the edge's two slots (so sum both slots of an edge; counting
+        in the row just read keeps the increments local); ``parent``,
+        ``parent_edge``, ``order``
+        (shape (T, n)) get the tree in row ``t0 + t``, ``order`` by (depth, id):
+        each level is settled in increasing vertex id.  ``state`` (uint64,
+        n x 2), ``newbits`` (uint64, n) and ``pending`` (int32, 3n: the level's
+        candidates, the vertices it reached, a dedup mark) are scratch.
+        ``ids`` (int32): empty, or the graph's id of each vertex when the CSR
+        arrays are a relabelled copy (:func:`deep_layout`), whose rows keep the
+        graph's neighbour order; ``parent``/``order`` need the graph's own
+        numbering (``ids`` empty).  Returns the number of levels.
+
+        Work follows the frontier: a level visits only the open neighbours of
+        the vertices the previous level reached (in any of the block's trees),
+        so a path or a grid costs about one row read per (vertex, tree) rather
+        than one per (vertex, level).  A vertex that few trees reach at this
+        level is served tree by tree, one that many reach by the 64-lane pull
+        (:func:`_row_offers`); both apply the same rule.
+        """
+        n = indptr.size - 1
+        with_count = tree_slots.size > 0
+        bk = np.empty(BLOCK, np.int32)
+        bs = np.empty(BLOCK, np.int32)
+        bp = np.empty(BLOCK, np.uint8)
+        cand = pending[:n]
+        new = pending[n:2 * n]
+        mark = pending[2 * n:3 * n]
+        padding = ~real_lanes(n_lanes)  # reached everywhere: never offers, never takes
+        for v in range(n):
+            state[v, 0] = padding
+            state[v, 1] = 0
+            mark[v] = 0
+        for t in range(BLOCK):
+            reached[t] = 1 if t < n_lanes else 0
+            ones[t] = 0
+        if with_tree:
+            for t in range(n_lanes):
+                r = roots[t]
+                parent[t0 + t, r] = -1
+                parent_edge[t0 + t, r] = -1
+                order[t0 + t, 0] = r
+        _first_level(indptr, indices, slot_edge, slot_neg, roots, n_lanes, state, reached, ones,
+                     tree_slots, parent, parent_edge, order, t0)
+        n_new = 0  # level 1: the roots' neighbours
         for t in range(n_lanes):
             r = roots[t]
-            parent[t0 + t, r] = -1
-            parent_edge[t0 + t, r] = -1
-            order[t0 + t, 0] = r
-    _first_level(indptr, indices, slot_edge, slot_neg, roots, n_lanes, state, reached, ones,
-                 tree_slots, parent, parent_edge, order, t0)
-    n_new = 0  # level 1: the roots' neighbours
-    for t in range(n_lanes):
-        r = roots[t]
-        for j in range(indptr[r], indptr[r + 1]):
-            v = indices[j]
-            if mark[v] != 1:
-                mark[v] = 1
-                new[n_new] = v
-                newbits[n_new] = state[v, 0] & ~padding  # a superset of its level-1 trees: enough
-                n_new += 1
-    d = 2
-    # int64() on the counts: a constant argument would be typed as a literal and compile
-    # _next_candidates once more per literal
-    n_cand, dense = _next_candidates(indptr, indices, state, new, newbits, np.int64(n_new), mark,
-                                     np.int64(d), cand, with_tree)
-    while n_cand > 0:
-        b = np.uint32(((d - 1) & 1) | 2)  # the parity bit of the parents' depth in the key
-        for i in range(n_cand):  # increasing v, so each tree's level comes out by id
-            v = cand[i]
-            offered = _ALL if dense else _offering_trees(indptr, indices, state, v)
-            found = np.uint64(0)
-            if offered == 0:
-                pass
-            elif popcount(offered) <= SPARSE_LANES:  # tree by tree
-                neg = np.uint64(0)
-                bits = offered
-                gv = np.uint32(graph_id(ids, v))
-                while bits != 0:
-                    bit = bits & (~bits + np.uint64(1))
-                    bits ^= bit
-                    t = popcount(bit - np.uint64(1))
-                    best_key = _KEY_FLOOR
-                    best_j = -1
-                    for j in range(indptr[v], indptr[v + 1]):
-                        u = indices[j]
-                        if state[u, 0] & bit:
-                            base = np.uint32(np.uint32(np.uint32(graph_id(ids, u)) << np.uint32(2)) | b) ^ gv
-                            key = _lane_key(base, s2[t])
-                            if key >= best_key:
-                                best_key = key
-                                best_j = j
-                    u = indices[best_j]
-                    sb = np.uint64(((state[u, 1] >> np.uint64(t)) & np.uint64(1))
-                                   ^ np.uint64(slot_neg[best_j]))
-                    neg |= sb << np.uint64(t)
-                    reached[t] += 1
-                    ones[t] += np.int32(sb)
-                    if with_count:
-                        tree_slots[best_j] += 1
-                    if with_tree:
-                        parent[t0 + t, v] = u
-                        parent_edge[t0 + t, v] = slot_edge[best_j]
-                        order[t0 + t, reached[t] - 1] = v
-                found = offered
-                state[v, 1] |= neg  # bits of trees where v is not reached yet: no reader sees them
-            else:  # all 64 lanes at once
-                _row_offers(indptr, indices, slot_neg, state, v, b, s2, bk, bs, bp, ids)
-                found, neg = _found_bits(bs, bp)
-                if found != 0:
-                    state[v, 1] |= neg
-                    for t in range(BLOCK):
-                        f = bs[t] >= 0
-                        reached[t] += f
-                        ones[t] += bp[t] if f else 0
-                    if with_count:  # per slot of v's row, the trees that chose it: a scatter of
-                        # 64 increments, most to one dummy slot, measured 10-15 % slower in all
-                        for j in range(indptr[v], indptr[v + 1]):
-                            chosen = 0
-                            for t in range(BLOCK):
-                                chosen += bs[t] == j
-                            tree_slots[j] += chosen
-                    if with_tree:
-                        for t in range(n_lanes):
-                            j = bs[t]
-                            if j >= 0:
-                                parent[t0 + t, v] = indices[j]
-                                parent_edge[t0 + t, v] = slot_edge[j]
-                                order[t0 + t, reached[t] - 1] = v
-            newbits[i] = found
-        n_new = 0
-        for i in range(n_cand):  # the level ends: its vertices become parents
-            if newbits[i] != 0:
-                v = cand[i]
-                state[v, 0] |= newbits[i]
-                new[n_new] = v
-                newbits[n_new] = newbits[i]  # n_new <= i: compacted in place
-                n_new += 1
-        d += 1
+            for j in range(indptr[r], indptr[r + 1]):
+                v = indices[j]
+                if mark[v] != 1:
+                    mark[v] = 1
+                    new[n_new] = v
+                    newbits[n_new] = state[v, 0] & ~padding  # a superset of its level-1 trees: enough
+                    n_new += 1
+        d = 2
+        # int64() on the counts: a constant argument would be typed as a literal and compile
+        # _next_candidates once more per literal
         n_cand, dense = _next_candidates(indptr, indices, state, new, newbits, np.int64(n_new), mark,
-                                         np.int64(d), cand, with_tree)
-    return d - 1
+                                         np.int64(d), cand)
+        if with_tree and not dense:
+            _candidates_by_id(cand, n_cand, mark, np.int64(d))
+        while n_cand > 0:
+            b = np.uint32(((d - 1) & 1) | 2)  # the parity bit of the parents' depth in the key
+            for i in range(n_cand):  # increasing v, so each tree's level comes out by id
+                v = cand[i]
+                offered = _ALL if dense else _offering_trees(indptr, indices, state, v)
+                found = np.uint64(0)
+                if offered == 0:
+                    pass
+                elif popcount(offered) <= SPARSE_LANES:  # tree by tree
+                    neg = np.uint64(0)
+                    bits = offered
+                    gv = np.uint32(graph_id(ids, v))
+                    while bits != 0:
+                        bit = bits & (~bits + np.uint64(1))
+                        bits ^= bit
+                        t = popcount(bit - np.uint64(1))
+                        best_key = _KEY_FLOOR
+                        best_j = -1
+                        for j in range(indptr[v], indptr[v + 1]):
+                            u = indices[j]
+                            if state[u, 0] & bit:
+                                base = np.uint32(np.uint32(np.uint32(graph_id(ids, u)) << np.uint32(2)) | b) ^ gv
+                                key = _lane_key(base, s2[t])
+                                if key >= best_key:
+                                    best_key = key
+                                    best_j = j
+                        u = indices[best_j]
+                        sb = np.uint64(((state[u, 1] >> np.uint64(t)) & np.uint64(1))
+                                       ^ np.uint64(slot_neg[best_j]))
+                        neg |= sb << np.uint64(t)
+                        reached[t] += 1
+                        ones[t] += np.int32(sb)
+                        if with_count:
+                            tree_slots[best_j] += 1
+                        if with_tree:
+                            parent[t0 + t, v] = u
+                            parent_edge[t0 + t, v] = slot_edge[best_j]
+                            order[t0 + t, reached[t] - 1] = v
+                    found = offered
+                    state[v, 1] |= neg  # bits of trees where v is not reached yet: no reader sees them
+                else:  # all 64 lanes at once
+                    _row_offers(indptr, indices, slot_neg, state, v, b, s2, bk, bs, bp, ids)
+                    found, neg = _found_bits(bs, bp)
+                    if found != 0:
+                        state[v, 1] |= neg
+                        for t in range(BLOCK):
+                            f = bs[t] >= 0
+                            reached[t] += f
+                            ones[t] += bp[t] if f else 0
+                        if with_count:  # per slot of v's row, the trees that chose it: a scatter of
+                            # 64 increments, most to one dummy slot, measured 10-15 % slower in all
+                            for j in range(indptr[v], indptr[v + 1]):
+                                chosen = 0
+                                for t in range(BLOCK):
+                                    chosen += bs[t] == j
+                                tree_slots[j] += chosen
+                        if with_tree:
+                            for t in range(n_lanes):
+                                j = bs[t]
+                                if j >= 0:
+                                    parent[t0 + t, v] = indices[j]
+                                    parent_edge[t0 + t, v] = slot_edge[j]
+                                    order[t0 + t, reached[t] - 1] = v
+                newbits[i] = found
+            n_new = 0
+            for i in range(n_cand):  # the level ends: its vertices become parents
+                if newbits[i] != 0:
+                    v = cand[i]
+                    state[v, 0] |= newbits[i]
+                    new[n_new] = v
+                    newbits[n_new] = newbits[i]  # n_new <= i: compacted in place
+                    n_new += 1
+            d += 1
+            n_cand, dense = _next_candidates(indptr, indices, state, new, newbits, np.int64(n_new),
+                                             mark, np.int64(d), cand)
+            if with_tree and not dense:
+                _candidates_by_id(cand, n_cand, mark, np.int64(d))
+        return d - 1
+
+    return bfs_block_into
+
+
+#: the block BFS writing each tree's ``parent``, ``parent_edge`` and ``order`` (see above)
+bfs_block_into = _bfs_block_for(True)
+#: the same BFS for callers that pass empty tree outputs (the counters of ``balance``)
+bfs_block_counts = _bfs_block_for(False)
 
 
 def slot_negative(graph) -> np.ndarray:
@@ -623,41 +634,40 @@ def slot_negative(graph) -> np.ndarray:
     return np.less(np.asarray(graph.sign)[graph.slot_edge], 0).view(np.uint8)  # a view: no copy
 
 
-@numba.njit(cache=True)
 def block_lanes(roots, s2s, blk, n_trees):
     """Roots (int32) and s2 (uint32) of block ``blk`` padded to BLOCK, and its real tree count."""
     t0 = blk * BLOCK
     nl = min(BLOCK, n_trees - t0)
     r = np.zeros(BLOCK, np.int32)
     s = np.zeros(BLOCK, np.uint32)
-    for t in range(nl):
-        r[t] = roots[t0 + t]
-        s[t] = np.uint32(s2s[t0 + t])
+    r[:nl] = roots[t0:t0 + nl]
+    s[:nl] = s2s[t0:t0 + nl]
     return r, s, nl
 
 
-@numba.njit(cache=True)
 def block_scratch(n):
     """A thread's scratch for :func:`bfs_block_into`: state, newbits, pending, reached, ones."""
     return (np.empty((n, 2), np.uint64), np.empty(n, np.uint64), np.empty(3 * n, np.int32),
             np.empty(BLOCK, np.int32), np.empty(BLOCK, np.int32))
 
 
-@numba.njit(cache=True, nogil=True)
 def _bfs_blocks_chunk(c, indptr, indices, slot_edge, slot_neg, roots, s2s, n_blocks, parent, parent_edge,
                       order, reached, n_chunks):
-    """Chunk ``c`` of :func:`_bfs_blocks_cpu`: blocks c, c + n_chunks, ... (GIL released)."""
+    """Chunk ``c`` of :func:`_bfs_blocks_cpu`: blocks c, c + n_chunks, ...
+
+    A Python loop over compiled blocks (the kernel releases the GIL): a
+    compiled loop would compile the block BFS a second time, inside itself,
+    on a fresh install's first call, to save a dozen calls per chunk.
+    """
     T = roots.size
-    n = indptr.size - 1
-    state, newbits, pending, got, ones = block_scratch(n)
+    state, newbits, pending, got, ones = block_scratch(indptr.size - 1)
     no_count = np.empty(0, np.int32)
+    no_ids = np.empty(0, np.int32)
     for blk in range(c, n_blocks, n_chunks):
         r, s, nl = block_lanes(roots, s2s, blk, T)
         bfs_block_into(indptr, indices, slot_edge, slot_neg, r, s, nl, state, newbits, pending,
-                       got, ones, no_count, parent, parent_edge, order, blk * BLOCK,
-                       np.empty(0, np.int32))
-        for t in range(nl):
-            reached[blk * BLOCK + t] = got[t]
+                       got, ones, no_count, parent, parent_edge, order, blk * BLOCK, no_ids)
+        reached[blk * BLOCK:blk * BLOCK + nl] = got[:nl]
 
 
 def _bfs_blocks_cpu(indptr, indices, slot_edge, slot_neg, roots, s2s, n_blocks, parent, parent_edge,

@@ -24,6 +24,7 @@ of it.
 from __future__ import annotations
 
 import copy
+import sys
 from typing import Any
 
 __all__ = ["DeviceGraph", "ship_device_graph"]
@@ -71,6 +72,7 @@ def _assemble(rest: Any, arrays: dict[str, Any]) -> Any:
 def ship_device_graph(shipped: Any) -> DeviceGraph:
     """The :class:`DeviceGraph` of ``shipped``, a graph kept on the device (already without
     per-process caches): the host copies of its device arrays stay behind."""
+    _register_serializers()  # the client: Dask is in use now
     arrays = shipped.__dict__[_ARRAYS]
     rest = copy.copy(shipped)
     for name in (_ARRAYS, *arrays):
@@ -78,13 +80,21 @@ def ship_device_graph(shipped: Any) -> DeviceGraph:
     return DeviceGraph(rest, arrays, graph=shipped)
 
 
+_REGISTERED: list[bool] = []
+
+
 def _register_serializers() -> None:
     """Teach Dask to send a :class:`DeviceGraph` as its parts, the device arrays with Dask's own
     serializers (``cuda`` where the comm takes device buffers, ``dask`` otherwise).
 
-    Run at import: a worker imports this module when it unpickles the
-    handle's type, before it looks up the deserializer.
+    Run at import when ``distributed`` is loaded already (a worker imports
+    this module when it unpickles the handle's type, before it looks up the
+    deserializer), and by :func:`ship_device_graph` on the client, so that
+    a call without Dask does not import it (a second of a first call).
+    Once per process.
     """
+    if _REGISTERED:
+        return
     from distributed.protocol import dask_deserialize, dask_serialize, deserialize, serialize
 
     def dumps(families: tuple[str, ...]):
@@ -107,9 +117,11 @@ def _register_serializers() -> None:
     else:
         cuda_serialize.register(DeviceGraph)(dumps(("cuda", "dask", "pickle")))
         cuda_deserialize.register(DeviceGraph)(load)
+    _REGISTERED.append(True)
 
 
 try:
-    _register_serializers()
+    if "distributed" in sys.modules:
+        _register_serializers()
 except ImportError:  # no distributed: nothing is shipped (the package says what to install)
     pass

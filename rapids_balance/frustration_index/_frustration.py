@@ -483,7 +483,7 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
     if params.roots is not None:
         check_root_labels(graph, params.roots, "frustration")
     pass_s, check_side = _check_graph(graph)
-    compile_s = _ready(params, rp)
+    compile_s = _ready(params, rp, graph.m)
     workers_s = None
     if client is not None:  # the workers' kernels too, all at once, before the clock starts
         from ..distributed._run import ready_on_workers
@@ -560,19 +560,22 @@ def _cheap_start(graph, check_side: np.ndarray) -> tuple[np.ndarray, str]:
     return np.zeros(graph.n, np.int8), "one-side"
 
 
-def _ready(params: FrustrationParams, rp: RefineParams | None) -> float:
+def _ready(params: FrustrationParams, rp: RefineParams | None, m: int | None = None) -> float:
     """Compile (or load) every kernel a search with these options calls, once per process.
 
     A tiny run through the same stages (trees of ``params.sampler``, the
     cloud and its cap, the refinement's levels, population, restarts and
     polish, the time-limited paths) on the same backend; see
-    :mod:`rapids_balance._ready`.  Returns its seconds (0.0 once ready).
+    :mod:`rapids_balance._ready`.  Returns its seconds (0.0 once ready).  ``m``: the edge
+    count of the graph to be searched, which bounds its coarse levels' sums, so that the
+    refinement's kernels for sums it cannot reach are not compiled (None: all widths).
     """
     from .._ready import ready, tiny_backend, tiny_signed_graph
 
     capped = params.max_states is not None
+    wide = None if m is None else (m > np.iinfo(np.int8).max, m > np.iinfo(np.int16).max)
     key = ("frustration", params.backend, params.sampler, capped,
-           None if rp is None else (rp.restarts > 0, rp.grow > 0))
+           None if rp is None else (rp.restarts > 0, rp.grow > 0), wide)
 
     def job():
         tiny = None if rp is None else replace(
@@ -582,7 +585,7 @@ def _ready(params: FrustrationParams, rp: RefineParams | None) -> float:
                     refine=False if tiny is None else tiny, max_states=2 if capped else None,
                     time_limit=3600.0, backend=tiny_backend(params.backend), progress=False)
         if tiny is not None:
-            compile_wide_levels(tiny_signed_graph())
+            compile_wide_levels(tiny_signed_graph(), m)
         # a chunk of a single tree (a limit shorter than a chunk's trees) samples alone
         frustration(tiny_signed_graph(), 1, sampler=params.sampler, seed=params.seed,
                     refine=False, max_states=2 if capped else None, time_limit=3600.0,

@@ -53,6 +53,7 @@ from numba import prange
 
 from .._random import hash64
 from ..clustering._moves import members_by_cluster
+from .._host_sort import merge_argsort, merge_sort
 from .._deadline import NO_DEADLINE, now, overdue, passed
 from ._shared import MOVE_STREAM, _move_priority  # noqa: F401 (MOVE_STREAM: one of the streams below)
 
@@ -291,7 +292,8 @@ def _match(indptr, idx, J, x, x2, vw, limit, seed, level, respect, grow, deadlin
     key = np.empty(n, np.uint64)
     for v in range(n):
         key[v] = hash64(seed, MATCH_STREAM + level, v)
-    perm = np.argsort(key)
+    # distinct keys (hash64 is a bijection of v), so any sort gives this order
+    perm = merge_argsort(key).astype(np.int64)
     cmap = np.full(n, -1, np.int32)  # held for the whole V-cycle: half the memory of int64
     orient = np.ones(n, np.int8)
     csize = np.zeros(n, np.int32)  # vertex counts
@@ -435,7 +437,8 @@ def _contract_into(indptr, idx, J, cmap, orient, nc, out_ptr, out_idx, out_J, jm
                     touched[nt] = cw
                     nt += 1
                 acc[cw] += J[k] * orient[u] * orient[w]
-        cols = np.sort(touched[:nt])
+        merge_sort(touched, nt)  # distinct columns: the order np.sort gives
+        cols = touched
         for t in range(nt):
             a = acc[cols[t]]
             if a > jmax or a < -jmax:
@@ -510,29 +513,39 @@ def _vcycle(level0, x, seed, respect, x2=None, p: RefineParams = RefineParams(),
     return x
 
 
-def compile_wide_levels(graph) -> None:
+def compile_wide_levels(graph, max_sum: int | None = None) -> None:
     """Compile the kernels of levels whose sums are wider than int8, on ``graph`` (tiny).
 
     A small graph's sums always fit int8, so a warm-up run on one never
     builds a wider level; a large graph's deeper levels may, and their
     kernels (the contraction into int16 or int32 from every level, the
     matching and the tabu search on int16 and int32 sums) would otherwise
-    compile inside a timed search.
+    compile inside a timed search.  ``max_sum``: a bound on every coarse
+    sum of the graph to be searched (its edge count: a coarse edge sums
+    fine ones); the widths it cannot reach are not compiled (a graph of
+    fewer than 32768 edges never needs int32 sums).  None: every width.
     """
+    big = np.iinfo(np.int64).max if max_sum is None else int(max_sum)
+    need = {np.int8: True, np.int16: big > np.iinfo(np.int8).max, np.int32: big > np.iinfo(np.int16).max}
     indptr, idx = graph.indptr, np.ascontiguousarray(graph.indices, dtype=np.int32)
     cmap = np.zeros(graph.n, np.int32)
     orient = np.ones(graph.n, np.int8)
     # every level's CSR is read-only (the graph's, and _coarsen's); the finest level's sums
-    # are int8 signs; int16 sums may need int32 on the next level, int32 sums stay int32
+    # are int8 signs; int16 sums may need int32 on the next level, int32 sums stay int32.  A
+    # contraction is built in int16 first whatever its input (see _coarsen)
     coarse = _read_only(indptr.copy(), idx.copy())
     for (ptr, ix), fine, out in (((indptr, idx), np.int8, np.int32),
                                  (coarse, np.int8, np.int16), (coarse, np.int8, np.int32),
                                  (coarse, np.int16, np.int16), (coarse, np.int16, np.int32),
                                  (coarse, np.int32, np.int32)):
+        if not (need[fine] and (out is np.int16 or need[out])):
+            continue
         _contract_into(ptr, ix, np.ones(ix.size, fine), cmap, orient, 1, np.zeros(2, np.int64),
                        np.empty(ix.size, np.int32), np.empty(ix.size, out), np.iinfo(out).max,
                        NO_DEADLINE)
     for sums in (np.int16, np.int32):
+        if not need[sums]:
+            continue
         _vcycle((*_read_only(indptr.copy(), idx.copy()), slot_signs(graph).astype(sums)),
                 np.ones(graph.n, np.int8), 0, True, p=RefineParams(coarsest=8, grow=1),
                 deadline=time.perf_counter() + 3600.0)
