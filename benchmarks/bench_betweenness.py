@@ -36,7 +36,8 @@ bit-parallel BFS over blocks of sources (the default for unit lengths) and
 with one BFS per source (the kernel before it: "before" rows).
 
 Run: ``python benchmarks/bench_betweenness.py [--full] [--k 500] [--only BA,ER,...] [--unweighted]``
-(``--ours-only`` times this library alone, e.g. to re-time on a quieter machine).
+(``--ours-only`` times this library alone, e.g. to re-time on a quieter machine;
+``--node-only`` skips the edge rows and networkit).
 """
 
 from __future__ import annotations
@@ -229,7 +230,8 @@ def ours_before(g: Graph, sources, edges: bool, backend: str):
 
 
 def bench_graph(rep: Report, g: Graph, *, exact: bool, k: int, seed: int, nx_sources: int, backend: str,
-                skip_networkit: bool, peers: bool = True, skip_igraph: bool = False):
+                skip_networkit: bool, peers: bool = True, skip_igraph: bool = False,
+                node_only: bool = False):
     name = f"{g.name} (n={g.n:,}, m={g.m:,})"
     sources = None if exact else bmod._sources(g, min(k, g.n), seed)[0]
     n_src = g.n if exact else sources.size
@@ -237,7 +239,7 @@ def bench_graph(rep: Report, g: Graph, *, exact: bool, k: int, seed: int, nx_sou
     nx_src = bmod._sources(g, min(nx_sources, g.n), seed + 1)[0]
     total_ours = 0.0
     scores = {}
-    for edges in (False, True):
+    for edges in (False,) if node_only else (False, True):
         what = "edge" if edges else "node"
         t_ours, v_ours = ours(g, sources, edges, backend)
         # roofline: each source's search relaxes every adjacency entry once
@@ -275,7 +277,7 @@ def bench_graph(rep: Report, g: Graph, *, exact: bool, k: int, seed: int, nx_sou
                 peer_value=round(t_nx * n_src / nx_src.size, 1), max_rel_diff=diff_nx, load=_load())
         rep.add(input=name, figure=f"{what} BC, {nx_src.size} sources: max rel diff to networkx",
                 value=diff_nx, unit="rel")
-    if skip_networkit or not peers:
+    if skip_networkit or not peers or node_only:
         return total_ours
     if exact:
         t_nk, nk_node, nk_edge = networkit_exact(g)
@@ -318,6 +320,7 @@ def main() -> None:
     ap.add_argument("--ours-only", action="store_true", help="time ours only (no peers, no comparison)")
     ap.add_argument("--unweighted", action="store_true",
                     help="the same graphs without lengths (BFS betweenness; ours also timed before/after)")
+    ap.add_argument("--node-only", action="store_true", help="node betweenness rows only (no edge, no networkit)")
     ap.add_argument("--out", default=None, help="folder of the JSON result (default: the harness's)")
     args = ap.parse_args()
     backend = rb.resolve_backend(args.backend)
@@ -340,8 +343,8 @@ def main() -> None:
         g = synthetic(kind, args.n, 5, args.seed, unweighted=uw)
         tot = bench_graph(rep, g, exact=args.full, k=args.k, seed=args.seed, nx_sources=args.nx_sources,
                           backend=backend, skip_networkit=args.skip_networkit, peers=not args.ours_only,
-                          skip_igraph=args.skip_igraph)
-        if kind == "BA" and args.full and args.n == 20_000 and not uw:
+                          skip_igraph=args.skip_igraph, node_only=args.node_only)
+        if kind == "BA" and args.full and args.n == 20_000 and not uw and not args.node_only:
             for peer, val in PUBLISHED_BA.items():
                 rep.add(input=f"{g.name} exact", figure=f"node+edge BC exact, ours ({backend}) s",
                         value=round(tot, 3), unit="s",
@@ -355,7 +358,7 @@ def main() -> None:
         g = real(name, file, rule, unweighted=uw)
         bench_graph(rep, g, exact=args.full and name in EXACT_REAL, k=args.k, seed=args.seed,
                     nx_sources=args.nx_sources, backend=backend, skip_networkit=args.skip_networkit,
-                    skip_igraph=args.skip_igraph, peers=not args.ours_only)
+                    skip_igraph=args.skip_igraph, peers=not args.ours_only, node_only=args.node_only)
     rep.finish(args.out)
 
 
