@@ -36,7 +36,10 @@ bit-parallel BFS over blocks of sources (the default for unit lengths) and
 with one BFS per source (the kernel before it: "before" rows).
 
 Run: ``python benchmarks/bench_betweenness.py [--full] [--k 500] [--only BA,ER,...] [--unweighted]``
-(``--ours-only`` times this library alone, e.g. to re-time on a quieter machine).
+(``--ours-only`` times this library alone, e.g. to re-time on a quieter machine;
+``--node-only`` skips the edge rows and networkit; ``--leaf-calls R`` times only
+the sampled rows with many leaves of the reduction tree per kernel call against one
+call per leaf, R interleaved rounds).
 """
 
 from __future__ import annotations
@@ -228,8 +231,43 @@ def ours_before(g: Graph, sources, edges: bool, backend: str):
         bmod._BITSET_BUDGET = budget
 
 
+def ours_leaf_per_call(g: Graph, sources, edges: bool, backend: str):
+    """:func:`ours` with one kernel call per leaf of the reduction tree (the loop before
+    many leaves per call): the same leaves and tree, so the same bits."""
+    cut = bmod._leaf_cut
+    bmod._leaf_cut = lambda *a, **kw: (cut(*a, **kw)[0], 1)  # one chunk row per call: one leaf
+    try:
+        return ours(g, sources, edges, backend)
+    finally:
+        bmod._leaf_cut = cut
+
+
+def bench_leaf_calls(rep: Report, g: Graph, *, k: int, seed: int, backend: str, repeat: int):
+    """Many leaves per kernel call against one call per leaf, interleaved in one process:
+    wall and CPU seconds, median of ``repeat`` rounds (a loaded machine moves single runs)."""
+    sources = bmod._sources(g, min(k, g.n), seed)[0]
+    name = f"{g.name} (n={g.n:,}, m={g.m:,})"
+    for edges in (False, True):
+        what = "edge" if edges else "node"
+        times = {"many": [], "one": []}
+        for _ in range(repeat):
+            for key, fn in (("many", ours), ("one", ours_leaf_per_call)):
+                c = time.process_time()
+                t, v = fn(g, sources, edges, backend)
+                times[key].append((t, time.process_time() - c, v))
+        same = all(np.array_equal(a[2], b[2]) for a, b in zip(times["many"], times["one"]))
+        med = {key: (float(np.median([x[0] for x in v])), float(np.median([x[1] for x in v])))
+               for key, v in times.items()}
+        rep.add(input=name, figure=f"{what} BC k={sources.size}, many leaves per call: median s",
+                value=round(med["many"][0], 3), unit="s", peer="one kernel call per leaf (before)",
+                peer_value=round(med["one"][0], 3), cpu_s=round(med["many"][1], 3),
+                peer_cpu_s=round(med["one"][1], 3), bit_identical=same, repeat=repeat, load=_load(),
+                wall_s={key: [round(x[0], 3) for x in v] for key, v in times.items()})
+
+
 def bench_graph(rep: Report, g: Graph, *, exact: bool, k: int, seed: int, nx_sources: int, backend: str,
-                skip_networkit: bool, peers: bool = True, skip_igraph: bool = False):
+                skip_networkit: bool, peers: bool = True, skip_igraph: bool = False,
+                node_only: bool = False):
     name = f"{g.name} (n={g.n:,}, m={g.m:,})"
     sources = None if exact else bmod._sources(g, min(k, g.n), seed)[0]
     n_src = g.n if exact else sources.size
@@ -237,7 +275,7 @@ def bench_graph(rep: Report, g: Graph, *, exact: bool, k: int, seed: int, nx_sou
     nx_src = bmod._sources(g, min(nx_sources, g.n), seed + 1)[0]
     total_ours = 0.0
     scores = {}
-    for edges in (False, True):
+    for edges in (False,) if node_only else (False, True):
         what = "edge" if edges else "node"
         t_ours, v_ours = ours(g, sources, edges, backend)
         # roofline: each source's search relaxes every adjacency entry once
@@ -275,7 +313,7 @@ def bench_graph(rep: Report, g: Graph, *, exact: bool, k: int, seed: int, nx_sou
                 peer_value=round(t_nx * n_src / nx_src.size, 1), max_rel_diff=diff_nx, load=_load())
         rep.add(input=name, figure=f"{what} BC, {nx_src.size} sources: max rel diff to networkx",
                 value=diff_nx, unit="rel")
-    if skip_networkit or not peers:
+    if skip_networkit or not peers or node_only:
         return total_ours
     if exact:
         t_nk, nk_node, nk_edge = networkit_exact(g)
@@ -318,11 +356,15 @@ def main() -> None:
     ap.add_argument("--ours-only", action="store_true", help="time ours only (no peers, no comparison)")
     ap.add_argument("--unweighted", action="store_true",
                     help="the same graphs without lengths (BFS betweenness; ours also timed before/after)")
+    ap.add_argument("--leaf-calls", type=int, default=0, metavar="R",
+                    help="only: many leaves per kernel call against one per leaf, R interleaved rounds")
+    ap.add_argument("--node-only", action="store_true", help="node betweenness rows only (no edge, no networkit)")
     ap.add_argument("--out", default=None, help="folder of the JSON result (default: the harness's)")
     args = ap.parse_args()
     backend = rb.resolve_backend(args.backend)
     uw = args.unweighted
     rep = Report("betweenness" + ("-unweighted" if uw else "") + ("-full" if args.full else "")
+                 + ("-leaf-calls" if args.leaf_calls else "")
                  + ("-ours" if args.ours_only else ""),
                  description=("unweighted" if uw else "weighted")
                  + " betweenness centrality vs igraph, networkit, networkx", params=vars(args))
@@ -338,10 +380,13 @@ def main() -> None:
         if only and kind not in only:
             continue
         g = synthetic(kind, args.n, 5, args.seed, unweighted=uw)
+        if args.leaf_calls:
+            bench_leaf_calls(rep, g, k=args.k, seed=args.seed, backend=backend, repeat=args.leaf_calls)
+            continue
         tot = bench_graph(rep, g, exact=args.full, k=args.k, seed=args.seed, nx_sources=args.nx_sources,
                           backend=backend, skip_networkit=args.skip_networkit, peers=not args.ours_only,
-                          skip_igraph=args.skip_igraph)
-        if kind == "BA" and args.full and args.n == 20_000 and not uw:
+                          skip_igraph=args.skip_igraph, node_only=args.node_only)
+        if kind == "BA" and args.full and args.n == 20_000 and not uw and not args.node_only:
             for peer, val in PUBLISHED_BA.items():
                 rep.add(input=f"{g.name} exact", figure=f"node+edge BC exact, ours ({backend}) s",
                         value=round(tot, 3), unit="s",
@@ -355,7 +400,7 @@ def main() -> None:
         g = real(name, file, rule, unweighted=uw)
         bench_graph(rep, g, exact=args.full and name in EXACT_REAL, k=args.k, seed=args.seed,
                     nx_sources=args.nx_sources, backend=backend, skip_networkit=args.skip_networkit,
-                    skip_igraph=args.skip_igraph, peers=not args.ours_only)
+                    skip_igraph=args.skip_igraph, peers=not args.ours_only, node_only=args.node_only)
     rep.finish(args.out)
 
 

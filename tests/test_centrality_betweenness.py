@@ -945,3 +945,40 @@ def test_sampled_sources_are_cut_into_batches_folded_along_a_fixed_tree():
                              split_every=SPLIT_EVERY)
     assert np.array_equal(node, want)  # the tree a cluster folds along, bit for bit
     assert node.sum() > 0
+
+
+@pytest.mark.parametrize("case", ["dial", "radix", "bitset", "targets", "directed", "gpu"])
+def test_leaves_computed_together_equal_each_leaf_alone(case, request):
+    # the single process computes many leaves per kernel call; each leaf's partial must be the
+    # one its own call gives (what a cluster task of one leaf returns), bit for bit, and a
+    # subtree fold of them the fold of those partials along the tree
+    from rapids_balance.distributed import ordered_reduce
+
+    backend = request.getfixturevalue("gpu_backend") if case == "gpu" else "cpu"
+    n, m = {"gpu": (12, 30), "bitset": (400, 1000)}.get(case, (90, 260))  # bitset: 64 per chunk
+    G = _random_graph(n, m, 77,
+                      directed=case == "directed", wmax=1 if case == "bitset" else 6)
+    g, lengths = coerce_input(G, "weight", None, for_edges=True)
+    bg = BCGraph.from_graph(g, lengths)
+    tmask = None
+    if case == "targets":
+        tmask = (np.arange(bg.n) % 3 == 0).astype(np.int8)
+    params = bmod._params(bg, backend, endpoints=case == "dial", edges=True, targets=tmask)
+    if case == "radix":
+        params["nbuckets"] = 0
+    if case == "gpu":
+        params.update(threads=8)
+    assert params.get("bitset", False) == (case == "bitset")
+    sources = np.arange(bg.n, dtype=np.int64)[::-1].copy()
+    chunk = params["chunk"]
+    for leaf_chunks, rows in ((1, 1), (1, 5), (2, 3), (3, 64)):
+        leaf = leaf_chunks * chunk
+        p = dict(params, leaf=leaf, rows=rows)
+        got = list(bmod._bc_leaves(bg, sources, p))
+        want = [bmod._bc_partial(bg, sources[i:i + leaf], params) for i in range(0, sources.size, leaf)]
+        assert len(got) == len(want) > 1
+        for (gn, ge), (wn, we) in zip(got, want):
+            assert np.array_equal(gn, wn) and np.array_equal(ge, we)
+        node, edge = bmod._bc_subtree(bg, sources, p)
+        wn, we = ordered_reduce(want, split_every=bmod.SPLIT_EVERY)
+        assert np.array_equal(node, wn) and np.array_equal(edge, we) and node.sum() > 0

@@ -79,6 +79,27 @@ def test_betweenness_client_equals_local(clients, slashdot, workers):
     pd.testing.assert_frame_equal(dist_e, local_e, check_exact=True)
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_weighted_betweenness_subtree_tasks_equal_local(clients, slashdot, workers, monkeypatch):
+    import rapids_balance.distributed._run as drun
+    from rapids_balance.centrality.betweenness import SPLIT_EVERY
+
+    lengths = np.random.default_rng(5).integers(1, 11, slashdot.m).astype(float)
+    kw = dict(k=500, seed=9, weight=lengths, backend="cpu")
+    local = rb.node_and_edge_betweenness(slashdot, **kw)
+    # 16 leaves: one worker gets two tasks of 8 leaves, two workers a task per leaf
+    assert drun.tree_task_span(clients[workers], 16, SPLIT_EVERY) == (8 if workers == 1 else 1)
+    spans = []
+    real_span = drun.tree_task_span
+    for forced in (None, 1, SPLIT_EVERY, SPLIT_EVERY ** 2):
+        monkeypatch.setattr(drun, "tree_task_span", lambda c, n, s, *a, f=forced: (
+            spans.append(real_span(c, n, s)) or (spans[-1] if f is None else f)))
+        dist = rb.node_and_edge_betweenness(slashdot, client=clients[workers], **kw)
+        pd.testing.assert_frame_equal(dist.vertices, local.vertices, check_exact=True)
+        pd.testing.assert_frame_equal(dist.edges, local.edges, check_exact=True)
+    assert local.vertices["betweenness_centrality"].sum() > 0 and len(spans) == 4
+
+
 # --- correlation clustering -------------------------------------------------------------
 
 @pytest.mark.parametrize("method,iterations", [("grasp", 8), ("ils", 3)])

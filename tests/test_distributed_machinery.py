@@ -180,6 +180,27 @@ def test_stream_reduce_is_the_same_tree_holding_a_few_parts_per_level(split_ever
         stream_reduce(iter([1.0]), split_every=1)
 
 
+@pytest.mark.parametrize("split_every", [2, 3, 8])
+def test_aligned_subtree_folds_are_nodes_of_the_whole_tree(split_every):
+    # what a task of tree_task_span leaves returns, folded along the upper levels with the
+    # same split_every, is the fold of every leaf, bit for bit
+    from rapids_balance.distributed._run import stream_reduce
+
+    rng = np.random.default_rng(11)
+    for n in (1, split_every - 1, split_every ** 2, split_every ** 2 + 3, 70):
+        leaves = [rng.standard_normal(5) * 10.0 ** rng.integers(-9, 9) for _ in range(max(n, 1))]
+        whole = ordered_reduce(leaves, split_every=split_every)
+        for span in (1, split_every, split_every ** 2, split_every ** 3):
+            tasks = [stream_reduce(iter(leaves[a:a + span]), split_every=split_every)
+                     for a in range(0, len(leaves), span)]
+            assert np.array_equal(ordered_reduce(tasks, split_every=split_every), whole), (n, span)
+    # a span that is not a power of split_every regroups the sums: other bits
+    leaves = [np.array([1.0]), np.array([1e16]), np.array([-1e16]), np.array([1.0])]
+    tasks = [stream_reduce(iter(leaves[a:a + 3]), split_every=2) for a in (0, 3)]
+    assert not np.array_equal(ordered_reduce(tasks, split_every=2),
+                              ordered_reduce(leaves, split_every=2))
+
+
 def test_stream_reduce_keeps_parts_per_level_not_per_batch():
     import weakref
 

@@ -421,8 +421,25 @@ def bc_batch_cpu(sources, chunk, n, indptr, indices, wslot, slot_edge,
                  tmask, node_out, edge_out, bitset=False):
     """Add the (unnormalised) dependencies of ``sources`` to node_out/edge_out.
 
+    The rows of :func:`bc_rows_cpu`, summed in row order.
+    """
+    node_rows, edge_rows = bc_rows_cpu(sources, chunk, n, indptr, indices, wslot, slot_edge,
+                                       rindptr, rindices, rwslot, rslot_edge, directed, nbuckets,
+                                       endpoints, want_edges, tmask, edge_out.size, bitset=bitset)
+    _sum_rows(node_rows, node_out)
+    if want_edges:
+        _sum_rows(edge_rows, edge_out)
+
+
+def bc_rows_cpu(sources, chunk, n, indptr, indices, wslot, slot_edge,
+                rindptr, rindices, rwslot, rslot_edge, directed, nbuckets, endpoints, want_edges,
+                tmask, m, bitset=False):
+    """Per-chunk (unnormalised) dependencies of ``sources``: (node rows, edge rows).
+
     ``sources`` is cut into chunks of ``chunk``; chunk ``c`` goes into row
-    ``c`` of the accumulators, rows are summed in order at the end.
+    ``c`` of the accumulators (``n`` and ``m`` columns, ``m`` unused without
+    ``want_edges``); a row depends on its chunk's sources only, never on the
+    other chunks of the call or on the thread count.
     ``bitset``: every length is 1 and every vertex a target; a chunk (at
     most 64 sources) is one bit-parallel BFS (:func:`_bfs_block`).  Else
     ``nbuckets`` > 0 selects :func:`_sssp_dial` (every length an integer
@@ -432,13 +449,13 @@ def bc_batch_cpu(sources, chunk, n, indptr, indices, wslot, slot_edge,
     # (numba.parallel_chunksize(1) would balance a busy machine better, but
     # it made the edge variant 4-5x slower in measurements: static split)
     args = (sources, chunk, n, indptr, indices, slot_edge, rindptr, rindices, rslot_edge, directed)
-    tail = (endpoints, want_edges, tmask, edge_out.size)
+    m = m if want_edges else 0
+    tail = (endpoints, want_edges, tmask, m)
     if bitset:
         if not 1 <= chunk <= 64 or tmask.size:
             raise ValueError("the bit-parallel BFS takes 1 to 64 sources per chunk and no target mask")
-        node_rows, edge_rows = _block_rows_bitset(sources, chunk, n, indptr, indices, slot_edge,
-                                                  endpoints, want_edges, edge_out.size,
-                                                  numba.get_num_threads())
+        return _block_rows_bitset(sources, chunk, n, indptr, indices, slot_edge, endpoints,
+                                  want_edges, m, numba.get_num_threads())
     elif nbuckets:
         # 16-bit lengths and 32-bit distances where they fit (every distance
         # is below n * nbuckets): fewer bytes per slot and per vertex read
@@ -447,12 +464,24 @@ def bc_batch_cpu(sources, chunk, n, indptr, indices, wslot, slot_edge,
         ddt = np.int32 if far == 1 << 30 else np.int64
         wint = wslot.astype(ldt)
         rwint = wint if rwslot is wslot else rwslot.astype(ldt)
-        node_rows, edge_rows = _chunk_rows_dial(*args, wint, rwint, nbuckets, ddt(far), *tail)
-    else:
-        node_rows, edge_rows = _chunk_rows_radix(*args, wslot, rwslot, *tail)
-    _sum_rows(node_rows, node_out)
-    if want_edges:
-        _sum_rows(edge_rows, edge_out)
+        return _chunk_rows_dial(*args, wint, rwint, nbuckets, ddt(far), *tail)
+    return _chunk_rows_radix(*args, wslot, rwslot, *tail)
+
+
+@numba.njit(cache=True, parallel=True)
+def sum_row_groups(rows, per_group):
+    """Row ``g`` of the result: rows ``g * per_group ...`` of ``rows`` summed in row order
+    from 0.0, the additions of :func:`_sum_rows` into a zero array, bit for bit (the last
+    group may be shorter)."""
+    n_groups = (rows.shape[0] + per_group - 1) // per_group
+    out = np.zeros((n_groups, rows.shape[1]))
+    for j in prange(rows.shape[1]):
+        for g in range(n_groups):
+            t = out[g, j]
+            for r in range(g * per_group, min((g + 1) * per_group, rows.shape[0])):
+                t += rows[r, j]
+            out[g, j] = t
+    return out
 
 
 @numba.njit(cache=True)

@@ -1,10 +1,12 @@
 """Weighted node and edge betweenness centrality (Brandes, exact or sampled).
 
-The work is cut into fixed batches of sources; :func:`_bc_partial` computes
-one batch (a pure function of the graph, the sources and the parameters) and
-the batches are summed in batch order, locally or on a Dask cluster, then
-normalised exactly as networkx does (the parameters, the sources and the
-rescaling by networkx's rules are :mod:`._setup`'s).
+The sources are cut into fixed leaves (a function of the data and the
+backend); :func:`_bc_partial` computes one leaf (a pure function of the graph,
+the sources and the parameters) and the leaves are folded along one fixed tree
+(``SPLIT_EVERY`` per node), locally or on a Dask cluster, where a task folds a
+whole subtree (:func:`_bc_subtree`), then normalised exactly as networkx does
+(the parameters, the sources and the rescaling by networkx's rules are
+:mod:`._setup`'s).
 """
 
 from __future__ import annotations
@@ -34,10 +36,13 @@ _CHUNK = {"cpu": 8, "gpu": 1}
 # accumulator rows plus per-chunk workspace of one CPU batch stay under this
 _BATCH_BUDGET = {"cpu": 256 * 2**20}
 _MAX_ROWS = {"cpu": 64}
-# the CPU batches are the leaves of a fixed reduction tree (SPLIT_EVERY batches per node):
-# at least _MIN_BATCHES of them where each keeps _MIN_BATCH_ROWS chunks (k=500 is 16 batches
-# of 32 sources, not one), so a cluster has batches to spread, and the tree, the same in one
-# process and on any cluster, holds SPLIT_EVERY partials per level, not one per batch
+# the CPU batches are the leaves of a fixed reduction tree (SPLIT_EVERY leaves per node):
+# at least _MIN_BATCHES of them where each keeps _MIN_BATCH_ROWS chunks (k=500 is 16 leaves
+# of 32 sources, not one), so a cluster has leaves to spread, and the tree, the same in one
+# process and on any cluster, holds SPLIT_EVERY partials per level, not one per leaf.  A leaf
+# is a rounding boundary, not a unit of work: one kernel call computes the chunk rows of as
+# many leaves as the budget allows (one parallel region, not one per leaf: on two busy cores
+# each region's start and end barrier cost 0.4 s of k=500's 1.3 s)
 _MIN_BATCHES = 16
 _MIN_BATCH_ROWS = 4
 SPLIT_EVERY = 8
@@ -158,56 +163,113 @@ def _batches(sources: np.ndarray, n: int, nnz: int, m_acc: int, backend: str,
     current device) change nothing but speed; on a Dask cluster its batch
     partials are summed per batch, so there the reference device fixes them.
     """
+    size, _ = _leaf_cut(sources.size, n, nnz, m_acc, backend, chunk, distributed)
+    return [sources[i:i + size] for i in range(0, sources.size, size)]
+
+
+def _leaf_cut(n_sources: int, n: int, nnz: int, m_acc: int, backend: str, chunk: int,
+              distributed: bool = False) -> tuple[int, int]:
+    """(sources per leaf of :func:`_batches`, chunk rows one CPU kernel call may hold)."""
     if backend == "gpu":
         from ._gpu import REFERENCE_DEVICE, device_limits, sources_in_flight
 
         limits = REFERENCE_DEVICE if distributed else device_limits()
-        size = sources_in_flight(n, nnz, m_acc, *limits)
-        return [sources[i:i + size] for i in range(0, sources.size, size)]
+        return sources_in_flight(n, nnz, m_acc, *limits), 1
     work = 45 * n + 8 * nnz
     row_bytes = 8 * (n + m_acc) + work
     rows = max(1, min(_MAX_ROWS[backend], _BATCH_BUDGET[backend] // max(row_bytes, 1)))
-    spread = max(_MIN_BATCH_ROWS, -(-sources.size // (_MIN_BATCHES * chunk)))
-    size = min(rows, spread) * chunk
-    return [sources[i:i + size] for i in range(0, sources.size, size)]
+    spread = max(_MIN_BATCH_ROWS, -(-n_sources // (_MIN_BATCHES * chunk)))
+    return min(rows, spread) * chunk, rows
+
+
+def _bc_leaves(graph: BCGraph, sources: np.ndarray, params: dict, bar=None):
+    """The partials of the leaves of ``sources`` (runs of ``params["leaf"]`` sources), in order.
+
+    Each is :func:`_bc_partial` of its leaf, bit for bit; on the CPU one
+    kernel call computes the chunk rows of as many whole leaves as
+    ``params["rows"]`` allows, then sums each leaf's rows (one parallel
+    region each, however small the leaves).
+    """
+    leaf = int(params["leaf"])
+    if params.get("backend", "cpu") != "cpu":
+        for i in range(0, sources.size, leaf):
+            part = _bc_partial(graph, sources[i:i + leaf], params)
+            if bar is not None:
+                bar.update(min(leaf, sources.size - i))
+            yield part
+        return
+    from ._cpu import bc_rows_cpu, sum_row_groups
+
+    chunk = int(params["chunk"])
+    per_leaf = leaf // chunk  # a leaf is whole chunks (the last leaf may be shorter)
+    per_call = max(1, int(params["rows"]) // per_leaf) * leaf
+    want_edges = bool(params.get("edges", False))
+    tmask = params.get("targets")
+    tmask = np.zeros(0, np.int8) if tmask is None else np.ascontiguousarray(tmask, dtype=np.int8)
+    for a in range(0, sources.size, per_call):
+        part = np.ascontiguousarray(sources[a:a + per_call], dtype=np.int64)
+        node_rows, edge_rows = bc_rows_cpu(
+            part, chunk, graph.n, graph.indptr, graph.indices, graph.wslot, graph.slot_edge,
+            graph.rindptr, graph.rindices, graph.rwslot, graph.rslot_edge, graph.directed,
+            int(params.get("nbuckets", graph.nbuckets)), bool(params.get("endpoints", False)),
+            want_edges, tmask, graph.m, bitset=bool(params.get("bitset", False)))
+        nodes = sum_row_groups(node_rows, per_leaf)
+        del node_rows
+        edges = sum_row_groups(edge_rows, per_leaf) if want_edges else None
+        del edge_rows
+        if bar is not None:
+            bar.update(part.size)
+        for i in range(nodes.shape[0]):
+            yield nodes[i], (edges[i] if want_edges else np.zeros(0))
+
+
+def _bc_subtree(graph: BCGraph, sources: np.ndarray, params: dict, bar=None
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """The leaves of ``sources`` folded along the fixed tree: one task on a cluster.
+
+    For the leaves of one aligned subtree (``SPLIT_EVERY ** j`` consecutive
+    leaves from a multiple of that count, or the rest at the end) this is
+    that subtree's node of the tree over every leaf, so a cluster that folds
+    these results with ``split_every=SPLIT_EVERY`` gets the single-process
+    root bit for bit (:func:`~rapids_balance.distributed._run.tree_task_span`).
+    """
+    from ..distributed._run import stream_reduce
+
+    return stream_reduce(_bc_leaves(graph, sources, params, bar), split_every=SPLIT_EVERY)
 
 
 def _run(graph: BCGraph, sources: np.ndarray, params: dict, *, progress: bool, client,
          desc: str) -> tuple[np.ndarray, np.ndarray]:
     from .._progress import progress_bar
+    from ..distributed._run import run_batches, tree_task_span
 
     m_acc = graph.m if params["edges"] else 0
-    batches = _batches(sources, graph.n, graph.indices.size, m_acc, params["backend"], params["chunk"],
-                       distributed=client is not None)
+    leaf, rows = _leaf_cut(sources.size, graph.n, graph.indices.size, m_acc, params["backend"],
+                           params["chunk"], distributed=client is not None)
     node = np.zeros(graph.n)
     edge = np.zeros(m_acc)
-    from ..distributed._run import run_batches, stream_reduce
-
     if client is not None:
-        # the same batches, folded on the cluster along the same tree as the loop below:
-        # the same float additions, bit for bit
-        nb, eb = run_batches(client, graph, _bc_partial, batches, params,
+        # a task per aligned subtree of leaves (how many leaves: from the cluster's size),
+        # folded along the upper levels of the same tree as the local loop: the same float
+        # additions, bit for bit, for any number of workers
+        span = leaf * tree_task_span(client, -(-sources.size // leaf), SPLIT_EVERY)
+        tasks = [sources[i:i + span] for i in range(0, sources.size, span)]
+        nb, eb = run_batches(client, graph, _bc_subtree, tasks, dict(params, leaf=leaf, rows=rows),
                              split_every=SPLIT_EVERY, progress=progress, desc=desc)
         return node + nb, edge + eb
     if params["backend"] == "gpu":
         # one device accumulator across batches: a left fold over the sources
-        fold = _gpu_fold(graph, params, max((b.size for b in batches), default=1))
+        fold = _gpu_fold(graph, params, max(min(leaf, sources.size), 1))
         with progress_bar(sources.size, desc, enabled=progress, unit="src") as bar:
-            for b in batches:
+            for i in range(0, sources.size, leaf):
+                b = sources[i:i + leaf]
                 fold.add(b)
                 bar.update(b.size)
         return fold.result()
-    if not batches:
+    if not sources.size:
         return node, edge
-
-    def partials(bar):
-        for b in batches:
-            part = _bc_partial(graph, b, params)
-            bar.update(b.size)
-            yield part
-
     with progress_bar(sources.size, desc, enabled=progress, unit="src") as bar:
-        nb, eb = stream_reduce(partials(bar), split_every=SPLIT_EVERY)
+        nb, eb = _bc_subtree(graph, sources, dict(params, leaf=leaf, rows=rows), bar)
     return node + nb, edge + eb
 
 

@@ -28,7 +28,7 @@ from ._map import check_client, check_client_arg, check_task_count, map_batches,
 from ._remote import on_workers
 from ._tasks import narrow, run_ready, stream_reduce, sum_narrow, sum_parts
 
-__all__ = ["run_batches", "ready_on_workers", "on_workers", "stream_reduce", "narrow", "sum_narrow", "RangeBatches", "WorkerBatches", "check_client", "check_client_arg",
+__all__ = ["run_batches", "tree_task_span", "ready_on_workers", "on_workers", "stream_reduce", "narrow", "sum_narrow", "RangeBatches", "WorkerBatches", "check_client", "check_client_arg",
            "check_task_count"]
 
 
@@ -122,6 +122,28 @@ def run_batches(client: Any, graph: Any, batch_fn: Callable[[Any, Any, Any], Any
     return map_reduce(client, graph, batch_fn, batches, params,
                       combine=sum_parts if combine is None else combine, split_every=split_every,
                       retries=retries, progress=progress, desc=desc)
+
+
+def tree_task_span(client: Any, n_leaves: int, split_every: int, per_worker: int = 2) -> int:
+    """Leaves per task for a reduction over ``n_leaves`` fixed leaves: the largest power of
+    ``split_every`` that still gives ``client``'s cluster ``per_worker`` tasks per worker
+    (1, a task per leaf, when there are too few leaves).
+
+    A task that folds ``span = split_every ** j`` consecutive leaves from a multiple of
+    ``span`` with :func:`stream_reduce` returns exactly the node of the tree over all the
+    leaves that covers them (the last task, with fewer leaves, its node too: a group of one
+    is its item), so :func:`run_batches` over such tasks with the same ``split_every`` gives
+    the single-process fold of the leaves bit for bit, on any number of workers.  Fewer,
+    larger tasks on a small cluster (a task's kernels run its leaves in one parallel
+    region; two tasks per worker still let a worker start its next task while the other's
+    last threads finish, and a lost worker costs two tasks); a task per leaf on a large one.
+    """
+    check_client(client)
+    tasks = int(per_worker) * n_workers(client)
+    span = 1
+    while -(-int(n_leaves) // (span * split_every)) >= tasks:
+        span *= split_every
+    return span
 
 
 def ready_on_workers(client: Any, ready: Callable[..., float], *args: Any) -> dict[str, float]:
