@@ -245,3 +245,25 @@ def test_cli_writes_exactly_the_edges_asked_for(tmp_path, kind, capsys, cli_main
     assert cli_main(["generate", kind, "--edges", "10000", "--seed", "1", "--out", str(out)]) == 0
     assert len(pd.read_csv(out)) == 10_000
     assert capsys.readouterr().out.startswith(f"{kind}: 10,000 edges")
+
+
+def test_top_up_searches_the_sorted_edge_list_in_place():
+    # _top_up never builds the graph's int64 keys (32 bytes an edge at 10^8 edges); its binary
+    # search must answer exactly np.searchsorted over those keys, and the merged list must be
+    # the old edges plus `missing` new distinct ones, still sorted by (src, dst)
+    from rapids_balance.generators._generate import _key_positions, _top_up
+    rng = np.random.default_rng(11)
+    n = 700
+    keys = np.unique(rng.integers(0, n * n, 9000))
+    u, v = keys // n, keys % n
+    keys = np.unique(np.minimum(u, v)[u != v] * n + np.maximum(u, v)[u != v])
+    src, dst = (keys // n).astype(np.int32), (keys % n).astype(np.int32)
+    probe = np.concatenate([rng.integers(-5, n * n + 5, 4000), keys[::7], [keys[0], keys[-1]]])
+    assert np.array_equal(_key_positions(src, dst, n, probe), np.searchsorted(keys, probe))
+    s2, d2 = _top_up(src, dst, n, 1234, seed=3)
+    merged = s2.astype(np.int64) * n + d2
+    assert s2.dtype == src.dtype and d2.dtype == dst.dtype
+    assert merged.size == keys.size + 1234 and np.all(np.diff(merged) > 0) and np.all(s2 < d2)
+    assert np.isin(keys, merged).all()
+    ends = np.unique(np.concatenate([src, dst]))
+    assert np.isin(s2, ends).all() and np.isin(d2, ends).all()  # new ends are drawn from the old

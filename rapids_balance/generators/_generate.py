@@ -257,30 +257,57 @@ def _top_up(src: np.ndarray, dst: np.ndarray, n: int, missing: int, seed: int) -
     their degree (as Chung-Lu draws them), merged into the sorted ``src < dst`` layout.
 
     Seeded by ``seed`` alone, so the same seed gives the same graph.  Stops short only when the
-    vertices cannot hold that many more edges.
+    vertices cannot hold that many more edges.  Works on the draws alone: the graph's keys
+    are searched in place (:func:`_key_positions`), never built, so the peak above the output
+    stays a few bytes an edge at 10^8 edges.
     """
     rng = np.random.default_rng([seed, 0x70F0])
-    ends = np.concatenate([src, dst])
-    have = src.astype(np.int64) * n + dst
+    m = src.size
     added = np.zeros(0, np.int64)
-    capacity = n * (n - 1) // 2 - src.size
+    capacity = n * (n - 1) // 2 - m
     missing = min(missing, capacity)
     for _ in range(1000):
         if added.size >= missing:
             break
         size = 2 * (missing - added.size) + 16
-        u = ends[rng.integers(0, ends.size, size)].astype(np.int64)
-        v = ends[rng.integers(0, ends.size, size)].astype(np.int64)
+        u = _endpoint(src, dst, rng.integers(0, 2 * m, size))
+        v = _endpoint(src, dst, rng.integers(0, 2 * m, size))
         keys = np.minimum(u, v) * n + np.maximum(u, v)
         keys = keys[u != v]
         keys = keys[np.sort(np.unique(keys, return_index=True)[1])]  # first draws first
-        pos = np.searchsorted(have, keys)
-        fresh = keys[(pos >= have.size) | (have[np.minimum(pos, have.size - 1)] != keys)]
+        pos = _key_positions(src, dst, n, keys)
+        inside = np.minimum(pos, m - 1)
+        fresh = keys[(pos >= m) | (src[inside].astype(np.int64) * n + dst[inside] != keys)]
         fresh = fresh[~np.isin(fresh, added)]
         added = np.concatenate([added, fresh[:missing - added.size]])
     added.sort()
-    merged = np.insert(have, np.searchsorted(have, added), added)
-    return (merged // n).astype(src.dtype), (merged % n).astype(dst.dtype)
+    at = _key_positions(src, dst, n, added)
+    return np.insert(src, at, (added // n).astype(src.dtype)), np.insert(dst, at, (added % n).astype(dst.dtype))
+
+
+def _endpoint(src: np.ndarray, dst: np.ndarray, i: np.ndarray) -> np.ndarray:
+    """Entry ``i`` of ``concatenate([src, dst])`` without the copy, as int64."""
+    m = src.size
+    out = src[np.minimum(i, m - 1)].astype(np.int64)
+    far = i >= m
+    out[far] = dst[i[far] - m]
+    return out
+
+
+def _key_positions(src: np.ndarray, dst: np.ndarray, n: int, keys: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(src * n + dst, keys)`` (left) by a binary search over the sorted edge
+    list itself: a few vectors the size of ``keys``, none the size of the graph."""
+    lo = np.zeros(keys.size, np.int64)
+    hi = np.full(keys.size, src.size, np.int64)
+    while True:
+        open_ = lo < hi
+        if not open_.any():
+            return lo
+        mid = (lo + hi) // 2
+        at = np.minimum(mid, src.size - 1)
+        below = open_ & (src[at].astype(np.int64) * n + dst[at] < keys)
+        lo = np.where(below, mid + 1, lo)
+        hi = np.where(open_ & ~below, mid, hi)
 
 
 def _finish(e: _Edges, as_frame: bool, name: str):
