@@ -229,7 +229,7 @@ def run_searches(client: Any, graph: Any, params: dict, patience: int, search: C
     p["search"] = search
     best, cycles = run_batches(client, graph, search_batch, RangeBatches(int(searches), 1), p,
                                fold=best_search, progress=progress, desc="multilevel searches",
-                               until=p["wall_deadline"])
+                               until=p["wall_deadline"], spread=True)
     if record is not None:
         for _, cyc, val in best["history"]:
             record(cyc, val)

@@ -196,10 +196,24 @@ def check_task_count(n_batches: int, what: str) -> None:
             "or split the run")
 
 
-def _submit_batches(client, gfut, fn, batches, params, retries, name, token):
+def _submit_batches(client, gfut, fn, batches, params, retries, name, token, spread=False):
+    place = _placement(client, spread)
     return [client.submit(run_batch, fn, gfut, b, params, key=f"{name}-{i}-{token}",
-                          retries=retries, pure=False)
+                          retries=retries, pure=False, **place(i))
             for i, b in enumerate(batches)]
+
+
+def _placement(client: Any, spread: bool) -> Callable[[int], dict]:
+    """Task ``i``'s placement: none, or (``spread``) worker ``i mod W`` of the sorted
+    addresses, loosely (``allow_other_workers``, so a lost worker's task runs elsewhere).
+
+    Long independent tasks (searches that each fill their time limit) are spread so: the
+    scheduler places root tasks by load, and a worker that frees its thread first may take
+    them all while its peer is still busy, which leaves the peer idle for the whole call."""
+    addrs = sorted(client.scheduler_info().get("workers", {})) if spread else []
+    if not addrs:
+        return lambda i: {}
+    return lambda i: {"workers": [addrs[i % len(addrs)]], "allow_other_workers": True}
 
 
 def _wait(futures: Sequence[Any], progress: bool, desc: str,
@@ -285,7 +299,7 @@ def map_batches(client: Any, graph: Any, fn: Callable[[Any, Any, Any], Any],
                 batches: Iterable[Any], params: Any = None, *, retries: int = 3,
                 progress: bool = False, desc: str | None = None,
                 on_result: Callable[[int, Any], None] | None = None,
-                until: float | None = None) -> list[Any]:
+                until: float | None = None, spread: bool = False) -> list[Any]:
     """Run ``fn(graph, batch, params)`` for every batch on the cluster.
 
     Parameters
@@ -315,6 +329,10 @@ def map_batches(client: Any, graph: Any, fn: Callable[[Any, Any, Any], Any],
         the result then covers the batches submitted, a prefix of
         ``batches``.  A run of a million batches with a deadline of seconds
         thus costs the scheduler the batches that fit, not a million tasks.
+    spread : bool
+        Place batch ``i`` on worker ``i mod W`` (loosely): for a few long
+        independent tasks, which the scheduler may otherwise give to
+        whichever worker frees its thread first.
 
     Returns
     -------
@@ -332,7 +350,7 @@ def map_batches(client: Any, graph: Any, fn: Callable[[Any, Any, Any], Any],
     def job(gfut, batches, name, token, made):
         if until is not None:
             return _until(gfut, batches, name, token, made)
-        futs = _submit_batches(client, gfut, fn, batches, params, retries, name, token)
+        futs = _submit_batches(client, gfut, fn, batches, params, retries, name, token, spread)
         made += futs
         got = _wait(futs, progress, name, on_result)
         return got if got is not None else client.gather(futs, direct=True)
@@ -344,9 +362,11 @@ def map_batches(client: Any, graph: Any, fn: Callable[[Any, Any, Any], Any],
         index: dict[Any, int] = {}
         got: dict[int, Any] = {}
 
+        place = _placement(client, spread)
+
         def submit(i: int) -> None:
             fut = client.submit(run_batch, fn, ref, batches[i], params, key=f"{name}-{i}-{token}",
-                                retries=retries, pure=False)
+                                retries=retries, pure=False, **place(i))
             made.append(fut)
             index[fut.key] = i
             pending.add(fut)

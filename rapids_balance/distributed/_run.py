@@ -37,7 +37,7 @@ def run_batches(client: Any, graph: Any, batch_fn: Callable[[Any, Any, Any], Any
                 combine: Callable[[Any, Any], Any] | None = None,
                 split_every: int | None = 8, fold: Callable[[list], Any] | None = None,
                 progress: bool = False, desc: str | None = None, retries: int = 3,
-                until: float | None = None) -> Any:
+                until: float | None = None, spread: bool = False) -> Any:
     """Run ``batch_fn(graph, batch, params)`` for every batch on the cluster and reduce.
 
     The graph is scattered once per client (workers on this machine map one
@@ -83,6 +83,9 @@ def run_batches(client: Any, graph: Any, batch_fn: Callable[[Any, Any, Any], Any
         submitted (the first always is); ``fold`` then gets the parts of the
         batches submitted, a prefix in batch order (see
         :func:`~._map.map_batches`).
+    spread : bool
+        With ``fold``: batch ``i`` placed on worker ``i mod W`` (loosely), for
+        a few long independent tasks (see :func:`~._map.map_batches`).
 
     Returns
     -------
@@ -118,7 +121,7 @@ def run_batches(client: Any, graph: Any, batch_fn: Callable[[Any, Any, Any], Any
         batches = batches.for_workers(n_workers(client))
     if fold is not None:
         return fold(map_batches(client, graph, batch_fn, batches, params, retries=retries,
-                                progress=progress, desc=desc, until=until))
+                                progress=progress, desc=desc, until=until, spread=spread))
     return map_reduce(client, graph, batch_fn, batches, params,
                       combine=sum_parts if combine is None else combine, split_every=split_every,
                       retries=retries, progress=progress, desc=desc)
