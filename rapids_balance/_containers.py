@@ -503,9 +503,13 @@ class OnCluster:
 class GraphOnCluster(Exception):
     """Raised by the input coercion for an :class:`OnCluster` input: the graph is to be built
     (``parts``: an :class:`rapids_balance.io.EdgeParts`) or is held already (``handle``) on
-    the cluster.  Never reaches a user: the caller that wrapped the input catches it."""
+    the cluster.  Never reaches a user: the caller that wrapped the input catches it.
+    ``call``: keyword arguments the call on the workers takes in place of the user's (a
+    coercion that read a role from the edge list says how the built graph is to be read)."""
 
-    def __init__(self, parts: Any = None, handle: ClusterGraph | None = None):
+    def __init__(self, parts: Any = None, handle: ClusterGraph | None = None,
+                 call: dict | None = None):
         super().__init__("the graph is read on the Dask cluster")
         self.parts = parts
         self.handle = handle
+        self.call = dict(call or {})

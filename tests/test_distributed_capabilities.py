@@ -603,3 +603,90 @@ def test_as_dask_result_leaves_the_edge_table_on_the_workers(clients):
     # result carries its edge counters in the edge table's columns, test_balance_engine.py)
     assert got[False, "bytes"] - got[True, "bytes"] > 0.8 * edge_table
     pd.testing.assert_frame_equal(got[True].edges.compute(), got[False].edges, check_exact=True)
+
+
+# --- betweenness of edge lists the workers read -----------------------------------------------
+
+@pytest.fixture(scope="module")
+def lengths_dataset(dataset, tmp_path_factory):
+    """The dataset's rows with a length column: halves from 0.5 to 4 (ties, and not integers,
+    so the CPU's heap runs, not Dial's buckets)."""
+    df, _ = dataset
+    table = df.assign(length=np.random.default_rng(5).integers(1, 9, len(df)) * 0.5)
+    return table, _write_dataset(table, tmp_path_factory.mktemp("lengths") / "slashdot")
+
+
+def test_weighted_betweenness_of_a_dataset_on_cluster_equals_single_process(clients,
+                                                                            lengths_dataset):
+    from distributed import get_task_stream
+
+    table, folder = lengths_dataset
+    client = clients[2]
+    kw = dict(k=40, seed=3, weight="length", backend="cpu", progress=False)
+    here = rb.betweenness_centrality(folder, **kw)  # one process reads the files itself
+    with get_task_stream(client) as ts:
+        dist = rb.betweenness_centrality(folder, client=client, **kw)
+    pd.testing.assert_frame_equal(dist, here, check_exact=True)
+    keys = [str(t["key"]) for t in ts.data]
+    assert sum("read-edges" in k for k in keys) == 9  # the workers read the parts
+    assert any("betweenness_centrality-on-workers" in k for k in keys)
+    # the same rows as one table, read in one process: lengths from its column, bit for bit
+    one = rb.read_edgelist(_as_parquet(table, folder.parent / "one.parquet"),
+                           signed=False, weight="length")
+    ref = rb.betweenness_centrality(one, k=40, seed=3, weight="weight", backend="cpu",
+                                    progress=False)
+    pd.testing.assert_frame_equal(dist, ref, check_exact=True)
+    assert float(dist["betweenness_centrality"].max()) > 0
+    # directed edges, node and edge scores from one pass, on the graph's handle
+    dkw = dict(k=30, seed=8, directed=True, backend="cpu", progress=False)
+    local = rb.node_and_edge_betweenness(folder, weight="length", **dkw)
+    res = rb.node_and_edge_betweenness(folder, weight="length", client=client, **dkw)
+    pd.testing.assert_frame_equal(res.vertices, local.vertices, check_exact=True)
+    pd.testing.assert_frame_equal(res.edges, local.edges, check_exact=True)
+    handle = rb.cluster_graph(client, folder, signed=False, weight="length")
+    ekw = dict(k=30, seed=8, weight="weight", backend="cpu", progress=False)
+    pd.testing.assert_frame_equal(
+        rb.edge_betweenness_centrality(handle, client=client, **ekw),
+        rb.edge_betweenness_centrality(rb.read_edgelist(folder, signed=False, weight="length"),
+                                       **ekw), check_exact=True)
+
+
+def _as_parquet(df, path):
+    df.to_parquet(path)
+    return path
+
+
+def test_weighted_betweenness_of_a_dask_dataframe_on_workers_equals_pandas_table(clients,
+                                                                                 lengths_dataset):
+    dd = pytest.importorskip("dask.dataframe")
+    table, folder = lengths_dataset
+    frame = dd.read_parquet(str(folder / "part-*.parquet"))
+    local_table = pd.concat([pd.read_parquet(f) for f in sorted(folder.glob("part-*.parquet"))],
+                            ignore_index=True)
+    kw = dict(k=40, seed=3, weight="length", backend="cpu", progress=False)
+    pd.testing.assert_frame_equal(rb.edge_betweenness_centrality(frame, client=clients[2], **kw),
+                                  rb.edge_betweenness_centrality(local_table, **kw),
+                                  check_exact=True)
+
+
+def test_betweenness_options_the_cluster_cannot_honour_refused_by_name(clients, lengths_dataset):
+    from distributed import get_task_stream
+
+    dd = pytest.importorskip("dask.dataframe")
+    _, folder = lengths_dataset
+    client = clients[2]
+    frame = dd.read_parquet(str(folder / "part-*.parquet"))
+    handle = rb.cluster_graph(client, folder, signed=False, weight="length")
+    kw = dict(k=5, backend="cpu", progress=False, client=client)
+    with get_task_stream(client) as ts:
+        with pytest.raises(ValueError, match="weight=<function.*Dask DataFrame"):
+            rb.betweenness_centrality(frame, weight=lambda e: e["length"], **kw)
+        with pytest.raises(ValueError, match="weight='abs'.*Parquet dataset"):
+            rb.betweenness_centrality(folder, weight="abs", sign="sign", **kw)
+        with pytest.raises(ValueError, match="directed=True but the graph is undirected"):
+            rb.edge_betweenness_centrality(handle, directed=True, **kw)
+        with pytest.raises(ValueError, match="sign="):
+            rb.node_and_edge_betweenness(handle, sign="sign", **kw)
+        with pytest.raises(ValueError, match="'length'"):
+            rb.betweenness_centrality(handle, weight="length", **kw)
+    assert not ts.data  # refused on the client, before any task

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .._containers import ClusterGraph, GraphOnCluster, OnCluster
 from ..errors import GraphInputError
 from ..graph import CleaningReport, Graph, SignedGraph, _py, build_graph, numeric_values
 from ..io._roles import resolve_roles
@@ -108,6 +109,9 @@ def coerce_input(obj: Any, weight, directed: bool | None, *, for_edges: bool, so
     :func:`~rapids_balance.read_edgelist` (unsigned unless ``sign`` is given).
     """
     roles = {"source": source, "target": target, "sign": sign}
+    if isinstance(obj, OnCluster):
+        _on_cluster(obj.obj, weight, directed, roles)  # raises, except for inputs read here
+        obj = obj.obj
     if isinstance(obj, Graph):
         g = obj
         if directed is not None and bool(directed) != g.directed:
@@ -143,6 +147,53 @@ def coerce_input(obj: Any, weight, directed: bool | None, *, for_edges: bool, so
     return g, validate_lengths(raw, lab[g.edge_src], lab[g.edge_dst], g.name or type(obj).__name__)
 
 
+def _on_cluster(obj: Any, weight, directed: bool | None, roles: dict[str, Any]) -> None:
+    """An input the workers of a cluster read or hold: raises :class:`GraphOnCluster` with the
+    parts read as this module reads the same rows here (a dataset as :func:`_read_file`, a Dask
+    DataFrame as :func:`_from_frame`) and the ``weight`` the call on the built graph takes."""
+    from ..io import coerce_graph
+
+    given = {k: v for k, v in roles.items() if v is not None}
+    if isinstance(obj, ClusterGraph):
+        if given:  # refused there, by name
+            coerce_graph(OnCluster(obj), **given)
+        if directed is not None and bool(directed) != obj.directed:
+            raise GraphInputError(
+                f"directed={directed} but the graph is {'directed' if obj.directed else 'undirected'}; "
+                "build the graph with the direction you want")
+        if isinstance(weight, str) and weight not in ("weight", "abs"):
+            raise GraphInputError(f"a {obj.kind} holds a single weight array; {_WEIGHT_HELP} "
+                                  f"(got {weight!r})")
+        raise GraphOnCluster(handle=obj, call={"weight": weight})
+    if _module_of(obj) in ("dask", "dask_cudf") and hasattr(obj, "npartitions"):
+        # a callable or an array reads the whole table (or its row order) here, and 'abs' falls
+        # back to a sign column the unsigned build does not keep: none of them on the workers
+        if not (weight is None or isinstance(weight, str)) or weight == "abs":
+            raise GraphInputError(
+                f"weight={weight!r} is not supported for a Dask DataFrame read on the workers; "
+                "name the length column (weight='<column>') or pass weight=None")
+        cols = list(obj.columns)
+        if weight not in (None, "weight") and weight not in cols:
+            raise GraphInputError(f"edge list has no column {weight!r} (columns: {cols})")
+        named = weight if weight in cols else None
+        try:
+            coerce_graph(OnCluster(obj), signed=False, **{**given, "weight": named},
+                         directed=bool(directed), component="all", name="edge list")
+        except GraphOnCluster as found:
+            found.call = {"weight": None if named is None else "weight"}
+            raise
+        raise AssertionError("a Dask DataFrame was read here")  # pragma: no cover
+    if isinstance(obj, (str, os.PathLike)):
+        from ..io._parts import is_dataset_path
+
+        if is_dataset_path(obj):
+            try:
+                _read_file(OnCluster(obj), weight, directed, roles)
+            except GraphOnCluster as found:
+                found.call = {"weight": _file_weight(weight)}
+                raise
+
+
 def _file_weight(weight):
     """The ``weight`` argument once a file was read with its length column as the graph's weight."""
     if isinstance(weight, (str, int)) and not isinstance(weight, bool) and weight != "abs":
@@ -152,14 +203,16 @@ def _file_weight(weight):
 
 def _read_file(path, weight, directed, roles: dict[str, Any]) -> Graph:
     """A file for betweenness: unsigned (signed when ``sign=`` is given), lengths from ``weight``."""
-    from ..io import read_edgelist
+    from ..io import coerce_graph, read_edgelist
 
+    # an OnCluster dataset: its parts, read by the same options on the workers (_on_cluster)
+    read = coerce_graph if isinstance(path, OnCluster) else read_edgelist
     given = {k: v for k, v in roles.items() if v is not None}
     column = weight if isinstance(weight, (str, int)) and not isinstance(weight, bool) and \
         weight not in ("weight", "abs") else None
     if "sign" in given:
-        return read_edgelist(path, signed=True, weight="abs" if weight == "abs" else column, **given)
-    return read_edgelist(path, signed=False, directed=bool(directed), weight=column, **given)
+        return read(path, signed=True, weight="abs" if weight == "abs" else column, **given)
+    return read(path, signed=False, directed=bool(directed), weight=column, **given)
 
 
 def _from_networkx(G, weight, directed, for_edges) -> tuple[Graph, np.ndarray | None]:

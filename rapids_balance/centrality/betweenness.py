@@ -20,6 +20,7 @@ import pandas as pd
 from .._display import Display
 from .._output import frames_like_input, label_column, make_table
 from ..backend import resolve_backend
+from ..distributed._run import on_workers
 from ..errors import GraphInputError
 from ..io._roles import check_roles
 from ._input import BCGraph, coerce_input
@@ -358,6 +359,7 @@ def subset_scores(bg: BCGraph, sources: np.ndarray, targets: np.ndarray, *, edge
 # public API
 # ---------------------------------------------------------------------------
 
+@on_workers
 @frames_like_input()
 def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, normalized: bool = True,
                            weight: str | None | Callable | np.ndarray = None,
@@ -429,7 +431,12 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
     client : dask.distributed.Client, optional
         Run the source batches on a Dask cluster (each worker runs the
         kernels of ``backend``); the result is bit-identical to a local run
-        with the same backend.
+        with the same backend.  With a client, ``graph`` may also be a
+        :class:`~rapids_balance.ClusterGraph`, a Dask DataFrame or a Parquet
+        dataset (a folder or a glob): the workers read the edges and build
+        the graph this function builds from the same rows in one process,
+        and the whole call runs on a worker (a length ``weight`` given as a
+        callable, an array or ``"abs"`` is refused for a Dask DataFrame).
     source, target, sign : str or int, optional
         Column roles when ``graph`` is a table or a file: a column name or a
         0-based position; ``None``: recognised names (see ``graph``).  Refused
@@ -531,6 +538,7 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
     return _node_frame(g, scores, graph)
 
 
+@on_workers
 @frames_like_input()
 def edge_betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, normalized: bool = True,
                                 weight: str | None | Callable | np.ndarray = None,
@@ -571,7 +579,8 @@ def edge_betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, 
         Show a progress bar over sources. None: only when stderr is a terminal
         (a few plain lines in a log with True, nothing with False).
     client : dask.distributed.Client, optional
-        Run the source batches on a Dask cluster.
+        Run the source batches on a Dask cluster; ``graph`` may then be read
+        on the workers, as for :func:`betweenness_centrality`.
     source, target, sign : str or int, optional
         Column roles, as for :func:`betweenness_centrality`.
 
@@ -657,6 +666,7 @@ class BetweennessResult(Display):
         return self.summary_line()
 
 
+@on_workers
 @frames_like_input(dask_fields=("edges",))
 def node_and_edge_betweenness(graph: Any, k: int | Sequence | None = None, *, normalized: bool = True,
                 weight: str | None | Callable | np.ndarray = None, seed: int | None = None,
@@ -693,7 +703,8 @@ def node_and_edge_betweenness(graph: Any, k: int | Sequence | None = None, *, no
         Show a progress bar over sources. None: only when stderr is a terminal
         (a few plain lines in a log with True, nothing with False).
     client : dask.distributed.Client, optional
-        Run the source batches on a Dask cluster.
+        Run the source batches on a Dask cluster; ``graph`` may then be read
+        on the workers, as for :func:`betweenness_centrality`.
     source, target, sign : str or int, optional
         Column roles, as for :func:`betweenness_centrality`.
 

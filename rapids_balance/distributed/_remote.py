@@ -200,21 +200,24 @@ def on_workers(fn: Callable) -> Callable:
             fn(OnCluster(graph), *args, **kwargs)
         except GraphOnCluster as found:
             handle = found.handle or _build(client, found.parts)
+            call = found.call
         else:  # pragma: no cover - every decorated capability coerces its input
             raise AssertionError(f"{owner} read its input without coercing it")
         public = getattr(sys.modules[fn.__module__], owner)
-        return _call(client, handle, public, args, kwargs, as_dask, dask_fields)
+        return _call(client, handle, public, args, kwargs, as_dask, dask_fields, call)
 
     return wrapper
 
 
 def _call(client: Any, handle: ClusterGraph, public: Callable, args: tuple, kwargs: dict,
-          as_dask: bool, dask_fields: tuple | None) -> Any:
+          as_dask: bool, dask_fields: tuple | None, call: dict | None = None) -> Any:
     """Run ``public(graph, *args, **kwargs)`` on a worker; the result comes back once.  With
     ``as_dask`` its ``dask_fields`` (``None``: the result itself is the table) come back as
-    Dask DataFrames whose partitions are made on that worker."""
+    Dask DataFrames whose partitions are made on that worker.  ``call`` (from the input's
+    coercion) replaces those keyword arguments for the call on the built graph."""
     # the column roles were used when the graph was built from the edge list
     kwargs = {k: v for k, v in kwargs.items() if k not in ("client", *_ROLES)}
+    kwargs.update(call or {})
     token = uuid.uuid4().hex[:10]
     name = getattr(public, "__name__", "call")
     fut = client.submit(_run_on_worker, public, _ref(handle), handle, args, kwargs,
