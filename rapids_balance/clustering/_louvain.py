@@ -346,14 +346,32 @@ def bisect(indptr, indices, a, labels, active, seed, stream, iterations):
     Returns the side (0 / 1) of every vertex."""
     n = labels.size
     deg = np.zeros(n, np.float64)
+    cnt = np.zeros(n + 1, np.int64)
     for v in prange(n):
         if not active[labels[v]]:
             continue
         d = 0.0
+        c = 0
         for p in range(indptr[v], indptr[v + 1]):
             if labels[indices[p]] == labels[v]:
                 d += abs(a[p])
+                c += 1
         deg[v] = d
+        cnt[v + 1] = c
+    # the slots inside active communities, once, in their order: each iteration then
+    # reads only them (the same sums), not every slot with its neighbour's label
+    ptr = np.cumsum(cnt)
+    idx = np.empty(ptr[n], indices.dtype)
+    val = np.empty(ptr[n], np.float64)
+    for v in prange(n):
+        if not active[labels[v]]:
+            continue
+        o = ptr[v]
+        for p in range(indptr[v], indptr[v + 1]):
+            if labels[indices[p]] == labels[v]:
+                idx[o] = indices[p]
+                val[o] = a[p]
+                o += 1
     shift = np.zeros(n, np.float64)
     for v in range(n):
         if deg[v] > shift[labels[v]]:
@@ -369,10 +387,8 @@ def bisect(indptr, indices, a, labels, active, seed, stream, iterations):
                 nxt[v] = 0.0
                 continue
             acc = shift[labels[v]] * vec[v]
-            for p in range(indptr[v], indptr[v + 1]):
-                u = indices[p]
-                if labels[u] == labels[v]:
-                    acc += a[p] * vec[u]
+            for o in range(ptr[v], ptr[v + 1]):
+                acc += val[o] * vec[idx[o]]
             nxt[v] = acc
         norm[:] = 0.0
         for v in range(n):
