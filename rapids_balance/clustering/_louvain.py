@@ -311,39 +311,11 @@ def draws(n, seed, stream):
     return out
 
 
-@numba.njit(cache=True, nogil=True)
-def inside_slots(indptr, indices, a, labels):
-    """The level without the edges between communities (CSR of the same vertices)."""
-    n = labels.size
-    ptr = np.zeros(n + 1, np.int64)
-    for v in range(n):
-        c = 0
-        for p in range(indptr[v], indptr[v + 1]):
-            if labels[indices[p]] == labels[v]:
-                c += 1
-        ptr[v + 1] = ptr[v] + c
-    idx = np.empty(ptr[n], indices.dtype)
-    out = np.empty(ptr[n], np.float64)
-    for v in range(n):
-        q = ptr[v]
-        for p in range(indptr[v], indptr[v + 1]):
-            if labels[indices[p]] == labels[v]:
-                idx[q] = indices[p]
-                out[q] = a[p]
-                q += 1
-    return ptr, idx, out
-
-
 @numba.njit(cache=True, nogil=True, parallel=True)
-def bisect(indptr, indices, a, labels, active, seed, stream, iterations):
-    """Each community cut in two by the sign of its leading eigenvector: power
-    iteration on ``A_c + s_c I`` (``A_c`` the signed weights inside community c,
-    ``s_c`` its largest absolute degree, so the shifted block is positive
-    semi-definite and the top eigenvalue dominates), every community at once,
-    each normalised on its own.  A union of two groups that repel each other has
-    the leading eigenvector that is positive on one and negative on the other.
-    Only communities with ``active[c]`` are cut (the others cost nothing).
-    Returns the side (0 / 1) of every vertex."""
+def inside_slots(indptr, indices, a, labels, active):
+    """The level without the edges between communities and without the vertices of
+    communities c with ``active[c]`` false (CSR of the same vertices, slots in order).
+    Returns (indptr, indices, weights, sum of |weight| of each vertex's slots)."""
     n = labels.size
     deg = np.zeros(n, np.float64)
     cnt = np.zeros(n + 1, np.int64)
@@ -358,20 +330,35 @@ def bisect(indptr, indices, a, labels, active, seed, stream, iterations):
                 c += 1
         deg[v] = d
         cnt[v + 1] = c
-    # the slots inside active communities, once, in their order: each iteration then
-    # reads only them (the same sums), not every slot with its neighbour's label
     ptr = np.cumsum(cnt)
     idx = np.empty(ptr[n], indices.dtype)
-    val = np.empty(ptr[n], np.float64)
+    out = np.empty(ptr[n], np.float64)
     for v in prange(n):
         if not active[labels[v]]:
             continue
-        o = ptr[v]
+        q = ptr[v]
         for p in range(indptr[v], indptr[v + 1]):
             if labels[indices[p]] == labels[v]:
-                idx[o] = indices[p]
-                val[o] = a[p]
-                o += 1
+                idx[q] = indices[p]
+                out[q] = a[p]
+                q += 1
+    return ptr, idx, out, deg
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def bisect(indptr, indices, a, labels, active, seed, stream, iterations):
+    """Each community cut in two by the sign of its leading eigenvector: power
+    iteration on ``A_c + s_c I`` (``A_c`` the signed weights inside community c,
+    ``s_c`` its largest absolute degree, so the shifted block is positive
+    semi-definite and the top eigenvalue dominates), every community at once,
+    each normalised on its own.  A union of two groups that repel each other has
+    the leading eigenvector that is positive on one and negative on the other.
+    Only communities with ``active[c]`` are cut (the others cost nothing).
+    Returns the side (0 / 1) of every vertex."""
+    n = labels.size
+    # the slots inside active communities, once: each iteration then reads only them,
+    # in their order (the same sums), not every slot with its neighbour's label
+    ptr, idx, val, deg = inside_slots(indptr, indices, a, labels, active)
     shift = np.zeros(n, np.float64)
     for v in range(n):
         if deg[v] > shift[labels[v]]:
