@@ -311,27 +311,38 @@ def draws(n, seed, stream):
     return out
 
 
-@numba.njit(cache=True, nogil=True)
-def inside_slots(indptr, indices, a, labels):
-    """The level without the edges between communities (CSR of the same vertices)."""
+@numba.njit(cache=True, nogil=True, parallel=True)
+def inside_slots(indptr, indices, a, labels, active):
+    """The level without the edges between communities and without the vertices of
+    communities c with ``active[c]`` false (CSR of the same vertices, slots in order).
+    Returns (indptr, indices, weights, sum of |weight| of each vertex's slots)."""
     n = labels.size
-    ptr = np.zeros(n + 1, np.int64)
-    for v in range(n):
+    deg = np.zeros(n, np.float64)
+    cnt = np.zeros(n + 1, np.int64)
+    for v in prange(n):
+        if not active[labels[v]]:
+            continue
+        d = 0.0
         c = 0
         for p in range(indptr[v], indptr[v + 1]):
             if labels[indices[p]] == labels[v]:
+                d += abs(a[p])
                 c += 1
-        ptr[v + 1] = ptr[v] + c
+        deg[v] = d
+        cnt[v + 1] = c
+    ptr = np.cumsum(cnt)
     idx = np.empty(ptr[n], indices.dtype)
     out = np.empty(ptr[n], np.float64)
-    for v in range(n):
+    for v in prange(n):
+        if not active[labels[v]]:
+            continue
         q = ptr[v]
         for p in range(indptr[v], indptr[v + 1]):
             if labels[indices[p]] == labels[v]:
                 idx[q] = indices[p]
                 out[q] = a[p]
                 q += 1
-    return ptr, idx, out
+    return ptr, idx, out, deg
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
@@ -345,15 +356,9 @@ def bisect(indptr, indices, a, labels, active, seed, stream, iterations):
     Only communities with ``active[c]`` are cut (the others cost nothing).
     Returns the side (0 / 1) of every vertex."""
     n = labels.size
-    deg = np.zeros(n, np.float64)
-    for v in prange(n):
-        if not active[labels[v]]:
-            continue
-        d = 0.0
-        for p in range(indptr[v], indptr[v + 1]):
-            if labels[indices[p]] == labels[v]:
-                d += abs(a[p])
-        deg[v] = d
+    # the slots inside active communities, once: each iteration then reads only them,
+    # in their order (the same sums), not every slot with its neighbour's label
+    ptr, idx, val, deg = inside_slots(indptr, indices, a, labels, active)
     shift = np.zeros(n, np.float64)
     for v in range(n):
         if deg[v] > shift[labels[v]]:
@@ -369,10 +374,8 @@ def bisect(indptr, indices, a, labels, active, seed, stream, iterations):
                 nxt[v] = 0.0
                 continue
             acc = shift[labels[v]] * vec[v]
-            for p in range(indptr[v], indptr[v + 1]):
-                u = indices[p]
-                if labels[u] == labels[v]:
-                    acc += a[p] * vec[u]
+            for o in range(ptr[v], ptr[v + 1]):
+                acc += val[o] * vec[idx[o]]
             nxt[v] = acc
         norm[:] = 0.0
         for v in range(n):

@@ -171,16 +171,18 @@ def _sum_sq_by(labels: np.ndarray, x: np.ndarray, nc: int) -> float:
     return float(np.dot(tot, tot))
 
 
-def _parts(graph: Graph, lab: np.ndarray):
+def _parts(graph: Graph, lab: np.ndarray, k: tuple[np.ndarray, np.ndarray] | None = None):
     w = edge_weights(graph)
-    kp, kn = strengths(graph, w)
+    # the strengths do not depend on the labels: a search passes them once for all its calls
+    kp, kn = strengths(graph, w) if k is None else k
     pin, nin = _inside(graph.edge_src, graph.edge_dst, graph.sign, w, lab.astype(np.int64))
     return w, kp, kn, pin, nin
 
 
-def modularity_parts(graph: Graph, lab: np.ndarray, gp: float, gn: float) -> SignedModularityResult:
+def modularity_parts(graph: Graph, lab: np.ndarray, gp: float, gn: float,
+                     k: tuple[np.ndarray, np.ndarray] | None = None) -> SignedModularityResult:
     nc = int(lab.max()) + 1 if lab.size else 0
-    _, kp, kn, pin, nin = _parts(graph, lab)
+    _, kp, kn, pin, nin = _parts(graph, lab, k)
     sp, sn = float(kp.sum()), float(kn.sum())
     qp = (2.0 * pin - gp * _sum_sq_by(lab, kp, nc) / sp) / sp if sp > 0 else 0.0
     qn = (2.0 * nin - gn * _sum_sq_by(lab, kn, nc) / sn) / sn if sn > 0 else 0.0
@@ -195,9 +197,10 @@ def _expected(lab: np.ndarray, x: np.ndarray, nc: int) -> float:
     return 0.5 * (_sum_sq_by(lab, x, nc) - float(np.dot(x, x)))
 
 
-def potts_parts(graph: Graph, lab: np.ndarray, gp: float, gn: float, null: str) -> PottsResult:
+def potts_parts(graph: Graph, lab: np.ndarray, gp: float, gn: float, null: str,
+                k: tuple[np.ndarray, np.ndarray] | None = None) -> PottsResult:
     nc = int(lab.max()) + 1 if lab.size else 0
-    w, kp, kn, pin, nin = _parts(graph, lab)
+    w, kp, kn, pin, nin = _parts(graph, lab, k)
     if null == "configuration":
         sp, sn = float(kp.sum()), float(kn.sum())
         ep = _expected(lab, kp, nc) / sp if sp > 0 else 0.0
@@ -363,13 +366,15 @@ def search_form(graph: Graph, objective: str, gp: float, gn: float, null: str) -
 
 
 def objective_value(graph: Graph, lab: np.ndarray, objective: str, gp: float, gn: float,
-                    null: str) -> tuple[float, Any]:
-    """(value, parts) of a partition: Q, F or I(P) (lower is better only for I)."""
+                    null: str, k: tuple[np.ndarray, np.ndarray] | None = None
+                    ) -> tuple[float, Any]:
+    """(value, parts) of a partition: Q, F or I(P) (lower is better only for I).
+    ``k``: the graph's ``strengths``, when the caller evaluates many partitions."""
     if objective == "modularity":
-        r = modularity_parts(graph, lab, gp, gn)
+        r = modularity_parts(graph, lab, gp, gn, k)
         return r.modularity, r
     if objective == "potts":
-        r = potts_parts(graph, lab, gp, gn, null)
+        r = potts_parts(graph, lab, gp, gn, null, k)
         return r.quality, r
     from ._objective import imbalance
 
