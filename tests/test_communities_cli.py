@@ -33,6 +33,9 @@ def test_communities_cli_sponge_and_potts(capsys):
                                         (["--resolution", "1,2,3"], "--resolution"),
                                         (["--restarts", "0"], "--restarts"),
                                         (["--k", "1", "--method", "sponge"], "--k"),
+                                        (["--spectral-start", "1"], "--spectral-start"),
+                                        (["--spectral-start", "3", "--method", "sponge"],
+                                         "--spectral-start"),
                                         (["--time-limit", "-1"], "--time-limit")])
 def test_communities_cli_bad_options(argv, name, capsys):
     assert main(["communities", "--example", "highland", *argv]) == 2
@@ -53,3 +56,13 @@ def test_communities_picture(tmp_path):
     assert t["negative_inside"].sum() + t["negative_between"].sum() / 2 == (g.sign < 0).sum()
     path = plot.main_picture(res, tmp_path / "c.png")
     assert (tmp_path / "c.png").stat().st_size > 0 and path is not None
+
+
+def test_communities_cli_spectral_start_is_the_python_call(tmp_path):
+    out = tmp_path / "c.csv"
+    assert main(["communities", "--example", "highland", "--spectral-start", "3", "--seed", "2",
+                 "--out", str(out), "--quiet"]) == 0
+    want = rb.signed_communities(rb.load_example("highland"), seed=2, spectral_start=3).labels
+    got = pd.read_csv(out)
+    assert got["community"].tolist() == want["community"].tolist()
+    assert got["vertex"].astype(str).tolist() == want["vertex"].astype(str).tolist()

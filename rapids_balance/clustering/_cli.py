@@ -170,6 +170,9 @@ def _register_communities(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--null", choices=NULL_MODELS, default="erdos_renyi",
                    help="leiden with --objective potts: the null model (default erdos_renyi)")
     p.add_argument("--restarts", type=int_arg, default=1, help="leiden: restarts (default 1)")
+    p.add_argument("--spectral-start", type=int_arg, default=None, metavar="K",
+                   help="leiden: one more restart from SPONGE_sym's K groups (sparse block "
+                        "models whose positive edges mostly join different groups)")
     p.add_argument("--k", type=int_arg, default=None,
                    help="sponge: number of groups (default: from the signed Bethe Hessian)")
     p.add_argument("--time-limit", type=float_arg, default=None, metavar="S",
@@ -206,8 +209,12 @@ def _run_communities(args) -> int:
     res = _resolution(args.resolution)
     check_count(args.restarts, "--restarts", owner, low=1, high=10**6)
     check_count(args.k, "--k", owner, low=2, high=MAX_INT32)
+    check_count(args.spectral_start, "--spectral-start", owner, low=2, high=MAX_INT32)
     if_given(check_time_limit, args.time_limit, owner, name="--time-limit", allow_none=False)
     check_seed(args.seed, owner, name="--seed")
+    if args.method != "leiden" and args.spectral_start is not None:
+        raise param_error("--spectral-start", owner, "given with --method leiden only (sponge "
+                          "takes its groups from --k)", args.spectral_start)
     if args.method != "leiden" and args.plot is not None:
         raise param_error("--plot", owner, "given with --method leiden only (the picture needs "
                           "the community table of the search)", args.plot)
@@ -222,7 +229,8 @@ def _run_communities(args) -> int:
 
             result = signed_communities(graph, objective=args.objective, resolution=res,
                                         null=args.null, seed=args.seed, restarts=args.restarts,
-                                        time_limit=args.time_limit)
+                                        time_limit=args.time_limit,
+                                        spectral_start=args.spectral_start)
         else:
             from ._sponge import sponge
 
