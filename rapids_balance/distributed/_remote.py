@@ -32,13 +32,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import os
 import sys
 import uuid
 from typing import Any, Callable
 
 from .._containers import ClusterGraph, GraphOnCluster, OnCluster
 from .._validation import check_bool, param_error
+from ..io._parts import is_dataset_path
 from ._graphs import GRAPH_KEY_PREFIX, GraphRef, fingerprint, graph_on_worker, hold_graph, \
     known_on_cluster, _remember, _LOCK
 
@@ -58,10 +58,7 @@ def is_cluster_input(obj: Any) -> bool:
         return True
     if type(obj).__module__.split(".")[0] in ("dask", "dask_cudf") and hasattr(obj, "npartitions"):
         return True
-    if isinstance(obj, (str, os.PathLike)):
-        path = os.fspath(obj)
-        return os.path.isdir(path) or (any(c in path for c in "*?[") and not os.path.exists(path))
-    return False
+    return is_dataset_path(obj)
 
 
 def cluster_graph(client: Any, source: Any, **options: Any) -> ClusterGraph:
