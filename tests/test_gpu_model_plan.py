@@ -56,14 +56,13 @@ def _workloads(g):
     }
 
 
-@pytest.fixture(scope="module")
-def recorded():
-    """{workload: {(kernel, blocks, threads)}} of the launches each workload made."""
+def _launches(runs: dict) -> dict:
+    """{workload: {(kernel, blocks, threads)}} of the launches each of ``runs`` (name -> call)
+    made under the simulator."""
     from numba.cuda.simulator.kernel import FakeCUDAKernel
 
     from benchmarks.bench_gpu_model import kernel_key
 
-    g = _graph()
     seen: dict = {}
     current = [None]
     orig = FakeCUDAKernel.__getitem__
@@ -75,12 +74,19 @@ def recorded():
 
     FakeCUDAKernel.__getitem__ = getitem
     try:
-        for name, run in _workloads(g).items():
+        for name, run in runs.items():
             current[0] = name
             run()
     finally:
         FakeCUDAKernel.__getitem__ = orig
-    return g, seen
+    return seen
+
+
+@pytest.fixture(scope="module")
+def recorded():
+    """{workload: {(kernel, blocks, threads)}} of the launches each workload made."""
+    g = _graph()
+    return g, _launches(_workloads(g))
 
 
 
@@ -113,29 +119,15 @@ def test_plan_names_every_launch_with_its_blocks_and_threads(recorded):
 def test_plan_names_the_split_bfs_launches(monkeypatch):
     # a batch too small for the device: each tree over several blocks, two launches a level;
     # the plan names the launches balance and frustration then make, with their blocks
-    from numba.cuda.simulator.kernel import FakeCUDAKernel
-
     import rapids_balance as rb
-    from benchmarks.bench_gpu_model import kernel_key, launch_plan
+    from benchmarks.bench_gpu_model import launch_plan
     from rapids_balance.balancing import _gpu_split
 
     monkeypatch.setattr(_gpu_split, "blocks_per_tree", lambda *a, **kw: 2)
     g = _graph()
-    made: dict = {}
-    current = [None]
-    orig = FakeCUDAKernel.__getitem__
-
-    def getitem(self, config):
-        blocks, threads = (int(c) if np.ndim(c) == 0 else int(np.prod(c)) for c in config[:2])
-        made.setdefault(current[0], set()).add((kernel_key(self.fn), blocks, threads))
-        return orig(self, config)
-
-    monkeypatch.setattr(FakeCUDAKernel, "__getitem__", getitem)
     kw = dict(seed=0, backend="gpu", progress=False)
-    for name, run in (("balance", lambda: rb.balance(g, T, **kw)),
-                      ("frustration", lambda: rb.frustration(g, T, refine=False, **kw))):
-        current[0] = name
-        run()
+    made = _launches({"balance": lambda: rb.balance(g, T, **kw),
+                      "frustration": lambda: rb.frustration(g, T, refine=False, **kw)})
     plan = launch_plan(g.n, g.m, T, 1, gpu_threads=False)
     for name, launches in made.items():
         planned = {(r["kernel"], r["blocks"], r["threads"]) for r in plan if r["workload"] == name
