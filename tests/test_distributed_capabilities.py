@@ -214,17 +214,20 @@ def test_frustration_with_refinement_client_equals_local(clients, slashdot):
 # --- a worker killed in the middle of a real computation -----------------------------------
 
 class _KillFirstBatch(distributed.WorkerPlugin):
-    """Kill the worker process when the first batch task of a job starts executing."""
+    """Kill the worker process when the first batch task of a job starts executing
+    (``only``: the first task whose key starts so)."""
 
-    def __init__(self, marker: str, skip: str = "reduce"):
+    def __init__(self, marker: str, skip: str = "reduce", only: str = ""):
         self.marker = marker
         self.skip = skip
+        self.only = only
 
     def setup(self, worker):
         self.worker = worker
 
     def transition(self, key, start, finish, **kwargs):
-        if finish != "executing" or self.skip in str(key) or os.path.exists(self.marker):
+        if finish != "executing" or self.skip in str(key) or os.path.exists(self.marker) \
+                or not str(key).startswith(self.only):
             return
         with open(self.marker, "w") as fh:
             fh.write(f"{key} {os.getpid()}")
@@ -260,6 +263,29 @@ def test_worker_killed_during_capability_run(request, slashdot, tmp_path, job, b
     assert int(killed_pid) in pids  # a worker really died, at a batch of this job
     assert set(client.run(os.getpid).values()) != pids
     assert same(dist, local)
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("copy", [0, 1])
+def test_worker_killed_while_the_workers_copy_the_graph(clients, tmp_path, copy):
+    # the worker running the copy task of worker `copy` dies: when it held the only copy
+    # and its peer was fetching it, the scheduler once kept listing the peer as a holder
+    # while the peer's copy task never ran, and the call waited for ever; the graph is
+    # sent again instead (a graph of its own: no earlier test has sent it)
+    g = rb.generators.ssbm(800, 4, 0.02, seed=4100 + copy).graph
+    client = clients[2]
+    run = lambda **kw: rb.edge_betweenness_centrality(g, k=None, weight=None, backend="cpu", **kw)
+    local = run()
+    marker = str(tmp_path / "killed")
+    pids = set(client.run(os.getpid).values())
+    client.register_plugin(_KillFirstBatch(marker, only=f"keep-graph-{copy}-"), name="kill-copy")
+    try:
+        dist = run(client=client)
+    finally:
+        client.unregister_worker_plugin("kill-copy")
+        client.wait_for_workers(len(pids), timeout=60)
+    assert open(marker).read().startswith(f"keep-graph-{copy}-")  # it died copying the graph
+    assert dist.equals(local)
 
 
 # --- the same on GPU workers (a GPU machine with dask-cuda) --------------------------------

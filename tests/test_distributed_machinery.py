@@ -465,6 +465,27 @@ def test_lost_scattered_graph_is_sent_again(tmp_path):
     assert all(np.array_equal(g, w) for g, w in zip(got, want))
 
 
+def test_worker_that_joins_later_fetches_the_graph_by_name():
+    # the workers present when the graph is sent copy it; one that joins (or is restarted by
+    # its nanny) fetches it from a peer the first time a task needs it
+    from _real_cluster import RealCluster
+
+    from rapids_balance.distributed._graphs import graph_on_worker
+
+    cluster = RealCluster(1)
+    try:
+        c = cluster.client
+        ref = scatter_graph(c, GRAPH)
+        cluster.add_worker("late")
+        c.wait_for_workers(2, timeout=120)
+        late = [a for a, w in c.scheduler_info()["workers"].items() if w["name"] == "late"]
+        got = c.submit(graph_on_worker, ref, workers=late, pure=False).result(timeout=120)
+        assert np.array_equal(got, GRAPH)
+        assert c.list_datasets() == (ref.key,)  # published under its key while the client holds it
+    finally:
+        cluster.close()
+
+
 def test_worker_killed_mid_run_loses_and_double_counts_nothing(client, tmp_path):
     params = {"log": str(tmp_path / "runs.log"), "marker": str(tmp_path / "killed"),
               "kill_batch": 5}

@@ -147,11 +147,12 @@ def ship_graph(client: Any, graph: Any, prepare: Any) -> GraphRef:
         return known
     held = _HELD.setdefault(client.id, OrderedDict())
     fut = held.get(fp)
-    key = GRAPH_KEY_PREFIX + fp
     if fut is not None and fut.status == "finished":
         held.move_to_end(fp)
-        return GraphRef(key, fp)
-    # one worker receives it from the client; the others copy it from their peers
+        return GraphRef(fut.key, fp)
+    # one worker receives it from the client; the others copy it from their peers.  A key of
+    # its own per send: a send that follows a lost one never meets the scheduler's record of it
+    key = f"{GRAPH_KEY_PREFIX}{fp}-{uuid.uuid4().hex[:8]}"
     fut = client.scatter({key: prepare(graph)}, direct=True, hash=False)[key]
     return hold_graph(client, fut, fp)
 
@@ -162,8 +163,12 @@ def hold_graph(client: Any, fut: Any, fp: str) -> GraphRef:
     key = fut.key
     held = _HELD.setdefault(client.id, OrderedDict())
     held[fp] = fut
+    # published under its key: a worker that joins later (or one restarted by its nanny) gets
+    # the future by name (a ``Future(key)`` made on a worker is never told that a peer holds
+    # the key, and waits: distributed 2026.8)
+    client.publish_dataset(fut, name=key, override=True)
     while len(held) > KEEP_GRAPHS:
-        held.popitem(last=False)[1].release()
+        _release(client, held.popitem(last=False)[1])
     # one small task per worker that takes the graph as its input: Dask fetches it from
     # whichever workers hold it already (each copy made is a source for the next, and the
     # memory manager keeps copies that tasks wait for), and the task keeps it
@@ -173,25 +178,34 @@ def hold_graph(client: Any, fut: Any, fp: str) -> GraphRef:
                            allow_other_workers=True, pure=False)  # a dead worker's goes elsewhere
              for i, w in enumerate(workers)]
     try:
-        _wait_for_copies(client, keeps, fut, key)
+        _wait_for_copies(client, keeps, fut, key, set(workers))
         client.gather(keeps, direct=True)
     except CancelledError as exc:  # the one holder died before the others had a copy
         held.pop(fp, None)
-        fut.release()
+        _release(client, fut)
         raise GraphLostError(f"the graph ({key}) was lost while the workers copied it ({exc})") \
             from exc
+    except GraphLostError:
+        held.pop(fp, None)
+        _release(client, fut)
+        raise
     finally:
         for k in keeps:
             k.release()
     return GraphRef(key, fp)
 
 
-def _wait_for_copies(client: Any, keeps: list, fut: Any, key: str) -> None:
-    """Wait for the keep tasks, checking every second that some worker still holds the graph.
+def _wait_for_copies(client: Any, keeps: list, fut: Any, key: str, workers: set[str]) -> None:
+    """Wait for the keep tasks, checking every second that the copying can still finish.
 
     A scattered key has no task to recompute it: when every worker holding
     it dies, the scheduler forgets it and the keep tasks that need it wait
     for ever rather than fail, so the loss is looked for here and named.
+    A worker of ``workers`` that leaves while copies are made counts as a
+    loss too: when it held the graph and died while a peer was fetching it,
+    the scheduler can go on listing that peer as a holder while its keep
+    task never runs (seen with distributed 2026.8), a wait without end.  Sending
+    the graph again costs one copy; the wait cannot be told from a slow one.
     """
     import asyncio
 
@@ -205,6 +219,10 @@ def _wait_for_copies(client: Any, keeps: list, fut: Any, key: str) -> None:
             if fut.status != "finished" or not client.who_has([fut]).get(key):
                 raise GraphLostError(f"the graph ({key}) was lost while the workers copied it: "
                                      "every worker that held it died") from None
+            gone = workers - set(client.scheduler_info().get("workers", {}))
+            if gone:
+                raise GraphLostError(f"a worker left while the workers copied the graph ({key}): "
+                                     f"{sorted(gone)[0]}") from None
 
 
 def forget_graph(client: Any, ref: GraphRef) -> None:
@@ -212,7 +230,16 @@ def forget_graph(client: Any, ref: GraphRef) -> None:
     _ON_CLUSTER.pop(ref.fingerprint, None)
     fut = _HELD.get(client.id, {}).pop(ref.fingerprint, None)
     if fut is not None:
-        fut.release()
+        _release(client, fut)
+
+
+def _release(client: Any, fut: Any) -> None:
+    """Let the cluster drop a graph the client held: its published name, then the future."""
+    try:
+        client.unpublish_dataset(fut.key)
+    except KeyError:  # not published (a stand-in's future, or already gone)
+        pass
+    fut.release()
 
 
 # --- the worker side ------------------------------------------------------------------------
@@ -263,7 +290,7 @@ def graph_on_worker(ref: GraphRef) -> Any:
 
 
 def _fetch(key: str) -> Any:
-    from distributed import Future, get_client, get_worker
+    from distributed import get_client, get_worker
 
     try:
         worker = get_worker()
@@ -272,9 +299,13 @@ def _fetch(key: str) -> Any:
     if worker is not None and key in worker.data:
         return worker.data[key]
     client = get_client()  # the worker's client gathers from the peer directly
-    fut = Future(key, client)
+    fut = None
     try:
-        if not client.who_has([fut]).get(key):
+        try:
+            fut = client.get_dataset(key)
+        except KeyError:
+            fut = None
+        if fut is None or not client.who_has([fut]).get(key):
             # its last holder died (the scheduler forgot it): say so now, not after a timeout
             raise GraphLostError(f"the graph ({key}) is on no worker any more: every worker "
                                  "that held Dask's copy died; the client sends it again")
@@ -287,4 +318,5 @@ def _fetch(key: str) -> Any:
             f"{FETCH_TIMEOUT_S:.0f} s ({type(exc).__name__}: {exc}); every worker that held it "
             "may have died") from exc
     finally:
-        fut.release()
+        if fut is not None:
+            fut.release()

@@ -30,24 +30,14 @@ import numpy as np
 
 from .._build import build_from_columns
 from .._containers import CleaningReport, Graph, SignedGraph
+from .._files import is_dataset_path
 from ..errors import GraphFormatError, GraphInputError, short_repr
 from ._frames import _check_no_missing, _get_column
 from ._roles import resolve_roles
 
 __all__ = ["EdgeParts", "dataset_files", "dataset_parts", "frame_parts", "is_dataset_path"]
 
-_GLOB = "*?["
 _ROLES = ("source", "target", "sign", "weight")
-
-
-def is_dataset_path(obj: Any) -> bool:
-    """A folder, or a glob pattern that names no existing file."""
-    if not isinstance(obj, (str, os.PathLike)):
-        return False
-    path = os.fspath(obj)
-    if os.path.isdir(path):
-        return True
-    return any(c in path for c in _GLOB) and not os.path.exists(path)
 
 
 def _hidden(name: str) -> bool:
