@@ -20,11 +20,6 @@ Results folders
     whole, so a failure or a kill leaves either the old results or the new
     ones, each with its ``run.json``.
 
-Input paths
-    :func:`is_dataset_path` tells a dataset (a folder, or a glob naming no
-    existing file) from one file; :func:`check_input_file` refuses what
-    cannot be read.
-
 Output checks
     :func:`check_output_dir` and :func:`check_output_file` run before any
     work: they refuse a path of the wrong kind (a file where a directory is
@@ -48,7 +43,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
-__all__ = ["MANIFEST_NAME", "is_dataset_path", "atomic_path", "atomic_open", "check_input_file", "check_output_dir",
+__all__ = ["MANIFEST_NAME", "atomic_path", "atomic_open", "check_input_file", "check_output_dir",
            "check_output_file", "Claim", "ResultsDir", "StagedFile", "manifest_path_for_file"]
 
 MANIFEST_NAME = "run.json"
@@ -251,16 +246,6 @@ def _nearest_existing(path: str) -> str:
             break
         p = parent
     return p
-
-
-def is_dataset_path(obj: Any) -> bool:
-    """A folder, or a glob pattern that names no existing file: a dataset of files, not one file."""
-    if not isinstance(obj, (str, os.PathLike)):
-        return False
-    path = os.fspath(obj)
-    if os.path.isdir(path):
-        return True
-    return any(c in path for c in "*?[") and not os.path.exists(path)
 
 
 def check_input_file(path: str | os.PathLike, what: str = "input") -> None:

@@ -38,7 +38,7 @@ from typing import Any, Callable
 
 from .._containers import ClusterGraph, GraphOnCluster, OnCluster
 from .._validation import check_bool, param_error
-from .._files import is_dataset_path
+from .._paths import is_dataset_path
 from ._graphs import GRAPH_KEY_PREFIX, GraphRef, fingerprint, graph_on_worker, hold_graph, \
     known_on_cluster, _remember, _LOCK
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from .._build import build_from_columns
 from .._containers import CleaningReport, Graph, SignedGraph
-from .._files import is_dataset_path
+from .._paths import is_dataset_path
 from ..errors import GraphFormatError, GraphInputError, short_repr
 from ._frames import _check_no_missing, _get_column
 from ._roles import resolve_roles
