@@ -137,19 +137,23 @@ def _small_deep_graphs():
 
 
 def test_gpu_frontier_trees_equal_cpu_on_deep_graphs(gpu_backend):
-    """Two groups of trees (the second partial), levels from the kernel's depths, both methods."""
+    """The CPU's two groups of trees (the second partial) against the kernel's trees, which
+    do not depend on the batch (one block a tree: a few from each group are enough, the
+    simulator runs a block's threads as Python threads); levels from the kernel's depths,
+    both methods."""
     from rapids_balance._xp import to_host
 
     for g in _small_deep_graphs():
         T = BLOCK + 3
         roots, seeds = tree_roots(g, np.arange(T), sampler="bfs-random-root", seed=4)
         cpu = bfs_trees(g, roots, seeds)
-        gpu = bfs_trees(g, roots, seeds, backend=gpu_backend)
+        pick = np.array([0, 1, BLOCK - 1, BLOCK, T - 1])
+        gpu = bfs_trees(g, roots[pick], seeds[pick], backend=gpu_backend)
         for a, b in zip(cpu, gpu):
-            assert np.array_equal(a, to_host(b))
+            assert np.array_equal(a[pick], to_host(b))
         for method in ("path-sign", "cycle"):
-            want = balance(g, n_trees=T, seed=5, method=method, progress=False, backend="cpu")
-            got = balance(g, n_trees=T, seed=5, method=method, progress=False, backend=gpu_backend)
+            want = balance(g, n_trees=5, seed=5, method=method, progress=False, backend="cpu")
+            got = balance(g, n_trees=5, seed=5, method=method, progress=False, backend=gpu_backend)
             for k, v in want.counters.items():
                 assert np.array_equal(v, to_host(got.counters[k])), k
 
