@@ -677,6 +677,28 @@ def test_weighted_betweenness_of_a_dataset_on_cluster_equals_single_process(clie
                                        **ekw), check_exact=True)
 
 
+def test_subset_betweenness_of_a_dataset_on_cluster_equals_single_process(clients,
+                                                                          lengths_dataset):
+    from distributed import get_task_stream
+
+    _, folder = lengths_dataset
+    client = clients[2]
+    g = rb.read_edgelist(folder, signed=False, weight="length")
+    labels = np.asarray(rb.betweenness_centrality(g, k=2, seed=1, backend="cpu")["vertex"])
+    sources, targets = labels[:7].tolist(), labels[5:19].tolist()
+    kw = dict(weight="length", backend="cpu", progress=False)
+    for fn in (rb.centrality.betweenness_centrality_subset,
+               rb.centrality.edge_betweenness_centrality_subset):
+        here = fn(folder, sources, targets, **kw)
+        with get_task_stream(client) as ts:
+            dist = fn(folder, sources, targets, client=client, **kw)
+        pd.testing.assert_frame_equal(dist, here, check_exact=True)
+        assert any(f"{fn.__name__}-on-workers" in str(t["key"]) for t in ts.data)
+        assert float(dist["betweenness_centrality"].max()) > 0
+    with pytest.raises(ValueError, match="targets"):  # checked on the worker, raised here
+        rb.centrality.betweenness_centrality_subset(folder, sources, [-12345], client=client, **kw)
+
+
 def _as_parquet(df, path):
     df.to_parquet(path)
     return path

@@ -775,6 +775,7 @@ def _subset(owner: str, graph, sources, targets, p: dict[str, Any], *, edges: bo
     return _edge_frame(g, scores, graph) if edges else _node_frame(g, scores, graph)
 
 
+@on_workers
 @frames_like_input()
 def betweenness_centrality_subset(graph: Any, sources: Sequence, targets: Sequence, *,
                                   normalized: bool = False,
@@ -842,6 +843,7 @@ def betweenness_centrality_subset(graph: Any, sources: Sequence, targets: Sequen
         client=client, source=source, target=target, sign=sign), edges=False)
 
 
+@on_workers
 @frames_like_input()
 def edge_betweenness_centrality_subset(graph: Any, sources: Sequence, targets: Sequence, *,
                                        normalized: bool = False,
