@@ -277,7 +277,10 @@ _AS_DASK_PARAM = """\
     as_dask : bool, default False
         Return {fields} as a ``dask.dataframe`` (very large graphs; needs the
         ``dask`` extra).  Every table is a cuDF DataFrame when the graph was
-        handed in as a cuDF edge list, a pandas DataFrame otherwise.
+        handed in as a cuDF edge list, a pandas DataFrame otherwise.  With
+        ``client=`` and a graph on the cluster (a ``ClusterGraph``, a Dask
+        DataFrame, a Parquet dataset) or a built ``Graph``, the whole call
+        runs on a worker and the tables' partitions are made there.
 """
 
 

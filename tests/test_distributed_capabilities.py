@@ -599,6 +599,31 @@ def test_as_dask_tables_made_on_the_workers(clients, slashdot, dataset):
         assert np.array_equal(got.counters[k], local.counters[k]), k
 
 
+def test_as_dask_tables_of_a_graph_the_client_holds_made_on_the_workers(clients, slashdot):
+    # a built graph of the client's, tables asked as Dask DataFrames: sent once, called on a
+    # worker, the tables cut where they were made; the result names the caller's own graph
+    dd = pytest.importorskip("dask.dataframe")
+    from distributed import get_task_stream
+
+    client = clients[2]
+    kw = dict(n_trees=16, seed=3, backend="cpu", progress=False)
+    local = rb.balance(slashdot, **kw)
+    with get_task_stream(client) as ts:
+        got = rb.balance(slashdot, client=client, as_dask=True, **kw)
+    assert any("balance-on-workers" in str(t["key"]) for t in ts.data)
+    assert isinstance(got.edges, dd.DataFrame)
+    assert got.graph is slashdot
+    pd.testing.assert_frame_equal(got.vertices, local.vertices, check_exact=True)
+    pd.testing.assert_frame_equal(got.edges.compute(), local.edges, check_exact=True)
+    ekw = dict(k=30, seed=2, weight=None, backend="cpu")
+    table = rb.edge_betweenness_centrality(slashdot, client=client, as_dask=True, **ekw)
+    assert isinstance(table, dd.DataFrame)
+    pd.testing.assert_frame_equal(table.compute(), rb.edge_betweenness_centrality(slashdot, **ekw),
+                                  check_exact=True)
+    with pytest.raises(ValueError, match="n_trees"):  # checked before anything is sent
+        rb.balance(slashdot, client=client, as_dask=True, n_trees=-1)
+
+
 def test_as_dask_result_leaves_the_edge_table_on_the_workers(clients):
     # what the client receives with as_dask=True is the rest of the result (the vertex table,
     # the counts), not the edge table nor the edge counters, which without it come back once

@@ -25,7 +25,10 @@ the batches run).  Tasks refer to the graph by key, so nothing graph-sized
 crosses the client, and the result comes back once, straight from the
 worker.  With ``as_dask=True`` the result's per-edge tables stay on that
 worker: they become Dask DataFrames whose partitions are slices made
-where the result lives, and only the rest of the result comes back.
+where the result lives, and only the rest of the result comes back.  A
+graph the client built and holds takes the same way when its per-edge
+tables are asked for as Dask DataFrames: it is sent once (as for any call's
+batches), the call runs on a worker and the tables stay there.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ import sys
 import uuid
 from typing import Any, Callable
 
-from .._containers import ClusterGraph, GraphOnCluster, OnCluster
+from .._containers import ClusterGraph, Graph, GraphOnCluster, OnCluster
 from .._validation import check_bool, param_error
 from .._paths import is_dataset_path
 from ._graphs import GRAPH_KEY_PREFIX, GraphRef, fingerprint, graph_on_worker, hold_graph, \
@@ -171,6 +174,26 @@ def _describe(graph: Any) -> dict[str, Any]:
                 cleaning=graph.cleaning)
 
 
+def _is_built_graph(obj: Any) -> bool:
+    return isinstance(obj, Graph) and not getattr(obj, "on_device", False)
+
+
+def _pending(graph: Any) -> ClusterGraph:
+    """The handle a built graph of the client's will have once sent (no key yet): what the
+    capability's parameter checks see, before anything is sent."""
+    weighted = getattr(graph, "weight", None) is not None
+    return ClusterGraph(key="", fingerprint=fingerprint(graph), n=int(graph.n), m=int(graph.m),
+                        name=graph.name or "", kind=type(graph).__name__,
+                        directed=bool(graph.directed), weighted=weighted, cleaning=graph.cleaning)
+
+
+def _send(client: Any, graph: Any, pending: ClusterGraph) -> ClusterGraph:
+    """Send the client's graph once (kept by every worker, as for its batches) and name it."""
+    from ._map import scatter_graph
+
+    return dataclasses.replace(pending, key=scatter_graph(client, graph).key)
+
+
 def _ref(handle: ClusterGraph) -> GraphRef:
     return GraphRef(handle.key, handle.fingerprint)
 
@@ -187,21 +210,27 @@ def on_workers(fn: Callable) -> Callable:
     @functools.wraps(fn)
     def wrapper(graph: Any, *args: Any, **kwargs: Any) -> Any:
         client = kwargs.get("client")
-        if client is None or not is_cluster_input(graph):
+        # a built graph the client holds, whose per-edge tables are asked for as Dask
+        # DataFrames: sent once and called on the workers, so the tables are made there
+        held = (client is not None and takes_as_dask and dask_fields != ()
+                and kwargs.get("as_dask") is True and _is_built_graph(graph))
+        if client is None or not (held or is_cluster_input(graph)):
             return fn(graph, *args, **kwargs)
         as_dask = check_bool(kwargs.pop("as_dask", False), "as_dask", owner) if takes_as_dask \
             else False
         if as_dask and dask_fields == ():
             raise param_error("as_dask", owner, "False (this result has no per-edge table)", as_dask)
         try:  # the capability checks its parameters, then hands the input back
-            fn(OnCluster(graph), *args, **kwargs)
+            fn(OnCluster(_pending(graph) if held else graph), *args, **kwargs)
         except GraphOnCluster as found:
-            handle = found.handle or _build(client, found.parts)
+            handle = _send(client, graph, found.handle) if held else \
+                (found.handle or _build(client, found.parts))
             call = found.call
         else:  # pragma: no cover - every decorated capability coerces its input
             raise AssertionError(f"{owner} read its input without coercing it")
         public = getattr(sys.modules[fn.__module__], owner)
-        return _call(client, handle, public, args, kwargs, as_dask, dask_fields, call)
+        result = _call(client, handle, public, args, kwargs, as_dask, dask_fields, call)
+        return _reattached(result, handle, graph) if held else result
 
     return wrapper
 
@@ -259,6 +288,16 @@ def _detached(result: Any, graph: Any, handle: ClusterGraph) -> Any:
     for f in dataclasses.fields(result):
         if getattr(result, f.name) is graph:
             object.__setattr__(result, f.name, handle)
+    return result
+
+
+def _reattached(result: Any, handle: ClusterGraph, graph: Any) -> Any:
+    """The result of a call on a graph the client holds, naming that graph, not its handle."""
+    if dataclasses.is_dataclass(result) and not isinstance(result, type):
+        for f in dataclasses.fields(result):
+            value = getattr(result, f.name)
+            if isinstance(value, ClusterGraph) and value == handle:  # the handle's copy
+                object.__setattr__(result, f.name, graph)
     return result
 
 
