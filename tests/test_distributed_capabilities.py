@@ -209,6 +209,63 @@ def test_frustration_with_refinement_client_equals_local(clients, slashdot):
     dist = fr(slashdot, client=clients[2], **kw)
     assert dist.index == local.index and dist.refined_index == local.refined_index
     pd.testing.assert_frame_equal(dist.switched, local.switched, check_exact=True)
+    # 6,000 edges: a V-cycle costs no more than a task, the client's threads run them
+    assert slashdot.m < 50_000 and dist.info["refine_on"] == local.info["refine_on"] == "threads"
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_frustration_refinement_vcycles_on_workers_equal_local(clients, slashdot, workers,
+                                                               monkeypatch):
+    # the cluster's runner on the small example (the size rule moved below it): the same
+    # generations, restarts and rounds as the threads, hence the same state
+    from rapids_balance.frustration_index import _refine_cluster
+
+    monkeypatch.setattr(_refine_cluster, "CLUSTER_REFINE_EDGES", 0)
+    client = clients[workers]
+    kw = dict(n_trees=24, seed=2, backend="cpu", progress=False, batch_size=8,
+              refine={"rounds": 3, "restarts": 1})
+    local = rb.frustration(slashdot, **kw)
+    with distributed.get_task_stream(client) as stream:
+        dist = rb.frustration(slashdot, client=client, **kw)
+    assert local.info["refine_on"] == "threads" and dist.info["refine_on"] == "workers"
+    assert dist.index == local.index and dist.refined_index == local.refined_index
+    pd.testing.assert_frame_equal(dist.switched, local.switched, check_exact=True)
+    pd.testing.assert_frame_equal(dist.history, local.history, check_exact=True)
+    # every V-cycle was a task the scheduler saw, run by the workers the result names
+    ran = [t for t in stream.data if str(t["key"]).startswith("refine-vcycle-")]
+    population = 8  # RefineParams' default: the first generation alone is 8 V-cycles
+    assert dist.info["refine_tasks"] == len(ran) >= population
+    assert sum(dist.info["refine_workers"].values()) == len(ran)
+    by_worker = {}
+    for t in ran:
+        by_worker[t["worker"]] = by_worker.get(t["worker"], 0) + 1
+    assert by_worker == dist.info["refine_workers"]
+    assert set(by_worker) == set(client.nthreads())  # spread over every worker
+
+
+def test_vcycle_task_keeps_the_deadline_it_is_given(slashdot):
+    # what a worker runs: a V-cycle whose (wall-clock) deadline passed before it started
+    # is skipped, but the one a search makes late; without a deadline the answer is the
+    # thread runner's, with no worker to name outside a task
+    import math
+    import time
+
+    from rapids_balance.frustration_index._refine import (RefineParams, level0_of,
+                                                          vcycle_job)
+    from rapids_balance.frustration_index._refine_cluster import _vcycle_task
+
+    p = RefineParams()
+    x0 = np.ones(slashdot.n, np.int8)
+    past = time.time() - 1.0
+    assert _vcycle_task(slashdot, (x0, 5, False, None, False), (p, past, past)) is None
+    cost, x, where = _vcycle_task(slashdot, (x0, 5, False, None, True), (p, past, past))
+    assert where is None and x.shape == (slashdot.n,)
+    from rapids_balance.frustration_index._states import count_frustrated
+
+    assert cost == count_frustrated(slashdot, (x < 0).astype(np.int8))
+    cost, x, _ = _vcycle_task(slashdot, (x0, 5, False, None, False), (p, math.inf, math.inf))
+    want = vcycle_job(level0_of(slashdot), (x0, 5, False, None, False), p)
+    assert cost == want[0] and np.array_equal(x, want[1])
 
 
 # --- a worker killed in the middle of a real computation -----------------------------------
