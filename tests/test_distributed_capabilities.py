@@ -688,6 +688,32 @@ def test_as_dask_result_leaves_the_edge_table_on_the_workers(clients):
     pd.testing.assert_frame_equal(got[True].edges.compute(), got[False].edges, check_exact=True)
 
 
+def test_frustration_of_a_cluster_graph_refines_on_every_worker(clients):
+    # the whole call runs as one task on a worker (its graph never on the client); its
+    # V-cycles go from there to every worker, through that worker's client, and give the
+    # single process's state
+    from rapids_balance.distributed import cluster_graph
+    from rapids_balance.generators import powerlaw_signed_graph
+
+    dd = pytest.importorskip("dask.dataframe")
+    g = powerlaw_signed_graph(60_000, seed=2)  # connected, at the size the cluster takes V-cycles
+    assert g.m >= 50_000
+    lab = g.labels
+    frame = dd.from_dict({"src": lab[g.edge_src], "dst": lab[g.edge_dst],
+                          "sign": g.sign.astype(np.int64)}, npartitions=2)
+    client = clients[2]
+    handle = cluster_graph(client, client.persist(frame))
+    kw = dict(n_trees=8, seed=1, backend="cpu", progress=False,
+              refine={"population": 4, "rounds": 1})
+    local = rb.frustration(frame.compute(), **kw)
+    dist = rb.frustration(handle, client=client, **kw)
+    assert local.info["refine_on"] == "threads" and dist.info["refine_on"] == "workers"
+    assert dist.index == local.index and dist.refined_index == local.refined_index
+    pd.testing.assert_frame_equal(dist.switched, local.switched, check_exact=True)
+    assert set(dist.info["refine_workers"]) == set(client.nthreads())
+    assert sum(dist.info["refine_workers"].values()) == dist.info["refine_tasks"] >= 4
+
+
 # --- betweenness of edge lists the workers read -----------------------------------------------
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ from .._validation import (check_backend, check_progress, check_choice, check_co
                            check_time_limit, param_error)
 from ..io._roles import check_roles
 from .._deadline import NO_DEADLINE, deadline_of, passed
-from ..distributed._run import RangeBatches, on_workers
+from ..distributed._run import RangeBatches, local_deadline, on_workers, wall_deadline
 from ..errors import GraphInputError
 from ..graph import graph_from_any
 from ..balancing._roots import check_root_labels, check_roots_arg
@@ -383,7 +383,8 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
         history row is that state's index).  ``time_limit=0`` means the
         least useful work: that state, of the check's own tree (or one
         side), with ``info["stopped_stages"]`` naming the stages it cut.
-        Trees on a Dask ``client`` are not cut short.
+        With a Dask ``client`` the trees and the refinement's V-cycles
+        stop at the same deadline on every worker.
     backend : {"auto", "cpu", "gpu"}
         Where BFS trees, path signs, state words and move gains are computed.
     progress : bool or None, default None
@@ -651,7 +652,7 @@ def _run_cloud(graph, params: FrustrationParams, progress: bool, client,
                                progress=progress, desc="frustration")
         # a limit: every task stops its trees at the deadline (a wall-clock instant, the one
         # clock the workers share), chunk by chunk as the single process does
-        wall = time.time() + (deadline - time.perf_counter())
+        wall = wall_deadline(deadline)
         return run_batches(client, graph, _cloud_parts_until, batches,
                            (params, wall, estimate, single),
                            fold=lambda parts: _merge_timed(parts, params, cloud),
@@ -690,7 +691,7 @@ def _cloud_parts_until(graph, tree_ids, args) -> list[CloudPart]:
     a tree state).  ``args``: the params, the ``time.time()`` deadline, the first chunk's
     estimated seconds and ``single`` (the first chunk holds one tree)."""
     params, wall, estimate, single = args
-    deadline = time.perf_counter() + (wall - time.time())
+    deadline = local_deadline(wall)
     first = tree_ids.start == 0
     parts: list[CloudPart] = []
     last = math.inf
