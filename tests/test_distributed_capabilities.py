@@ -688,6 +688,24 @@ def test_as_dask_result_leaves_the_edge_table_on_the_workers(clients):
     pd.testing.assert_frame_equal(got[True].edges.compute(), got[False].edges, check_exact=True)
 
 
+def test_cluster_vcycles_submit_nothing_after_the_deadline(clients, slashdot):
+    # past the search's deadline the runner submits one task (the first always goes), which
+    # skips its V-cycle on the worker; the one V-cycle a late search asks for still runs
+    import time
+
+    from rapids_balance.frustration_index._refine import RefineParams
+    from rapids_balance.frustration_index._refine_cluster import ClusterVCycles
+
+    past = time.perf_counter() - 1.0
+    runner = ClusterVCycles(clients[2], slashdot, RefineParams(), past, past)
+    x0 = np.ones(slashdot.n, np.int8)
+    jobs = [(x0, k, False, None, False) for k in range(4)]
+    assert runner.map(jobs) == [None] * 4 and runner.tasks == 1 and not runner.workers
+    (late,) = runner.map([(x0, 0, False, None, True)])
+    assert late is not None and late[1].shape == (slashdot.n,) and runner.tasks == 2
+    assert sum(runner.workers.values()) == 1
+
+
 def test_frustration_of_a_cluster_graph_refines_on_every_worker(clients):
     # the whole call runs as one task on a worker (its graph never on the client); its
     # V-cycles go from there to every worker, through that worker's client, and give the
