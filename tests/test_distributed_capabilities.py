@@ -322,6 +322,31 @@ def test_worker_killed_during_capability_run(request, slashdot, tmp_path, job, b
     assert same(dist, local)
 
 
+def test_worker_killed_during_the_refinement(clients, slashdot, tmp_path, monkeypatch):
+    # the worker running the first V-cycle dies: Dask runs the task again elsewhere (a
+    # V-cycle is a pure job), and the search ends where the single process's does
+    from rapids_balance.frustration_index import _refine_cluster
+
+    monkeypatch.setattr(_refine_cluster, "CLUSTER_REFINE_EDGES", 0)
+    client = clients[2]
+    kw = dict(n_trees=16, seed=3, backend="cpu", progress=False, batch_size=8,
+              refine={"rounds": 2})
+    local = rb.frustration(slashdot, **kw)
+    marker = str(tmp_path / "killed")
+    pids = set(client.run(os.getpid).values())
+    client.register_plugin(_KillFirstBatch(marker, only="refine-vcycle-"), name="kill-vcycle")
+    try:
+        dist = rb.frustration(slashdot, client=client, **kw)
+    finally:
+        client.unregister_worker_plugin("kill-vcycle")
+        client.wait_for_workers(len(pids), timeout=60)
+    killed_key, killed_pid = open(marker).read().rsplit(maxsplit=1)
+    assert killed_key.startswith("refine-vcycle-") and int(killed_pid) in pids
+    assert dist.info["refine_on"] == "workers"
+    assert dist.index == local.index and dist.refined_index == local.refined_index
+    pd.testing.assert_frame_equal(dist.switched, local.switched, check_exact=True)
+
+
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("copy", [0, 1])
 def test_worker_killed_while_the_workers_copy_the_graph(clients, tmp_path, copy):
