@@ -637,11 +637,8 @@ def refine(graph, starts, *, seed: int = 0, params: RefineParams = RefineParams(
         else:
             jobs.append((np.ones(graph.n, np.int8), seed * 7919 + k, False, None, False))
     own = runner is None
-    level0 = None
-    if own or params.restarts:  # restarts grow BFS balls on the graph here
-        level0 = level0_of(graph, signs)
     if own:
-        runner = ThreadVCycles(level0, params, deadline, hard)
+        runner = ThreadVCycles(level0_of(graph, signs), params, deadline, hard)
     history = []
     try:
         if deadline == NO_DEADLINE:
@@ -657,7 +654,8 @@ def refine(graph, starts, *, seed: int = 0, params: RefineParams = RefineParams(
         while stale_restarts < params.restarts and not passed(deadline):
             restart += 1
             best_before = history[-1]
-            pop = _restart(pop, runner, level0, seed, restart, len(pop))
+            # the perturbed regions are BFS balls grown here, on the graph's own CSR
+            pop = _restart(pop, runner, (graph.indptr, graph.indices), seed, restart, len(pop))
             history.append(min(c for c, _ in pop))
             if progress is not None:
                 progress(history[-1])
@@ -717,7 +715,7 @@ def _affordable(population: int, threads: int, wave: float, left: float) -> int:
     return best
 
 
-def _restart(pop, runner, level0, seed, restart, P):
+def _restart(pop, runner, csr, seed, restart, P):
     """The best state and ``P - 1`` V-cycles from perturbed copies of it: new material to
     recombine.  Copy ``k`` has a BFS ball of ``n / 2**(3 + k % 4)`` vertices around a
     seeded random root moved across the cut (a region, so that the search must move it
@@ -729,7 +727,7 @@ def _restart(pop, runner, level0, seed, restart, P):
     jobs = []
     for k in range(P - 1):
         root = int(hash64(_u64(seed), PERTURB_STREAM, restart * P + k) % np.uint64(n))
-        ball = bfs_ball(level0[0], level0[1], root, max(2, n >> (3 + k % 4)))
+        ball = bfs_ball(csr[0], csr[1], root, max(2, n >> (3 + k % 4)))
         x = best.copy()
         x[ball] = -x[ball]
         jobs.append((x, seed * 7919 + 1_000_003 * restart + k, True, None, False))
