@@ -57,10 +57,13 @@ and with ``client=`` on clusters of separate worker processes
 (tests/_real_cluster.py, 1 and 2 workers, or ``--workers``), interleaved
 over ``--repeat`` rounds with seeds 0, 1, ...: the imbalance of each call,
 its ratio to the single-process call of the same round and seed, the tasks
-the workers ran, and the call's seconds.
+the workers ran, the call's seconds and the CPU seconds of the calling
+process (``time.process_time``: what the call left to the workers).
 
 ``--jobs frustration-limit`` does the same for ``frustration(time_limit=
---cc-limit)`` (trees on the workers, the refinement in the calling process).
+--cc-limit)``: the trees and the refinement's V-cycles on the workers (each
+row also gives the V-cycle tasks, the workers that ran them, where the
+refinement ran, ``info["refine_on"]``, and the search's own seconds).
 
 ``--jobs dataset`` measures an edge list the workers read (two worker
 processes, tests/_real_cluster.py): a generated graph of the first of
@@ -463,26 +466,41 @@ def _at_limit(args, what: str) -> None:
         for c in clusters.values():
             call(tiny, client=c.client, **kw)
         for seed in range(args.repeat):
-            t = time.perf_counter()
+            t, cpu = time.perf_counter(), time.process_time()
             single = call(g, seed=seed, **kw)
-            took = time.perf_counter() - t
+            took = single_took = time.perf_counter() - t
             report.add(input=name, figure=f"single process, seed {seed}: {value}",
                        value=getattr(single, value), seconds=took,
+                       client_cpu_s=time.process_time() - cpu,
                        cycles=getattr(single, "iterations", None))
             for w, cluster in clusters.items():
                 with get_task_stream(cluster.client) as ts:
-                    t = time.perf_counter()
+                    t, cpu = time.perf_counter(), time.process_time()
                     res = call(g, seed=seed, client=cluster.client, **kw)
                     took = time.perf_counter() - t
+                    cpu = time.process_time() - cpu
                 tasks = [x for x in ts.data if marker in str(x["key"])]
                 got, peer = getattr(res, value), getattr(single, value)
+                more = {}
+                if what == "frustration":  # the refinement's V-cycles, one task each
+                    vc = [x for x in ts.data if str(x["key"]).startswith("refine-vcycle-")]
+                    more = dict(refine_on=res.info.get("refine_on"), vcycle_tasks=len(vc),
+                                vcycle_workers=len({x["worker"] for x in vc}),
+                                seconds_search=res.info.get("seconds_search"),
+                                peer_seconds=single_took,
+                                peer_refine_on=single.info.get("refine_on"),
+                                # kernels readied before the clock (a graph's first call
+                                # readies the refinement's wider levels)
+                                seconds_compile_workers=max(
+                                    (res.info.get("seconds_compile_workers") or {0: 0.0}).values()),
+                                peer_seconds_compile=single.info.get("seconds_compile"))
                 report.add(input=name, figure=f"client, {w} workers, seed {seed}: {value}",
                            value=got, peer=f"single process, seed {seed}", peer_value=peer,
                            seconds=took, cycles=getattr(res, "iterations", None),
-                           worker_tasks=len(tasks),
-                           workers_used=len({x["worker"] for x in tasks}))
+                           worker_tasks=len(tasks), client_cpu_s=cpu,
+                           workers_used=len({x["worker"] for x in tasks}), **more)
                 print(f"seed {seed}: single {peer:g}, {w} workers {got:g} ({got / peer:.4f}), "
-                      f"{len(tasks)} tasks, {took:.1f} s", flush=True)
+                      f"{len(tasks)} tasks, {took:.1f} s, client CPU {cpu:.1f} s {more}", flush=True)
     finally:
         for c in clusters.values():
             c.close()

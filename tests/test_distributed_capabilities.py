@@ -209,6 +209,63 @@ def test_frustration_with_refinement_client_equals_local(clients, slashdot):
     dist = fr(slashdot, client=clients[2], **kw)
     assert dist.index == local.index and dist.refined_index == local.refined_index
     pd.testing.assert_frame_equal(dist.switched, local.switched, check_exact=True)
+    # 6,000 edges: a V-cycle costs no more than a task, the client's threads run them
+    assert slashdot.m < 50_000 and dist.info["refine_on"] == local.info["refine_on"] == "threads"
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_frustration_refinement_vcycles_on_workers_equal_local(clients, slashdot, workers,
+                                                               monkeypatch):
+    # the cluster's runner on the small example (the size rule moved below it): the same
+    # generations, restarts and rounds as the threads, hence the same state
+    from rapids_balance.frustration_index import _refine_cluster
+
+    monkeypatch.setattr(_refine_cluster, "CLUSTER_REFINE_EDGES", 0)
+    client = clients[workers]
+    kw = dict(n_trees=24, seed=2, backend="cpu", progress=False, batch_size=8,
+              refine={"rounds": 3, "restarts": 1})
+    local = rb.frustration(slashdot, **kw)
+    with distributed.get_task_stream(client) as stream:
+        dist = rb.frustration(slashdot, client=client, **kw)
+    assert local.info["refine_on"] == "threads" and dist.info["refine_on"] == "workers"
+    assert dist.index == local.index and dist.refined_index == local.refined_index
+    pd.testing.assert_frame_equal(dist.switched, local.switched, check_exact=True)
+    pd.testing.assert_frame_equal(dist.history, local.history, check_exact=True)
+    # every V-cycle was a task the scheduler saw, run by the workers the result names
+    ran = [t for t in stream.data if str(t["key"]).startswith("refine-vcycle-")]
+    population = 8  # RefineParams' default: the first generation alone is 8 V-cycles
+    assert dist.info["refine_tasks"] == len(ran) >= population
+    assert sum(dist.info["refine_workers"].values()) == len(ran)
+    by_worker = {}
+    for t in ran:
+        by_worker[t["worker"]] = by_worker.get(t["worker"], 0) + 1
+    assert by_worker == dist.info["refine_workers"]
+    assert set(by_worker) == set(client.nthreads())  # spread over every worker
+
+
+def test_vcycle_task_keeps_the_deadline_it_is_given(slashdot):
+    # what a worker runs: a V-cycle whose (wall-clock) deadline passed before it started
+    # is skipped, but the one a search makes late; without a deadline the answer is the
+    # thread runner's, with no worker to name outside a task
+    import math
+    import time
+
+    from rapids_balance.frustration_index._refine import (RefineParams, level0_of,
+                                                          vcycle_job)
+    from rapids_balance.frustration_index._refine_cluster import _vcycle_task
+
+    p = RefineParams()
+    x0 = np.ones(slashdot.n, np.int8)
+    past = time.time() - 1.0
+    assert _vcycle_task(slashdot, (x0, 5, False, None, False), (p, past, past)) is None
+    cost, x, where = _vcycle_task(slashdot, (x0, 5, False, None, True), (p, past, past))
+    assert where is None and x.shape == (slashdot.n,)
+    from rapids_balance.frustration_index._states import count_frustrated
+
+    assert cost == count_frustrated(slashdot, (x < 0).astype(np.int8))
+    cost, x, _ = _vcycle_task(slashdot, (x0, 5, False, None, False), (p, math.inf, math.inf))
+    want = vcycle_job(level0_of(slashdot), (x0, 5, False, None, False), p)
+    assert cost == want[0] and np.array_equal(x, want[1])
 
 
 # --- a worker killed in the middle of a real computation -----------------------------------
@@ -263,6 +320,31 @@ def test_worker_killed_during_capability_run(request, slashdot, tmp_path, job, b
     assert int(killed_pid) in pids  # a worker really died, at a batch of this job
     assert set(client.run(os.getpid).values()) != pids
     assert same(dist, local)
+
+
+def test_worker_killed_during_the_refinement(clients, slashdot, tmp_path, monkeypatch):
+    # the worker running the first V-cycle dies: Dask runs the task again elsewhere (a
+    # V-cycle is a pure job), and the search ends where the single process's does
+    from rapids_balance.frustration_index import _refine_cluster
+
+    monkeypatch.setattr(_refine_cluster, "CLUSTER_REFINE_EDGES", 0)
+    client = clients[2]
+    kw = dict(n_trees=16, seed=3, backend="cpu", progress=False, batch_size=8,
+              refine={"rounds": 2})
+    local = rb.frustration(slashdot, **kw)
+    marker = str(tmp_path / "killed")
+    pids = set(client.run(os.getpid).values())
+    client.register_plugin(_KillFirstBatch(marker, only="refine-vcycle-"), name="kill-vcycle")
+    try:
+        dist = rb.frustration(slashdot, client=client, **kw)
+    finally:
+        client.unregister_worker_plugin("kill-vcycle")
+        client.wait_for_workers(len(pids), timeout=60)
+    killed_key, killed_pid = open(marker).read().rsplit(maxsplit=1)
+    assert killed_key.startswith("refine-vcycle-") and int(killed_pid) in pids
+    assert dist.info["refine_on"] == "workers"
+    assert dist.index == local.index and dist.refined_index == local.refined_index
+    pd.testing.assert_frame_equal(dist.switched, local.switched, check_exact=True)
 
 
 @pytest.mark.timeout(300)
@@ -654,6 +736,50 @@ def test_as_dask_result_leaves_the_edge_table_on_the_workers(clients):
     # result carries its edge counters in the edge table's columns, test_balance_engine.py)
     assert got[False, "bytes"] - got[True, "bytes"] > 0.8 * edge_table
     pd.testing.assert_frame_equal(got[True].edges.compute(), got[False].edges, check_exact=True)
+
+
+def test_cluster_vcycles_submit_nothing_after_the_deadline(clients, slashdot):
+    # past the search's deadline the runner submits one task (the first always goes), which
+    # skips its V-cycle on the worker; the one V-cycle a late search asks for still runs
+    import time
+
+    from rapids_balance.frustration_index._refine import RefineParams
+    from rapids_balance.frustration_index._refine_cluster import ClusterVCycles
+
+    past = time.perf_counter() - 1.0
+    runner = ClusterVCycles(clients[2], slashdot, RefineParams(), past, past)
+    x0 = np.ones(slashdot.n, np.int8)
+    jobs = [(x0, k, False, None, False) for k in range(4)]
+    assert runner.map(jobs) == [None] * 4 and runner.tasks == 1 and not runner.workers
+    (late,) = runner.map([(x0, 0, False, None, True)])
+    assert late is not None and late[1].shape == (slashdot.n,) and runner.tasks == 2
+    assert sum(runner.workers.values()) == 1
+
+
+def test_frustration_of_a_cluster_graph_refines_on_every_worker(clients):
+    # the whole call runs as one task on a worker (its graph never on the client); its
+    # V-cycles go from there to every worker, through that worker's client, and give the
+    # single process's state
+    from rapids_balance.distributed import cluster_graph
+    from rapids_balance.generators import powerlaw_signed_graph
+
+    dd = pytest.importorskip("dask.dataframe")
+    g = powerlaw_signed_graph(60_000, seed=2)  # connected, at the size the cluster takes V-cycles
+    assert g.m >= 50_000
+    lab = g.labels
+    frame = dd.from_dict({"src": lab[g.edge_src], "dst": lab[g.edge_dst],
+                          "sign": g.sign.astype(np.int64)}, npartitions=2)
+    client = clients[2]
+    handle = cluster_graph(client, client.persist(frame))
+    kw = dict(n_trees=8, seed=1, backend="cpu", progress=False,
+              refine={"population": 4, "rounds": 1})
+    local = rb.frustration(frame.compute(), **kw)
+    dist = rb.frustration(handle, client=client, **kw)
+    assert local.info["refine_on"] == "threads" and dist.info["refine_on"] == "workers"
+    assert dist.index == local.index and dist.refined_index == local.refined_index
+    pd.testing.assert_frame_equal(dist.switched, local.switched, check_exact=True)
+    assert set(dist.info["refine_workers"]) == set(client.nthreads())
+    assert sum(dist.info["refine_workers"].values()) == dist.info["refine_tasks"] >= 4
 
 
 # --- betweenness of edge lists the workers read -----------------------------------------------

@@ -20,6 +20,7 @@ batch cuts they need are re-exported here.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from typing import Any, Callable
 
@@ -28,7 +29,8 @@ from ._map import check_client, check_client_arg, check_task_count, map_batches,
 from ._remote import on_workers
 from ._tasks import narrow, run_ready, stream_reduce, sum_narrow, sum_parts
 
-__all__ = ["run_batches", "tree_task_span", "ready_on_workers", "on_workers", "stream_reduce", "narrow", "sum_narrow", "RangeBatches", "WorkerBatches", "check_client", "check_client_arg",
+__all__ = ["run_batches", "tree_task_span", "ready_on_workers", "on_workers", "task_slots",
+           "worker_address", "wall_deadline", "local_deadline", "stream_reduce", "narrow", "sum_narrow", "RangeBatches", "WorkerBatches", "check_client", "check_client_arg",
            "check_task_count"]
 
 
@@ -171,3 +173,36 @@ def ready_on_workers(client: Any, ready: Callable[..., float], *args: Any) -> di
     finally:
         for f in futs:
             f.release()
+
+
+def task_slots(client: Any) -> int:
+    """Tasks the cluster runs side by side now: the task threads of all its workers (at least 1).
+
+    A search that runs its independent steps as tasks (the frustration
+    refinement's V-cycles) sizes its waves by this, as it sizes them by its
+    thread count in one process.
+    """
+    check_client(client)
+    return max(1, sum(int(t) for t in client.nthreads().values()))
+
+
+def worker_address() -> str | None:
+    """The address of the worker running the calling task (None outside a task): what a
+    task may report so that its caller can say where its work ran."""
+    try:
+        from distributed import get_worker
+
+        return get_worker().address
+    except (ImportError, ValueError):
+        return None
+
+
+def wall_deadline(deadline: float) -> float:
+    """A ``time.perf_counter()`` deadline of this process as a ``time.time()`` instant: the one
+    clock the workers share (infinity, no deadline, stays infinity)."""
+    return time.time() + (deadline - time.perf_counter())
+
+
+def local_deadline(wall: float) -> float:
+    """:func:`wall_deadline` read back on a worker, as that process's ``time.perf_counter()``."""
+    return time.perf_counter() + (wall - time.time())

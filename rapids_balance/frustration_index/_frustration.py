@@ -25,7 +25,7 @@ from .._validation import (check_backend, check_progress, check_choice, check_co
                            check_time_limit, param_error)
 from ..io._roles import check_roles
 from .._deadline import NO_DEADLINE, deadline_of, passed
-from ..distributed._run import RangeBatches, on_workers
+from ..distributed._run import RangeBatches, local_deadline, on_workers, wall_deadline
 from ..errors import GraphInputError
 from ..graph import graph_from_any
 from ..balancing._roots import check_root_labels, check_roots_arg
@@ -383,7 +383,8 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
         history row is that state's index).  ``time_limit=0`` means the
         least useful work: that state, of the check's own tree (or one
         side), with ``info["stopped_stages"]`` naming the stages it cut.
-        Trees on a Dask ``client`` are not cut short.
+        With a Dask ``client`` the trees and the refinement's V-cycles
+        stop at the same deadline on every worker.
     backend : {"auto", "cpu", "gpu"}
         Where BFS trees, path signs, state words and move gains are computed.
     progress : bool or None, default None
@@ -391,7 +392,15 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
         (a few plain lines in a log with True, nothing with False).
     client : distributed.Client, optional
         Run the tree batches on a Dask cluster (same result as locally); at
-        most 200,000 batches (``n_trees / batch_size``) per run.
+        most 200,000 batches (``n_trees / batch_size``) per run.  On a graph
+        of at least 50,000 edges the refinement's V-cycles run there too,
+        one task each (the first generation, the restarts' copies and each
+        round's children side by side over the workers' task threads), with
+        the same result as locally while no ``time_limit`` cuts the search;
+        under a limit every worker stops its V-cycles at the same deadline.
+        ``info["refine_on"]`` says where they ran (``"workers"`` or
+        ``"threads"``, this process's, on a smaller graph),
+        ``info["refine_workers"]`` how many V-cycles each worker ran.
     roots : sequence of labels, optional
         Root of tree ``i`` is ``roots[i mod len(roots)]`` (e.g.
         :func:`rapids_balance.balancing.graphbplus_roots` to replay graphB+).
@@ -485,10 +494,12 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
     pass_s, check_side = _check_graph(graph)
     compile_s = _ready(params, rp, graph.m)
     workers_s = None
+    spread = _refine_on_workers(client, rp, graph)
     if client is not None:  # the workers' kernels too, all at once, before the clock starts
         from ..distributed._run import ready_on_workers
 
-        workers_s = ready_on_workers(client, _ready, params, None)  # trees only: refinement is here
+        # the refinement's too when its V-cycles run there
+        workers_s = ready_on_workers(client, _ready, params, *((rp, graph.m) if spread else (None,)))
     t0 = time.perf_counter()  # the clock starts once the graph is read and the kernels ready
     # ... but the connectivity check (a pass over the graph, seconds at 10^8 edges) counts
     deadline = deadline_of(t0 - pass_s, p["time_limit"])
@@ -511,7 +522,8 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
                            TREE_PASSES * pass_s, single)
     del check_side
     t_cloud = time.perf_counter() - t0
-    res = _finalize(graph, cloud, params, rp, progress, t_cloud, budget, start)
+    res = _finalize(graph, cloud, params, rp, progress, t_cloud, budget, start,
+                    client if spread else None)
     res.info["seconds_compile"] = compile_s
     if workers_s is not None:
         res.info["seconds_compile_workers"] = workers_s
@@ -640,7 +652,7 @@ def _run_cloud(graph, params: FrustrationParams, progress: bool, client,
                                progress=progress, desc="frustration")
         # a limit: every task stops its trees at the deadline (a wall-clock instant, the one
         # clock the workers share), chunk by chunk as the single process does
-        wall = time.time() + (deadline - time.perf_counter())
+        wall = wall_deadline(deadline)
         return run_batches(client, graph, _cloud_parts_until, batches,
                            (params, wall, estimate, single),
                            fold=lambda parts: _merge_timed(parts, params, cloud),
@@ -679,7 +691,7 @@ def _cloud_parts_until(graph, tree_ids, args) -> list[CloudPart]:
     a tree state).  ``args``: the params, the ``time.time()`` deadline, the first chunk's
     estimated seconds and ``single`` (the first chunk holds one tree)."""
     params, wall, estimate, single = args
-    deadline = time.perf_counter() + (wall - time.time())
+    deadline = local_deadline(wall)
     first = tree_ids.start == 0
     parts: list[CloudPart] = []
     last = math.inf
@@ -732,11 +744,27 @@ def _chunks(batch, params: FrustrationParams, deadline: float, n: int, single: b
         yield batch[i:i + step]
 
 
+def _refine_on_workers(client, rp: RefineParams | None, graph) -> bool:
+    """Whether the refinement's V-cycles run on ``client``'s workers: with a client, a
+    refinement and a graph of at least ``CLUSTER_REFINE_EDGES`` edges (on a smaller one a
+    V-cycle costs no more than a task's round trip: the caller's threads run them)."""
+    from ._refine_cluster import CLUSTER_REFINE_EDGES
+
+    return client is not None and rp is not None and graph.m >= CLUSTER_REFINE_EDGES
+
+
 def _refined(graph, starts: list, params: FrustrationParams, rp: RefineParams, progress: bool,
-             search: float, hard: float, rounds_log: list[int]) -> np.ndarray:
+             search: float, hard: float, rounds_log: list[int], client=None,
+             where: dict | None = None) -> np.ndarray:
     """The refinement from ``starts`` (±1 vectors), then the parallel descent: the best
     state's sides (int8 0/1, vertex 0 on side 0); the best index after each round is
-    appended to ``rounds_log``."""
+    appended to ``rounds_log``.  With ``client`` the V-cycles run on its workers
+    (:class:`~._refine_cluster.ClusterVCycles`); ``where`` gets what ran where."""
+    runner = None
+    if client is not None:
+        from ._refine_cluster import ClusterVCycles
+
+        runner = ClusterVCycles(client, graph, rp, search, hard)
     with progress_bar(rp.rounds + 1, "refine", progress, unit="round") as bar:
         def report(best):
             rounds_log.append(int(best))
@@ -745,7 +773,12 @@ def _refined(graph, starts: list, params: FrustrationParams, rp: RefineParams, p
 
         signs = slot_signs(graph)
         x, _ = refine_states(graph, starts, seed=params.seed, params=rp, progress=report,
-                             deadline=search, hard=hard, signs=signs)
+                             deadline=search, hard=hard, signs=signs, runner=runner)
+    if where is not None:
+        where["refine_on"] = "threads" if runner is None else "workers"
+        if runner is not None:
+            where["refine_tasks"] = runner.tasks
+            where["refine_workers"] = dict(sorted(runner.workers.items()))
     x, _ = parallel_descent(graph, x, seed=params.seed, backend=params.backend,
                             deadline=search, signs=signs)
     side = (x < 0).astype(np.int8)
@@ -754,9 +787,10 @@ def _refined(graph, starts: list, params: FrustrationParams, rp: RefineParams, p
 
 def _finalize(graph, cloud: Cloud, params: FrustrationParams, rp: RefineParams | None,
               progress: bool, t_cloud: float, budget: _Budget | None = None,
-              start: tuple[np.ndarray, str] | None = None) -> FrustrationResult:
+              start: tuple[np.ndarray, str] | None = None, client=None) -> FrustrationResult:
     """The result: the cloud's table, the refinement from its best states (or from
-    ``start``, a side vector and its name, when no tree was sampled), the tables."""
+    ``start``, a side vector and its name, when no tree was sampled), the tables.  With
+    ``client`` the refinement's V-cycles run on its workers."""
     deadline = NO_DEADLINE if budget is None else budget.final
     k = len(cloud)
     order = cloud.best_positions(k)
@@ -782,6 +816,7 @@ def _finalize(graph, cloud: Cloud, params: FrustrationParams, rp: RefineParams |
     refined_index = side = None
     t1 = time.perf_counter()
     rounds_log: list[int] = []
+    where: dict[str, Any] = {"refine_on": None}
     search = hard = deadline
     if budget is not None and deadline != NO_DEADLINE:
         search, hard = budget.search, budget.hard
@@ -794,7 +829,8 @@ def _finalize(graph, cloud: Cloud, params: FrustrationParams, rp: RefineParams |
                       for w in words[:max(1, (rp.population + 1) // 2)]]
             if start is not None:
                 starts = [np.where(best_side > 0, -1, 1).astype(np.int8)]
-            side = _refined(graph, starts, params, rp, progress, search, hard, rounds_log)
+            side = _refined(graph, starts, params, rp, progress, search, hard, rounds_log,
+                            client, where)
         refined_index = count_frustrated(graph, side)
         rounds_log = rounds_log or [refined_index]
         if tree_index is None or refined_index <= tree_index:
@@ -813,7 +849,8 @@ def _finalize(graph, cloud: Cloud, params: FrustrationParams, rp: RefineParams |
             # n_trees), the refinement (the limit itself ended)
             "stopped_stages": [stage for stage, cut in (("trees", cloud.n_trees < params.n_trees),
                                                         ("refine", rp is not None and passed(search)))
-                               if cut]}
+                               if cut],
+            **where}
     res = FrustrationResult(index=int(index), tree_index=tree_index, refined_index=refined_index,
                             best_state=state_frame(graph, best_side),
                             switched=switched_frame(graph, best_side), cloud=frame, history=hist,

@@ -57,7 +57,8 @@ from .._host_sort import merge_argsort, merge_sort
 from .._deadline import NO_DEADLINE, now, overdue, passed
 from ._shared import MOVE_STREAM, _move_priority  # noqa: F401 (MOVE_STREAM: one of the streams below)
 
-__all__ = ["RefineParams", "refine", "parallel_descent", "vertex_gains"]
+__all__ = ["RefineParams", "refine", "parallel_descent", "vertex_gains", "vcycle_job",
+           "level0_of", "ThreadVCycles"]
 
 MATCH_STREAM = 0x4D415443    # "MATC": visiting order of the matching
 TIE_STREAM = 0x54494542      # "TIEB": tie breaks between equal edges
@@ -559,9 +560,54 @@ def _canonical(x):
     return x if x[0] > 0 else -x
 
 
+def level0_of(graph, signs=None) -> tuple:
+    """The finest level of every V-cycle: the graph's CSR (int32 columns) and slot signs."""
+    return (graph.indptr, np.ascontiguousarray(graph.indices, dtype=np.int32),
+            slot_signs(graph) if signs is None else signs)
+
+
+def vcycle_job(level0, job, params: RefineParams, deadline: float = NO_DEADLINE,
+               hard: float = NO_DEADLINE):
+    """One job of the population search: ``job = (x, seed, respect, x2, late)``.
+
+    A V-cycle from ``x`` (with ``x2`` the second parent of a recombination,
+    None for a fresh or perturbed start); ``(cost, state)``, or None when
+    ``deadline`` passed before it started (unless ``late``: the one V-cycle a
+    search that got no other makes, a greedy descent on each level).  Pure:
+    the same job gives the same answer in any thread or process.
+    """
+    x0, s, respect, x2, late = job
+    if passed(deadline) and not late:  # a V-cycle started after the limit only costs time
+        return None
+    x = _vcycle(level0, x0, s, respect, x2, params, deadline, hard)
+    return int(_cost(level0[0], level0[1], level0[2], x)), x
+
+
+class ThreadVCycles:
+    """The population's V-cycles on this process's threads (the kernels release the GIL).
+
+    The interface of every runner of :func:`refine`'s jobs: ``slots`` (V-cycles
+    run side by side) and ``map(jobs)`` (their answers in job order, None for
+    a job the deadline skipped).
+    """
+
+    where = "threads"
+
+    def __init__(self, level0, params: RefineParams, deadline: float, hard: float):
+        self.slots = params.threads or numba.get_num_threads()
+        self._run = lambda job: vcycle_job(level0, job, params, deadline, hard)
+        self._pool = ThreadPoolExecutor(max_workers=self.slots)
+
+    def map(self, jobs: list) -> list:
+        return list(self._pool.map(self._run, jobs))
+
+    def close(self) -> None:
+        self._pool.shutdown()
+
+
 def refine(graph, starts, *, seed: int = 0, params: RefineParams = RefineParams(),
            progress=None, deadline: float = NO_DEADLINE, hard: float = NO_DEADLINE,
-           signs=None):
+           signs=None, runner=None):
     """Improve the bipartitions ``starts`` (list of ±1 int8 vectors) by multilevel memetic search.
 
     Half the population grows from the given states (cluster V-cycles that
@@ -574,61 +620,59 @@ def refine(graph, starts, *, seed: int = 0, params: RefineParams = RefineParams(
     starts; the V-cycles it cut make only improving moves on their way up,
     and none past ``hard`` (so that a caller can budget for what follows).
     ``signs``: :func:`slot_signs` of the graph when the caller has them.
+    ``runner``: what runs the V-cycles of a generation (:class:`ThreadVCycles`
+    by default; the frustration index hands a cluster's); each generation's
+    V-cycles are independent jobs (:func:`vcycle_job`) and their answers are
+    taken in job order, so the runner changes no result while no deadline
+    cuts the search.
     Returns ``(x, history)``: the best state (int8 ±1) and the best
     frustration after each round and restart.
     """
-    level0 = (graph.indptr, np.ascontiguousarray(graph.indices, dtype=np.int32),
-              slot_signs(graph) if signs is None else signs)
     P = max(2, int(params.population))
-    threads = params.threads or numba.get_num_threads()
     jobs = []
     for k in range(P):
         if k < (P + 1) // 2 and starts:
-            jobs.append((np.asarray(starts[k % len(starts)], np.int8), seed * 7919 + k, True))
+            jobs.append((np.asarray(starts[k % len(starts)], np.int8), seed * 7919 + k, True,
+                         None, False))
         else:
-            jobs.append((np.ones(graph.n, np.int8), seed * 7919 + k, False))
-
-    def cost(x):
-        return int(_cost(level0[0], level0[1], level0[2], x))
-
-    def run(job, late=False):
-        if passed(deadline) and not late:  # a V-cycle started after the limit only costs time
-            return None
-        x0, s, respect = job
-        x = _vcycle(level0, x0, s, respect, None, params, deadline, hard)
-        return cost(x), x
-
+            jobs.append((np.ones(graph.n, np.int8), seed * 7919 + k, False, None, False))
+    own = runner is None
+    if own:
+        runner = ThreadVCycles(level0_of(graph, signs), params, deadline, hard)
     history = []
-    with ThreadPoolExecutor(max_workers=threads) as pool:
+    try:
         if deadline == NO_DEADLINE:
-            pop = list(pool.map(run, jobs))
+            pop = runner.map(jobs)
         else:
-            pop = _timed_generation(jobs, pool, run, threads, deadline)
+            pop = _timed_generation(jobs, runner, deadline)
         history.append(min(c for c, _ in pop))
         if progress is not None:
             progress(history[-1])
         # r: rounds so far over all restarts (their seeds stay apart)
-        r = _rounds(pop, pool, level0, seed, 0, params, history, progress, deadline, cost,
-                   hard)
+        r = _rounds(pop, runner, seed, 0, params, history, progress, deadline)
         restart = stale_restarts = 0
         while stale_restarts < params.restarts and not passed(deadline):
             restart += 1
             best_before = history[-1]
-            pop = _restart(pop, pool, run, level0, seed, restart, len(pop))
+            # the perturbed regions are BFS balls grown here, on the graph's own CSR
+            pop = _restart(pop, runner, (graph.indptr, graph.indices), seed, restart, len(pop))
             history.append(min(c for c, _ in pop))
             if progress is not None:
                 progress(history[-1])
-            r = _rounds(pop, pool, level0, seed, r, params, history, progress, deadline, cost,
-                   hard)
+            r = _rounds(pop, runner, seed, r, params, history, progress, deadline)
             stale_restarts = stale_restarts + 1 if history[-1] >= best_before else 0
+    finally:
+        if own:
+            runner.close()
     i = min(range(len(pop)), key=lambda i: (pop[i][0], i))
     return pop[i][1], history
 
 
-def _timed_generation(jobs, pool, run, threads, deadline):
+def _timed_generation(jobs, runner, deadline):
     """The first generation under a deadline, sized by the time its first wave took.
 
-    The first wave (one V-cycle per thread, the best tree states first)
+    The first wave (one V-cycle per slot of ``runner``: a thread, or a task
+    thread of a cluster's worker; the best tree states first)
     gives a good state early; its wall time, measured on the machine as it
     is (a busy machine makes it longer), says how many more V-cycles fit:
     the population grows only as far as its first generation and
@@ -639,13 +683,15 @@ def _timed_generation(jobs, pool, run, threads, deadline):
     greedy descent on each level: :func:`_tabu`).  Every member is a
     ``(cost, x)`` pair.
     """
+    slots = runner.slots
     t = time.perf_counter()
-    pop = [r for r in pool.map(run, jobs[:threads]) if r is not None]
+    pop = [r for r in runner.map(jobs[:slots]) if r is not None]
     if not pop:  # the limit passed before the refinement: a greedy V-cycle from the best start
-        pop = [run(jobs[0], late=True)]
+        pop = [runner.map([jobs[0][:4] + (True,)])[0]]
     now = time.perf_counter()
-    size = _affordable(len(jobs), threads, now - t, deadline - now)
-    pop += [r for r in pool.map(run, jobs[threads:size]) if r is not None]
+    size = _affordable(len(jobs), slots, now - t, deadline - now)
+    if size > slots:
+        pop += [r for r in runner.map(jobs[slots:size]) if r is not None]
     return pop
 
 
@@ -669,7 +715,7 @@ def _affordable(population: int, threads: int, wave: float, left: float) -> int:
     return best
 
 
-def _restart(pop, pool, run, level0, seed, restart, P):
+def _restart(pop, runner, csr, seed, restart, P):
     """The best state and ``P - 1`` V-cycles from perturbed copies of it: new material to
     recombine.  Copy ``k`` has a BFS ball of ``n / 2**(3 + k % 4)`` vertices around a
     seeded random root moved across the cut (a region, so that the search must move it
@@ -681,11 +727,11 @@ def _restart(pop, pool, run, level0, seed, restart, P):
     jobs = []
     for k in range(P - 1):
         root = int(hash64(_u64(seed), PERTURB_STREAM, restart * P + k) % np.uint64(n))
-        ball = bfs_ball(level0[0], level0[1], root, max(2, n >> (3 + k % 4)))
+        ball = bfs_ball(csr[0], csr[1], root, max(2, n >> (3 + k % 4)))
         x = best.copy()
         x[ball] = -x[ball]
-        jobs.append((x, seed * 7919 + 1_000_003 * restart + k, True))
-    return [pop[keep]] + [r for r in pool.map(run, jobs) if r is not None]
+        jobs.append((x, seed * 7919 + 1_000_003 * restart + k, True, None, False))
+    return [pop[keep]] + [r for r in runner.map(jobs) if r is not None]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -711,8 +757,7 @@ def bfs_ball(indptr, idx, root, limit):
     return queue[:tail]
 
 
-def _rounds(pop, pool, level0, seed, r, params, history, progress, deadline, cost,
-            hard=NO_DEADLINE):
+def _rounds(pop, runner, seed, r, params, history, progress, deadline):
     """Recombination rounds (in place on ``pop``) until ``params.patience`` bring nothing
     new or ``params.rounds`` are done; returns the round counter ``r`` after them."""
     P = len(pop)
@@ -721,23 +766,16 @@ def _rounds(pop, pool, level0, seed, r, params, history, progress, deadline, cos
         if passed(deadline) or P < 2:  # a timed population may hold a single state
             break
         ranked = sorted(range(P), key=lambda i: (pop[i][0], i))
-        pairs = []
+        jobs = []
         for k in range(P // 2):
             a = ranked[k]
             b = ranked[(k + 1 + int(hash64(_u64(seed), PAIR_STREAM, r * P + k)
                                     % np.uint64(P - 1))) % P]
             if pop[b][0] < pop[a][0]:
                 a, b = b, a
-            pairs.append((a, b, seed * 7919 + 1000 * (r + 1) + k))
-
-        def child(pair):
-            if passed(deadline):
-                return None
-            a, b, s = pair
-            x = _vcycle(level0, pop[a][1], s, True, pop[b][1], params, deadline, hard)
-            return cost(x), x
-
-        children = [c for c in pool.map(child, pairs) if c is not None]
+            # the child grows from the better parent a, keeping what both parents agree on
+            jobs.append((pop[a][1], seed * 7919 + 1000 * (r + 1) + k, True, pop[b][1], False))
+        children = [c for c in runner.map(jobs) if c is not None]
         for c, x in children:  # in pair order: deterministic
             cx = _canonical(x)
             if any(np.array_equal(cx, _canonical(y)) for _, y in pop):

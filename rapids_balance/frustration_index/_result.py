@@ -75,7 +75,11 @@ class FrustrationResult(Display):
         time limit cut the work short, else None; ``stopped_stages``: which
         stages it cut short (``"trees"``: the trees' share of the limit
         ended before ``n_trees`` trees; ``"refine"``: the limit ended during
-        the refinement).
+        the refinement); ``refine_on``: where the refinement's V-cycles ran
+        (``"threads"`` of the calling process, ``"workers"`` of the Dask
+        cluster of ``client=``, None without a refinement), and on the
+        workers ``refine_tasks`` (V-cycle tasks submitted) and
+        ``refine_workers`` (V-cycles each worker ran, by address).
     """
 
     index: int
