@@ -40,8 +40,9 @@ def _contract_range(c0, c1, indptr, indices, a, lab, nc, mstart, members, bound,
     acc = np.zeros(nc, dtype=np.float64)
     seen = np.full(nc, -1, dtype=np.int64)
     touched = np.empty(nc, dtype=np.int64)
-    work = 0
-    mark = 0
+    # np.int64: a literal 0 passed on would compile overdue once more for Literal[int](0)
+    work = np.int64(0)
+    mark = np.int64(0)
     for c in range(c0, c1):
         late, mark = overdue(deadline, work, mark)
         if late or stop[0]:
@@ -97,9 +98,7 @@ def contract(indptr, indices, a, lab, nc, parts, deadline=NO_DEADLINE):
     tmp_a = np.empty(indices.size, dtype=np.float64)
     count = np.zeros(nc, dtype=np.int64)
     parts = max(1, min(parts, nc))
-    cut = np.searchsorted(bound, np.arange(parts + 1) * (bound[nc] / parts))
-    cut[0] = 0
-    cut[parts] = nc
+    cut = _cuts(bound, nc, parts)
     stop = np.zeros(1, dtype=np.int64)
     if parts == 1:
         # np.int64(0): a literal 0 would compile the range kernel once more
@@ -116,9 +115,31 @@ def contract(indptr, indices, a, lab, nc, parts, deadline=NO_DEADLINE):
     out_idx = np.empty(out_ptr[nc], dtype=np.int32)
     out_a = np.empty(out_ptr[nc], dtype=np.float64)
     for c in range(nc):
-        out_idx[out_ptr[c]:out_ptr[c + 1]] = tmp_idx[bound[c]:bound[c] + count[c]]
-        out_a[out_ptr[c]:out_ptr[c + 1]] = tmp_a[bound[c]:bound[c] + count[c]]
+        # loops, not slice copies: those compile numba's shape-error messages (integer
+        # formatting, seconds of a first call)
+        for j in range(count[c]):
+            out_idx[out_ptr[c] + j] = tmp_idx[bound[c] + j]
+            out_a[out_ptr[c] + j] = tmp_a[bound[c] + j]
     return out_ptr, out_idx, out_a
+
+
+@numba.njit(cache=True, inline="always")
+def _cuts(bound, nc, parts):
+    """``np.searchsorted(bound, np.arange(parts + 1) * (bound[nc] / parts))`` with its ends
+    set to 0 and ``nc``: the first row of each of ``parts`` ranges of about equal slot
+    counts.  A loop (``bound`` is ascending), not numba's searchsorted, whose typing of
+    mixed integer and float comparisons costs a second of a first call's compiling."""
+    cut = np.empty(parts + 1, dtype=np.int64)
+    step = bound[nc] / parts
+    i = 0
+    for t in range(parts + 1):
+        x = t * step
+        while i < nc + 1 and bound[i] < x:  # the leftmost i with bound[i] >= x
+            i += 1
+        cut[t] = i
+    cut[0] = 0
+    cut[parts] = nc
+    return cut
 
 
 @numba.njit(cache=True, nogil=True)

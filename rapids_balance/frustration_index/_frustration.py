@@ -573,7 +573,7 @@ def _ready(params: FrustrationParams, rp: RefineParams | None, m: int | None = N
     from .._ready import ready, tiny_backend, tiny_signed_graph
 
     capped = params.max_states is not None
-    wide = None if m is None else (m > np.iinfo(np.int8).max, m > np.iinfo(np.int16).max)
+    wide = None if m is None else m > np.iinfo(np.int16).max  # int32 sums: compile_wide_levels
     key = ("frustration", params.backend, params.sampler, capped,
            None if rp is None else (rp.restarts > 0, rp.grow > 0), wide)
 
