@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba import prange
 
+from .._chunks import run_chunks
 from .._deadline import NO_DEADLINE, overdue
 from ._moves import members_by_cluster
 
@@ -62,15 +62,6 @@ def _contract_range(c0, c1, indptr, indices, a, lab, nc, mstart, members, bound,
         count[c] = pos - bound[c]
 
 
-@numba.njit(parallel=True, cache=True, nogil=True)
-def _contract_parts(cut, indptr, indices, a, lab, nc, mstart, members, bound, tmp_idx, tmp_a,
-                    count, deadline, stop):
-    for t in prange(cut.size - 1):
-        _contract_range(cut[t], cut[t + 1], indptr, indices, a, lab, nc, mstart, members, bound,
-                        tmp_idx, tmp_a, count, deadline, stop)
-
-
-@numba.njit(cache=True, nogil=True)
 def contract(indptr, indices, a, lab, nc, parts, deadline=NO_DEADLINE):
     """Coarse graph with one vertex per cluster of ``lab`` (ids 0..nc-1).
 
@@ -80,12 +71,39 @@ def contract(indptr, indices, a, lab, nc, parts, deadline=NO_DEADLINE):
     neighbours in the order its members' rows meet them (no kernel needs
     sorted rows: every choice among clusters breaks ties by id).  Coarse rows
     are built independently (with ``parts`` > 1 in that many ranges of equal
-    slot counts, in parallel, each row in its own place), so the result does
-    not depend on ``parts`` or the threads.  Once ``deadline`` passes it
-    stops and returns no level (``out_ptr`` of size 1, not ``nc + 1``): a
-    contraction of the input level of 10^7 edges takes seconds, which a
-    search cut by its limit has no time for.
+    slot counts, side by side on threads, each row in its own place), so the
+    result does not depend on ``parts`` or the threads.  Once ``deadline``
+    passes it stops and returns no level (``out_ptr`` of size 1, not
+    ``nc + 1``): a contraction of the input level of 10^7 edges takes
+    seconds, which a search cut by its limit has no time for.
+
+    The ranges run as nogil kernels on threads (:mod:`rapids_balance._chunks`),
+    not as a ``prange`` inside one kernel: numba's parfor passes would cost
+    seconds of a first call's compiling.
     """
+    nc = int(nc)
+    mstart, members, bound = _row_bounds(indptr, lab, nc)
+    tmp_idx = np.empty(indices.size, dtype=np.int32)
+    tmp_a = np.empty(indices.size, dtype=np.float64)
+    count = np.zeros(nc, dtype=np.int64)
+    parts = max(1, min(int(parts), nc))
+    cut = np.searchsorted(bound, np.arange(parts + 1) * (bound[nc] / parts))
+    cut[0] = 0
+    cut[parts] = nc
+    stop = np.zeros(1, dtype=np.int64)
+    deadline = float(deadline)
+    run_chunks(lambda t: _contract_range(cut[t], cut[t + 1], indptr, indices, a, lab, nc, mstart,
+                                         members, bound, tmp_idx, tmp_a, count, deadline, stop),
+               parts)
+    if stop[0]:
+        return np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int32), np.empty(0, np.float64)
+    return _packed_rows(tmp_idx, tmp_a, bound, count, nc)
+
+
+@numba.njit(cache=True, nogil=True)
+def _row_bounds(indptr, lab, nc):
+    """Members by cluster, and where each coarse row may be written: after the sum of the
+    earlier rows' members' degrees (``bound``, ``nc + 1`` entries)."""
     mstart, members = members_by_cluster(lab, nc)
     bound = np.zeros(nc + 1, dtype=np.int64)
     for c in range(nc):
@@ -94,21 +112,12 @@ def contract(indptr, indices, a, lab, nc, parts, deadline=NO_DEADLINE):
             v = members[q]
             deg += indptr[v + 1] - indptr[v]
         bound[c + 1] = bound[c] + deg
-    tmp_idx = np.empty(indices.size, dtype=np.int32)
-    tmp_a = np.empty(indices.size, dtype=np.float64)
-    count = np.zeros(nc, dtype=np.int64)
-    parts = max(1, min(parts, nc))
-    cut = _cuts(bound, nc, parts)
-    stop = np.zeros(1, dtype=np.int64)
-    if parts == 1:
-        # np.int64(0): a literal 0 would compile the range kernel once more
-        _contract_range(np.int64(0), nc, indptr, indices, a, lab, nc, mstart, members, bound, tmp_idx,
-                        tmp_a, count, deadline, stop)
-    else:
-        _contract_parts(cut, indptr, indices, a, lab, nc, mstart, members, bound, tmp_idx, tmp_a,
-                        count, deadline, stop)
-    if stop[0]:
-        return np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int32), np.empty(0, np.float64)
+    return mstart, members, bound
+
+
+@numba.njit(cache=True, nogil=True)
+def _packed_rows(tmp_idx, tmp_a, bound, count, nc):
+    """The coarse CSR: each row's ``count[c]`` entries moved from ``bound[c]`` to their place."""
     out_ptr = np.zeros(nc + 1, dtype=np.int64)
     for c in range(nc):
         out_ptr[c + 1] = out_ptr[c] + count[c]
@@ -121,25 +130,6 @@ def contract(indptr, indices, a, lab, nc, parts, deadline=NO_DEADLINE):
             out_idx[out_ptr[c] + j] = tmp_idx[bound[c] + j]
             out_a[out_ptr[c] + j] = tmp_a[bound[c] + j]
     return out_ptr, out_idx, out_a
-
-
-@numba.njit(cache=True, inline="always")
-def _cuts(bound, nc, parts):
-    """``np.searchsorted(bound, np.arange(parts + 1) * (bound[nc] / parts))`` with its ends
-    set to 0 and ``nc``: the first row of each of ``parts`` ranges of about equal slot
-    counts.  A loop (``bound`` is ascending), not numba's searchsorted, whose typing of
-    mixed integer and float comparisons costs a second of a first call's compiling."""
-    cut = np.empty(parts + 1, dtype=np.int64)
-    step = bound[nc] / parts
-    i = 0
-    for t in range(parts + 1):
-        x = t * step
-        while i < nc + 1 and bound[i] < x:  # the leftmost i with bound[i] >= x
-            i += 1
-        cut[t] = i
-    cut[0] = 0
-    cut[parts] = nc
-    return cut
 
 
 @numba.njit(cache=True, nogil=True)
