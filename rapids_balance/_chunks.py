@@ -10,6 +10,7 @@ number of chunks.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 
@@ -21,7 +22,9 @@ __all__ = ["cpu_chunks", "run_chunks", "slot_chunks"]
 #: it to a thread costs more than it saves
 MIN_CHUNK_SLOTS = 2**14
 
+_PREFIX = "rapids-balance-chunk"
 _pool = None
+_pool_pid = 0
 _pool_lock = threading.Lock()
 
 
@@ -37,7 +40,7 @@ def slot_chunks(n_slots: int) -> int:
 
 
 def run_chunks(chunk: Callable[[int], object], n_chunks: int) -> None:
-    """``chunk(c)`` for c in ``range(n_chunks)``, each on its own thread.
+    """``chunk(c)`` for c in ``range(n_chunks)``, side by side on threads.
 
     The chunks are compiled kernels that release the GIL (``nogil=True``)
     and write only their own part of the outputs, so they run side by side
@@ -46,27 +49,34 @@ def run_chunks(chunk: Callable[[int], object], n_chunks: int) -> None:
     thread count) sets the parallelism, as before.  Chunk 0 runs on the
     calling thread, the others on a pool kept for the process (a pass over a
     small coarse level is called thousands of times in a search: starting
-    threads for each call would cost more than the pass).  The chunks never
-    wait on the pool themselves, so callers on any threads cannot deadlock it.
+    threads for each call would cost more than the pass).  A chunk that
+    calls this again runs its own chunks in turn, on its thread: a pool
+    thread never waits on the pool, so it cannot deadlock.
     """
-    if n_chunks <= 1:
-        chunk(0)
+    if n_chunks <= 1 or threading.current_thread().name.startswith(_PREFIX):
+        for c in range(n_chunks):
+            chunk(c)
         return
+    from concurrent.futures import wait
+
     futures = [_chunk_pool().submit(chunk, c) for c in range(1, n_chunks)]
     try:
         chunk(0)
     finally:
-        for f in futures:
-            f.result()
+        wait(futures)  # no chunk still writes into the outputs once this returns or raises
+    for f in futures:
+        f.result()
 
 
 def _chunk_pool():
-    """The process's chunk threads (as many as numba may use), started on first use."""
-    global _pool
+    """The process's chunk threads (as many as numba may use), started on first use, and
+    again in a forked child (it inherits the pool but not its threads)."""
+    global _pool, _pool_pid
     with _pool_lock:
-        if _pool is None:
+        if _pool is None or _pool_pid != os.getpid():
             from concurrent.futures import ThreadPoolExecutor
 
             _pool = ThreadPoolExecutor(max_workers=max(1, numba.config.NUMBA_NUM_THREADS),
-                                       thread_name_prefix="rapids-balance-chunk")
+                                       thread_name_prefix=_PREFIX)
+            _pool_pid = os.getpid()
         return _pool
