@@ -280,7 +280,9 @@ def _merge_sort_pairs(keys, vals, k):
 @numba.njit(cache=True, nogil=True)
 def merge_sort(a, k):
     """Sort ``a[:k]`` in place: a few loops that compile in a fraction of the time of numba's
-    own sort (its quicksort is a second of a first call's compiling)."""
+    own sort (its quicksort is a second of a first call's compiling).  The kernels pass
+    uint64 keys, as :func:`merge_argsort`'s callers do, so that one signature of the sort
+    serves them all."""
     _merge_sort_pairs(a, np.empty(0, np.int32), k)
 
 

@@ -122,15 +122,14 @@ import rapids_balance as rb
 from rapids_balance._ready import tiny_signed_graph
 from rapids_balance.frustration_index import _refine
 _refine.compile_wide_levels(tiny_signed_graph(), {max_sum})
-print(json.dumps(sorted({{str(sig[2].dtype) for sig in _refine._match.signatures}} - {{"int8"}})))
+print(json.dumps(sorted({{str(sig[2].dtype) for sig in _refine._match.signatures}})))
 """
 
 
-@pytest.mark.parametrize("max_sum, widths", [(120, []), (30_000, ["int16"]),
-                                             (None, ["int16", "int32"])])
+@pytest.mark.parametrize("max_sum, widths", [(120, []), (30_000, []), (None, ["int32"])])
 def test_the_refinement_compiles_the_sum_widths_the_graph_can_reach(max_sum, widths):
-    # a coarse edge sums fine edges: below 2**15 edges no level needs int32 sums (the int8
-    # levels under a wider one are the search's own)
+    # a coarse edge sums fine edges: below 2**15 edges no level needs int32 sums, and the
+    # signs and the narrower sums share int16 (the search's own run compiles it)
     out = subprocess.run([sys.executable, "-c", _WIDE.format(max_sum=max_sum)], cwd=REPO,
                          env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True, text=True,
                          timeout=900, check=True).stdout
@@ -154,3 +153,24 @@ def test_a_call_without_dask_or_a_gpu_imports_neither():
     assert got["distributed"] is False
     if not got["cupy"]:  # without CuPy the probe stops before numba.cuda
         assert got["numba.cuda"] is False
+
+
+@pytest.mark.parametrize("n_trees, batch, timed, single, capped", [
+    (1000, 64, True, False, False), (1000, 64, False, False, False), (129, 64, False, False, False),
+    (65, 128, False, False, False), (7, 64, True, False, False), (200, 64, True, True, False),
+    (193, 64, False, False, True), (130, 65, False, False, True), (5, 64, False, False, False)])
+def test_the_tree_by_tree_bfs_is_ready_where_a_chunk_ends_in_a_lone_tree(n_trees, batch, timed,
+                                                                          single, capped):
+    from rapids_balance.balancing._trees import block_split
+    from rapids_balance.frustration_index._frustration import (NO_DEADLINE, FrustrationParams, _batches,
+                                                               _chunks, _lone_tree)
+
+    # the chunks the sampling makes, batch by batch (the first chunk of all alone when single):
+    # a chunk whose trees do not all fit blocks has a tree for the tree-by-tree BFS
+    params = FrustrationParams(n_trees=n_trees, batch_size=batch, max_states=4 if capped else None)
+    sizes = []
+    for i, b in enumerate(_batches(params)):
+        sizes += [len(c) for c in _chunks(b, params, 1.0 if timed else NO_DEADLINE, 5875,
+                                          single and i == 0)]
+    assert sum(sizes) == n_trees
+    assert _lone_tree(params, 5875, timed, single) == any(block_split(t) < t for t in sizes)

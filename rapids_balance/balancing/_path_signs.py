@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba import prange
+
+from .._chunks import cpu_chunks, run_chunks
 
 __all__ = ["path_signs", "path_signs_into"]
 
@@ -25,9 +26,12 @@ def path_signs_into(order, parent, parent_edge, sign, ps):
         ps[v] = ps[parent[v]] * sign[parent_edge[v]]
 
 
-@numba.njit(parallel=True, cache=True)
-def _path_signs_cpu(order, parent, parent_edge, sign, ps):
-    for t in prange(order.shape[0]):
+@numba.njit(cache=True, nogil=True)
+def _path_signs_chunk(c, n_chunks, order, parent, parent_edge, sign, ps):
+    """Trees ``c, c + n_chunks, ...`` of a batch (GIL released: chunks run on threads, see
+    :func:`rapids_balance._chunks.run_chunks`; numba's parfors would cost a second of a first call's
+    compiling)."""
+    for t in range(c, order.shape[0], n_chunks):
         path_signs_into(order[t], parent[t], parent_edge[t], sign, ps[t])
 
 
@@ -72,7 +76,9 @@ def path_signs(order, parent, parent_edge, sign, *, backend: str | None = None):
         parent = np.asarray(parent)[None, :]
         parent_edge = np.asarray(parent_edge)[None, :]
     ps = np.empty(order.shape, np.int8)
-    _path_signs_cpu(order, np.ascontiguousarray(parent, dtype=np.int32),
-                    np.ascontiguousarray(parent_edge, dtype=np.int32),
-                    np.ascontiguousarray(sign, dtype=np.int8), ps)
+    parent = np.ascontiguousarray(parent, dtype=np.int32)
+    parent_edge = np.ascontiguousarray(parent_edge, dtype=np.int32)
+    sign = np.ascontiguousarray(sign, dtype=np.int8)
+    k = cpu_chunks(order.shape[0])
+    run_chunks(lambda c: _path_signs_chunk(c, k, order, parent, parent_edge, sign, ps), k)
     return ps

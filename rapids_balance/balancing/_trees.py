@@ -36,6 +36,7 @@ from numba import prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from .._chunks import cpu_chunks, run_chunks  # noqa: F401 (the samplers' and engine's too)
 from .._host_sort import merge_sort
 from .._random import hash32
 from ._tree_rules import _check_connected, parent_key
@@ -460,7 +461,14 @@ def _candidates_by_id(cand, k, mark, stamp):
                 cand[k] = w
                 k += 1
     else:
-        merge_sort(cand, k)  # short ones by insertion
+        # sorted as uint64 keys, the one key type of the package's merge sort (each key type
+        # compiles the sort again: a second of a first call); short ones by insertion
+        keys = np.empty(k, np.uint64)
+        for i in range(k):
+            keys[i] = cand[i]
+        merge_sort(keys, k)
+        for i in range(k):
+            cand[i] = keys[i]
 
 
 def _bfs_block_for(with_tree: bool):
@@ -686,32 +694,6 @@ def block_split(n_trees: int) -> int:
 # ---------------------------------------------------------------------------
 # public batch builders
 # ---------------------------------------------------------------------------
-
-def cpu_chunks(n_items: int) -> int:
-    """How many parallel chunks to cut ``n_items`` independent trees into."""
-    return max(1, min(int(n_items), numba.get_num_threads()))
-
-
-def run_chunks(chunk, n_chunks: int) -> None:
-    """``chunk(c)`` for c in ``range(n_chunks)``, each on its own thread.
-
-    The chunks are compiled kernels that release the GIL (``nogil=True``)
-    and write only their own part of the outputs, so they run side by side
-    as a numba ``prange`` over chunks would, without compiling a parallel
-    loop: numba's parfor passes cost seconds per kernel on a fresh
-    install's first call.  The chunk count (:func:`cpu_chunks`, numba's
-    thread count) sets the parallelism, as before.
-    """
-    if n_chunks <= 1:
-        chunk(0)
-        return
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=n_chunks, thread_name_prefix="rapids-balance-chunk") as pool:
-        for f in [pool.submit(chunk, c) for c in range(n_chunks)]:
-            f.result()
-
-
 
 def bfs_path_signs_gpu(graph, roots, seeds):
     """Path signs (device array (T, n) int8) of the BFS trees of ``roots`` and ``seeds`` on the GPU.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._host_sort import merge_sort
 from .._random import randint
 from ._contract import _gather
 from ._propagation import random_order
@@ -28,14 +29,19 @@ def grasp_construct(indptr, indices, a, alpha, seed, stream, maxc, labels):
     seen = np.full(n, -1, dtype=np.int64)
     cand = np.empty(n + 1, dtype=np.int64)
     cost = np.empty(n + 1, dtype=np.float64)
+    # the candidates sorted as uint64 keys by the package's merge sort: numba's np.sort
+    # would compile its quicksort (seconds of a first call) for this one use
+    srt = np.empty(n + 1, dtype=np.uint64)
     nclus = 0
     for i in range(n):
         v = order[i]
-        nt = _gather(v, v, -1, indptr, indices, a, labels, acc, seen, cand, 0)
-        srt = np.sort(cand[:nt])
+        nt = _gather(v, v, -1, indptr, indices, a, labels, acc, seen, cand, np.int64(0))
+        for t in range(nt):
+            srt[t] = cand[t]
+        merge_sort(srt, nt)
         for t in range(nt):
             cand[t] = srt[t]
-            cost[t] = -acc[srt[t]]
+            cost[t] = -acc[cand[t]]
         if maxc <= 0 or nclus < maxc:
             cand[nt] = -2
             cost[nt] = 0.0

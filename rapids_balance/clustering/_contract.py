@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba import prange
 
+from .._chunks import run_chunks
 from .._deadline import NO_DEADLINE, overdue
 from ._moves import members_by_cluster
 
@@ -40,8 +40,9 @@ def _contract_range(c0, c1, indptr, indices, a, lab, nc, mstart, members, bound,
     acc = np.zeros(nc, dtype=np.float64)
     seen = np.full(nc, -1, dtype=np.int64)
     touched = np.empty(nc, dtype=np.int64)
-    work = 0
-    mark = 0
+    # np.int64: a literal 0 passed on would compile overdue once more for Literal[int](0)
+    work = np.int64(0)
+    mark = np.int64(0)
     for c in range(c0, c1):
         late, mark = overdue(deadline, work, mark)
         if late or stop[0]:
@@ -61,15 +62,6 @@ def _contract_range(c0, c1, indptr, indices, a, lab, nc, mstart, members, bound,
         count[c] = pos - bound[c]
 
 
-@numba.njit(parallel=True, cache=True, nogil=True)
-def _contract_parts(cut, indptr, indices, a, lab, nc, mstart, members, bound, tmp_idx, tmp_a,
-                    count, deadline, stop):
-    for t in prange(cut.size - 1):
-        _contract_range(cut[t], cut[t + 1], indptr, indices, a, lab, nc, mstart, members, bound,
-                        tmp_idx, tmp_a, count, deadline, stop)
-
-
-@numba.njit(cache=True, nogil=True)
 def contract(indptr, indices, a, lab, nc, parts, deadline=NO_DEADLINE):
     """Coarse graph with one vertex per cluster of ``lab`` (ids 0..nc-1).
 
@@ -79,12 +71,39 @@ def contract(indptr, indices, a, lab, nc, parts, deadline=NO_DEADLINE):
     neighbours in the order its members' rows meet them (no kernel needs
     sorted rows: every choice among clusters breaks ties by id).  Coarse rows
     are built independently (with ``parts`` > 1 in that many ranges of equal
-    slot counts, in parallel, each row in its own place), so the result does
-    not depend on ``parts`` or the threads.  Once ``deadline`` passes it
-    stops and returns no level (``out_ptr`` of size 1, not ``nc + 1``): a
-    contraction of the input level of 10^7 edges takes seconds, which a
-    search cut by its limit has no time for.
+    slot counts, side by side on threads, each row in its own place), so the
+    result does not depend on ``parts`` or the threads.  Once ``deadline``
+    passes it stops and returns no level (``out_ptr`` of size 1, not
+    ``nc + 1``): a contraction of the input level of 10^7 edges takes
+    seconds, which a search cut by its limit has no time for.
+
+    The ranges run as nogil kernels on threads (:mod:`rapids_balance._chunks`),
+    not as a ``prange`` inside one kernel: numba's parfor passes would cost
+    seconds of a first call's compiling.
     """
+    nc = int(nc)
+    mstart, members, bound = _row_bounds(indptr, lab, nc)
+    tmp_idx = np.empty(indices.size, dtype=np.int32)
+    tmp_a = np.empty(indices.size, dtype=np.float64)
+    count = np.zeros(nc, dtype=np.int64)
+    parts = max(1, min(int(parts), nc))
+    cut = np.searchsorted(bound, np.arange(parts + 1) * (bound[nc] / parts))
+    cut[0] = 0
+    cut[parts] = nc
+    stop = np.zeros(1, dtype=np.int64)
+    deadline = float(deadline)
+    run_chunks(lambda t: _contract_range(cut[t], cut[t + 1], indptr, indices, a, lab, nc, mstart,
+                                         members, bound, tmp_idx, tmp_a, count, deadline, stop),
+               parts)
+    if stop[0]:
+        return np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int32), np.empty(0, np.float64)
+    return _packed_rows(tmp_idx, tmp_a, bound, count, nc)
+
+
+@numba.njit(cache=True, nogil=True)
+def _row_bounds(indptr, lab, nc):
+    """Members by cluster, and where each coarse row may be written: after the sum of the
+    earlier rows' members' degrees (``bound``, ``nc + 1`` entries)."""
     mstart, members = members_by_cluster(lab, nc)
     bound = np.zeros(nc + 1, dtype=np.int64)
     for c in range(nc):
@@ -93,31 +112,23 @@ def contract(indptr, indices, a, lab, nc, parts, deadline=NO_DEADLINE):
             v = members[q]
             deg += indptr[v + 1] - indptr[v]
         bound[c + 1] = bound[c] + deg
-    tmp_idx = np.empty(indices.size, dtype=np.int32)
-    tmp_a = np.empty(indices.size, dtype=np.float64)
-    count = np.zeros(nc, dtype=np.int64)
-    parts = max(1, min(parts, nc))
-    cut = np.searchsorted(bound, np.arange(parts + 1) * (bound[nc] / parts))
-    cut[0] = 0
-    cut[parts] = nc
-    stop = np.zeros(1, dtype=np.int64)
-    if parts == 1:
-        # np.int64(0): a literal 0 would compile the range kernel once more
-        _contract_range(np.int64(0), nc, indptr, indices, a, lab, nc, mstart, members, bound, tmp_idx,
-                        tmp_a, count, deadline, stop)
-    else:
-        _contract_parts(cut, indptr, indices, a, lab, nc, mstart, members, bound, tmp_idx, tmp_a,
-                        count, deadline, stop)
-    if stop[0]:
-        return np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int32), np.empty(0, np.float64)
+    return mstart, members, bound
+
+
+@numba.njit(cache=True, nogil=True)
+def _packed_rows(tmp_idx, tmp_a, bound, count, nc):
+    """The coarse CSR: each row's ``count[c]`` entries moved from ``bound[c]`` to their place."""
     out_ptr = np.zeros(nc + 1, dtype=np.int64)
     for c in range(nc):
         out_ptr[c + 1] = out_ptr[c] + count[c]
     out_idx = np.empty(out_ptr[nc], dtype=np.int32)
     out_a = np.empty(out_ptr[nc], dtype=np.float64)
     for c in range(nc):
-        out_idx[out_ptr[c]:out_ptr[c + 1]] = tmp_idx[bound[c]:bound[c] + count[c]]
-        out_a[out_ptr[c]:out_ptr[c + 1]] = tmp_a[bound[c]:bound[c] + count[c]]
+        # loops, not slice copies: those compile numba's shape-error messages (integer
+        # formatting, seconds of a first call)
+        for j in range(count[c]):
+            out_idx[out_ptr[c] + j] = tmp_idx[bound[c] + j]
+            out_a[out_ptr[c] + j] = tmp_a[bound[c] + j]
     return out_ptr, out_idx, out_a
 
 

@@ -17,26 +17,35 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba import prange
 
+from .._chunks import run_chunks, slot_chunks
 from ._tables import best_move, better, rebuild_table, relabel, table_add, table_sub
 
 # -- tables -----------------------------------------------------------------
 
-@numba.njit(parallel=True, cache=True, nogil=True)
 def build_tables(indptr, indices, a, labels, tid, tsum, tcnt, tlen, mark):
     """(Re)build the tables of every vertex, or of the vertices with ``mark``.
 
     Each vertex fills its own slot range in CSR order: no races, and the same
-    summation order as the GPU kernel.
+    summation order as the GPU kernel.  Chunks of vertices run on threads
+    (:mod:`rapids_balance._chunks`: a ``prange`` would compile numba's parfor
+    passes, seconds of a first call), then the hubs' tables.
     """
+    k = slot_chunks(indices.size)
+    run_chunks(lambda c: _tables_chunk(c, k, indptr, indices, a, labels, tid, tsum, tcnt, tlen, mark),
+               k)
+    _build_hub_tables(indptr, indices, a, labels, tid, tsum, tcnt, tlen, mark)
+
+
+@numba.njit(cache=True, nogil=True)
+def _tables_chunk(c, n_chunks, indptr, indices, a, labels, tid, tsum, tcnt, tlen, mark):
+    """Chunk ``c`` of :func:`build_tables` (a contiguous range of vertices), hubs left out."""
     n = labels.size
     use_mark = mark.size > 0
-    for u in prange(n):
+    for u in range(n * c // n_chunks, n * (c + 1) // n_chunks):
         if (use_mark and not mark[u]) or indptr[u + 1] - indptr[u] > HUB_DEGREE:
             continue
         rebuild_table(u, indptr, indices, a, labels, tid, tsum, tcnt, tlen)
-    _build_hub_tables(indptr, indices, a, labels, tid, tsum, tcnt, tlen, mark)
 
 
 #: from this degree a vertex's table is built through a cluster -> slot map
@@ -77,9 +86,19 @@ def _build_hub_tables(indptr, indices, a, labels, tid, tsum, tcnt, tlen, mark):
         tlen[u] = ne
 
 
-@numba.njit(parallel=True, cache=True, nogil=True)
 def eval_all(indptr, labels, tid, tsum, tlen, allow_new, tol, constrained, cons, ccons, bd, bk):
-    for u in prange(labels.size):
+    """Every vertex's best move into ``bd``/``bk``, in chunks of vertices on threads."""
+    k = slot_chunks(tid.size)
+    run_chunks(lambda c: _eval_chunk(c, k, indptr, labels, tid, tsum, tlen, allow_new, tol,
+                                     constrained, cons, ccons, bd, bk), k)
+
+
+@numba.njit(cache=True, nogil=True)
+def _eval_chunk(c, n_chunks, indptr, labels, tid, tsum, tlen, allow_new, tol, constrained, cons,
+                ccons, bd, bk):
+    """Chunk ``c`` of :func:`eval_all`: a contiguous range of vertices."""
+    n = labels.size
+    for u in range(n * c // n_chunks, n * (c + 1) // n_chunks):
         best_move(u, labels[u], indptr, tid, tsum, tlen, allow_new, tol, constrained, cons,
                   ccons, bd, bk)
 

@@ -82,8 +82,9 @@ def sweeps(max_sweeps, seed, stream, indptr, indices, a, labels, csize, free, nf
             k2 = bk[v]
             if k2 != NO_MOVE:
                 gain += bd[v]
-                k2 = move_vertex(v, k2, indptr, indices, a, labels, csize, free, nfree, nclus,
-                                 tid, tsum, tcnt, tlen)
+                # int64 vertex and cluster, as the other callers pass: one signature of move_vertex
+                k2 = move_vertex(np.int64(v), np.int64(k2), indptr, indices, a, labels, csize, free,
+                                 nfree, nclus, tid, tsum, tcnt, tlen)
                 if constrained:
                     ccons[k2] = cons[v]
                 moved += 1

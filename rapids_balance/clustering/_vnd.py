@@ -28,7 +28,7 @@ def vnd_best(indptr, indices, a, labels, csize, free, nfree, nclus, maxc,
     """
     cons = labels[:0]
     allow = maxc <= 0 or nclus[0] < maxc
-    moves = 0
+    moves = np.int64(0)  # a literal 0 would compile expired once more for Literal[int](0)
     gain = 0.0
     while moves < max_moves:
         d = tree_d[1]
@@ -158,10 +158,11 @@ def undo(indptr, indices, a, labels, csize, free, nfree, nclus, maxc, tid, tsum,
     """Undo the logged moves in reverse order (exact with the LIFO id stack),
     then re-evaluate the best moves of the vertices whose sums changed."""
     allow0 = maxc <= 0 or nclus[0] < maxc
-    nd = 0
+    nd = np.int64(0)  # a literal 0 would compile _refresh_dirty once more for Literal[int](0)
     for i in range(nlog[0] - 1, -1, -1):
-        v = log_v[i]
-        move_vertex(v, log_k[i], indptr, indices, a, labels, csize, free, nfree, nclus,
+        # int64 like the other callers' vertex and cluster: one signature of move_vertex
+        v = np.int64(log_v[i])
+        move_vertex(v, np.int64(log_k[i]), indptr, indices, a, labels, csize, free, nfree, nclus,
                     tid, tsum, tcnt, tlen)
         nd = _mark_around(v, indptr, indices, dirty, dlist, nd)
     nlog[0] = 0
@@ -211,7 +212,7 @@ def perturb(level, kinds, seed, stream, counter, indptr, indices, a, labels, csi
     allow0 = maxc <= 0 or nclus[0] < maxc
     allow = allow0
     change = 0.0
-    nd = 0
+    nd = np.int64(0)  # not a literal 0: see undo
     for t in range(level):
         c0 = counter + 4 * t
         v = randint(seed, stream, c0, n)
@@ -347,7 +348,7 @@ def merge_clusters(ka, kb, indptr, indices, a, labels, csize, free, nfree, nclus
     if csize[kb] > csize[ka]:
         ka, kb = kb, ka
     allow0 = maxc <= 0 or nclus[0] < maxc
-    nd = 0
+    nd = np.int64(0)  # not a literal 0: see undo
     for v in range(labels.size):
         if labels[v] == kb:
             move_vertex(v, ka, indptr, indices, a, labels, csize, free, nfree, nclus,

@@ -492,7 +492,12 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
     if params.roots is not None:
         check_root_labels(graph, params.roots, "frustration")
     pass_s, check_side = _check_graph(graph)
-    compile_s = _ready(params, rp, graph.m)
+    # the tree stage's plan, relative to the clock's start (known before it starts): whether a
+    # chunk of a lone tree can come, which alone compiles the tree-by-tree BFS
+    no_room, _, single = _tree_stage(_Budget(0.0, deadline_of(-pass_s, p["time_limit"]), pass_s),
+                                     graph.m, rp is not None, pass_s, params.backend)
+    compile_s = _ready(params, rp, graph.m,
+                       not no_room and _lone_tree(params, graph.n, p["time_limit"] is not None, single))
     workers_s = None
     spread = _refine_on_workers(client, rp, graph)
     if client is not None:  # the workers' kernels too, all at once, before the clock starts
@@ -505,19 +510,13 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
     deadline = deadline_of(t0 - pass_s, p["time_limit"])
     budget = _Budget(t0, deadline, pass_s)
     start = None
-    if deadline != NO_DEADLINE and params.backend == "cpu" and _no_room_for_a_tree(
-            budget, rp is not None):
+    no_room, tree_deadline, single = _tree_stage(budget, graph.m, rp is not None, pass_s,
+                                                 params.backend)
+    if no_room:
         # the first tree alone would overrun the limit: start from the check's own tree
         start = _cheap_start(graph, check_side)
         cloud = Cloud(max_states=params.max_states)
     else:
-        tree_deadline = deadline
-        if deadline != NO_DEADLINE and rp is not None:
-            share = TREE_SHARE if graph.m <= LARGE_EDGES else LARGE_TREE_SHARE
-            tree_deadline = min(budget.search, t0 + share * max(budget.search - t0, 0.0))
-        # the refinement needs a tree state (fresh V-cycles start far worse on large graphs),
-        # but one only: when a chunk would overrun the trees' share, the first holds one tree
-        single = tree_deadline != NO_DEADLINE and t0 + TREE_PASSES * pass_s > tree_deadline
         cloud = _run_cloud(graph, params, progress, client, tree_deadline,
                            TREE_PASSES * pass_s, single)
     del check_side
@@ -555,6 +554,51 @@ class _Budget:
         return max(self.start, self.hard - UNWIND_PASSES * self.pass_s)
 
 
+def _tree_stage(budget: _Budget, m: int, refining: bool, pass_s: float,
+                backend: str = "cpu") -> tuple[bool, float, bool]:
+    """The tree stage of a search on ``m`` edges: ``(no_room, deadline, single)``.
+
+    ``no_room``: no tree fits (the search starts from the connectivity check's
+    tree); ``deadline``: the end of the trees' share of the limit;
+    ``single``: the first chunk holds one tree (a chunk would overrun the
+    share, and the refinement needs a tree state, but one only).
+    """
+    deadline = budget.final
+    if deadline != NO_DEADLINE and backend == "cpu" and _no_room_for_a_tree(budget, refining):
+        return True, deadline, False
+    if deadline != NO_DEADLINE and refining:
+        share = TREE_SHARE if m <= LARGE_EDGES else LARGE_TREE_SHARE
+        deadline = min(budget.search, budget.start + share * max(budget.search - budget.start, 0.0))
+    return False, deadline, deadline != NO_DEADLINE and budget.start + TREE_PASSES * pass_s > deadline
+
+
+def _lone_tree(params: FrustrationParams, n: int, timed: bool, single: bool) -> bool:
+    """Can a chunk of this search's trees end in a lone tree past its blocks of
+    ``BLOCK`` (a chunk of ``BLOCK * k + 1`` trees)?  Only such a tree goes
+    through the tree-by-tree BFS (:func:`~..balancing._trees.block_split`),
+    whose compiling (two seconds) a first call need not pay otherwise.  The
+    chunks are those of :func:`_chunks`, batch by batch; samplers other than
+    the BFS ones, and the GPU, are not told apart (True).
+    """
+    from ..balancing._trees import BLOCK
+
+    if params.backend != "cpu" or params.sampler not in ("bfs", "bfs-random-root"):
+        return True
+    batch = max(1, params.batch_size)
+    lengths = {min(batch, params.n_trees)} | ({params.n_trees % batch} - {0})
+    if params.max_states is not None:  # a capped cloud's chunk is its batch
+        sizes = lengths
+    else:
+        step = max(1, numba.get_num_threads())
+        if not timed:
+            step = max(step, CHUNK_BYTES // (TREE_BYTES * max(n, 1)))
+        firsts = {min(batch, params.n_trees) - 1} if single else set()  # after the lone first
+        sizes = {1} if single else set()
+        for length in lengths | firsts:
+            sizes |= {min(step, length), length % step} - {0}
+    return any(size % BLOCK == 1 for size in sizes)
+
+
 def _no_room_for_a_tree(budget: _Budget, refining: bool) -> bool:
     """True when the first tree (``TREE_PASSES`` passes) would end past the search's
     deadline (past the reserve of the work after it, without a refinement); a tree
@@ -572,7 +616,8 @@ def _cheap_start(graph, check_side: np.ndarray) -> tuple[np.ndarray, str]:
     return np.zeros(graph.n, np.int8), "one-side"
 
 
-def _ready(params: FrustrationParams, rp: RefineParams | None, m: int | None = None) -> float:
+def _ready(params: FrustrationParams, rp: RefineParams | None, m: int | None = None,
+           lone_tree: bool = True) -> float:
     """Compile (or load) every kernel a search with these options calls, once per process.
 
     A tiny run through the same stages (trees of ``params.sampler``, the
@@ -581,13 +626,15 @@ def _ready(params: FrustrationParams, rp: RefineParams | None, m: int | None = N
     :mod:`rapids_balance._ready`.  Returns its seconds (0.0 once ready).  ``m``: the edge
     count of the graph to be searched, which bounds its coarse levels' sums, so that the
     refinement's kernels for sums it cannot reach are not compiled (None: all widths).
+    ``lone_tree``: whether a chunk can end in a lone tree (:func:`_lone_tree`); if not, the
+    tree-by-tree BFS is not compiled.
     """
     from .._ready import ready, tiny_backend, tiny_signed_graph
 
     capped = params.max_states is not None
-    wide = None if m is None else (m > np.iinfo(np.int8).max, m > np.iinfo(np.int16).max)
+    wide = None if m is None else m > np.iinfo(np.int16).max  # int32 sums: compile_wide_levels
     key = ("frustration", params.backend, params.sampler, capped,
-           None if rp is None else (rp.restarts > 0, rp.grow > 0), wide)
+           None if rp is None else (rp.restarts > 0, rp.grow > 0), wide, lone_tree)
 
     def job():
         tiny = None if rp is None else replace(
@@ -598,6 +645,8 @@ def _ready(params: FrustrationParams, rp: RefineParams | None, m: int | None = N
                     time_limit=3600.0, backend=tiny_backend(params.backend), progress=False)
         if tiny is not None:
             compile_wide_levels(tiny_signed_graph(), m)
+        if not lone_tree:
+            return
         # a chunk of a single tree (a limit shorter than a chunk's trees) samples alone
         frustration(tiny_signed_graph(), 1, sampler=params.sampler, seed=params.seed,
                     refine=False, max_states=2 if capped else None, time_limit=3600.0,

@@ -24,9 +24,9 @@ multilevel memetic local search (our design, not from the papers):
   moved across the cut, then rounds again.
 * **large graphs**: ``RefineParams.grow`` lets clusters grow past pairs on
   every level (coarse levels shrink several times, not twice, so the levels
-  hold a small multiple of the graph's edges); the signs are int8
-  (:func:`slot_signs`) and the contracted sums int16, widened only on a
-  level whose sums need it.
+  hold a small multiple of the graph's edges); the signs (:func:`slot_signs`)
+  and the contracted sums are int16, widened to int32 only on a level whose
+  sums need it.
 
 Every step is deterministic for a given seed (matching orders and tie breaks
 come from ``_random.hash64``), and independent V-cycles run in threads (the
@@ -49,9 +49,9 @@ from dataclasses import dataclass
 
 import numba
 import numpy as np
-from numba import prange
 
 from .._random import hash64
+from .._chunks import run_chunks, slot_chunks
 from ..clustering._moves import members_by_cluster
 from .._host_sort import merge_argsort, merge_sort
 from .._deadline import NO_DEADLINE, now, overdue, passed
@@ -100,10 +100,19 @@ def _gain_of(indptr, idx, J, x, v):
     return acc
 
 
-@numba.njit(parallel=True, cache=True)
-def _gains_cpu(indptr, idx, J, x, d):
-    for v in prange(x.size):
+@numba.njit(cache=True, nogil=True)
+def _gains_chunk(c, n_chunks, indptr, idx, J, x, d):
+    """Chunk ``c`` of :func:`_gains_cpu`: a contiguous range of vertices (GIL released)."""
+    n = x.size
+    for v in range(n * c // n_chunks, n * (c + 1) // n_chunks):
         d[v] = _gain_of(indptr, idx, J, x, v)
+
+
+def _gains_cpu(indptr, idx, J, x, d):
+    """Every vertex's gain into ``d``, in chunks on threads (:mod:`rapids_balance._chunks`:
+    a ``prange`` would compile numba's parfor passes, seconds of a first call)."""
+    k = slot_chunks(idx.size)
+    run_chunks(lambda c: _gains_chunk(c, k, indptr, idx, J, x, d), k)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -179,8 +188,9 @@ def _tabu(indptr, idx, J, x, iters, tenure, deadline, stall=2**62, hard=NO_DEADL
     qh = 0
     qn = 0
     it = 0
-    work = 0
-    mark = 0
+    # np.int64: a literal 0 passed on would compile the callee once more for Literal[int](0)
+    work = np.int64(0)
+    mark = np.int64(0)
     soft = deadline
     while it < iters and it - best_it <= stall:
         late, mark = overdue(soft, work, mark)
@@ -300,8 +310,8 @@ def _match(indptr, idx, J, x, x2, vw, limit, seed, level, respect, grow, deadlin
     csize = np.zeros(n, np.int32)  # vertex counts
     nc = 0
     first = GROW if grow else PAIR
-    work = 0
-    mark = 0
+    work = np.int64(0)  # not a literal 0: see _tabu
+    mark = np.int64(0)
     for i in range(n):  # heavy-edge matching
         u = perm[i]
         work += indptr[u + 1] - indptr[u] + 1
@@ -372,11 +382,14 @@ def _coarsen(indptr, idx, J, cmap, orient, nc, deadline=NO_DEADLINE, wide=np.int
     are sized for the fine level's entries, written only as far as the
     coarse level needs, then shrunk in place (no copy: a level of a large
     graph is the search's largest allocation, held by every V-cycle in
-    flight).  The sums are built in int16 (on large sparse graphs most
-    coarse edges carry one or a few fine edges) and kept in int8 when they
-    all fit, unless the fine level's are already wider or one sum does not
-    fit int16: then the level is built again in ``wide`` (int32 holds any sum
-    below 2**31 edges).  Once ``deadline`` passes it gives up: the returned
+    flight).  The sums are int16 (on large sparse graphs most coarse edges
+    carry one or a few fine edges), as the finest level's signs are, unless
+    the fine level's are already wider or one sum does not fit int16: then
+    the level is built again in ``wide`` (int32 holds any sum below 2**31
+    edges).  No level is narrower than int16, although most sums would fit
+    int8: every kernel over levels compiles once per sum type (seconds of a
+    first call each), and one byte less per CSR slot saves little (see
+    :func:`slot_signs`).  Once ``deadline`` passes it gives up: the returned
     row pointer has one entry, not ``nc + 1``.
     """
     out_ptr = np.zeros(nc + 1, np.int64)
@@ -391,8 +404,6 @@ def _coarsen(indptr, idx, J, cmap, orient, nc, deadline=NO_DEADLINE, wide=np.int
         return _read_only(out_ptr[:1].copy(), out_idx[:0].copy()) + (out_J[:0].copy(),)
     # arrays made here own their memory: realloc returns the unwritten tail without moving
     out_idx.resize(pos, refcheck=False)
-    if out_J.dtype == np.int16 and big <= np.iinfo(np.int8).max:
-        return _read_only(out_ptr, out_idx) + (out_J[:pos].astype(np.int8),)
     out_J.resize(pos, refcheck=False)
     return _read_only(out_ptr, out_idx) + (out_J,)
 
@@ -413,17 +424,18 @@ def _contract_into(indptr, idx, J, cmap, orient, nc, out_ptr, out_idx, out_J, jm
     start, members = members_by_cluster(cmap, nc)
     acc = np.zeros(nc, np.int64)
     seen = np.full(nc, -1, np.int32)
-    touched = np.empty(nc, np.int32)
+    # uint64: the key type of every merge sort of the package (one compiled sort, not one per type)
+    touched = np.empty(nc, np.uint64)
     pos = 0
     big = 0
-    work = 0
-    mark = 0
+    work = np.int64(0)  # not literal 0s: see _tabu
+    mark = np.int64(0)
     for c in range(nc):
         # clusters hold very different numbers of edges: the clock follows the edges scanned
         late, mark = overdue(deadline, work, mark)
         if late:
             return -1, big
-        nt = 0
+        nt = np.int64(0)
         for q in range(start[c], start[c + 1]):
             u = members[q]
             work += indptr[u + 1] - indptr[u] + 1
@@ -454,12 +466,18 @@ def _contract_into(indptr, idx, J, cmap, orient, nc, out_ptr, out_idx, out_J, jm
 
 
 def slot_signs(graph) -> np.ndarray:
-    """Sign (int8 ±1) of the edge of every CSR slot: the finest level's ``J``.
+    """Sign (±1) of the edge of every CSR slot: the finest level's ``J``, int16.
 
     The kernels compute in int64 whatever ``J``'s type; the contracted
-    levels hold their sums in int16 or wider (:func:`_coarsen`).
+    levels hold their sums in int16, or int32 where a sum needs it
+    (:func:`_coarsen`).  The signs are int16, not int8, so that the finest
+    level and the coarse ones share one compiled kernel per stage (the
+    matching, the contraction, the tabu search: about 5 s of a first call's
+    compiling for a second width): 2 bytes more per edge (two slots), 0.2 GB
+    at 10^8 edges, next to the graph's own 25 bytes per edge (both ends,
+    sign, CSR columns and slot edges).
     """
-    return graph.sign[graph.slot_edge].astype(np.int8)
+    return graph.sign[graph.slot_edge].astype(np.int16)
 
 
 def _u64(seed: int) -> np.uint64:
@@ -515,41 +533,32 @@ def _vcycle(level0, x, seed, respect, x2=None, p: RefineParams = RefineParams(),
 
 
 def compile_wide_levels(graph, max_sum: int | None = None) -> None:
-    """Compile the kernels of levels whose sums are wider than int8, on ``graph`` (tiny).
+    """Compile the kernels of levels whose sums are wider than int16, on ``graph`` (tiny).
 
-    A small graph's sums always fit int8, so a warm-up run on one never
-    builds a wider level; a large graph's deeper levels may, and their
-    kernels (the contraction into int16 or int32 from every level, the
-    matching and the tabu search on int16 and int32 sums) would otherwise
-    compile inside a timed search.  ``max_sum``: a bound on every coarse
-    sum of the graph to be searched (its edge count: a coarse edge sums
-    fine ones); the widths it cannot reach are not compiled (a graph of
-    fewer than 32768 edges never needs int32 sums).  None: every width.
+    A small graph's sums always fit int16 (the finest level's signs and
+    every contracted sum, see :func:`_coarsen`), so a warm-up run on one
+    never builds a wider level; a large graph's deeper levels may, and their
+    kernels (the contraction into int32 from int16 and int32 levels, the
+    matching and the tabu search on int32 sums) would otherwise compile
+    inside a timed search.  ``max_sum``: a bound on every coarse sum of the
+    graph to be searched (its edge count: a coarse edge sums fine ones); a
+    graph of fewer than 32768 edges never needs int32 sums, and nothing is
+    compiled for it.  None: every width.
     """
     big = np.iinfo(np.int64).max if max_sum is None else int(max_sum)
-    need = {np.int8: True, np.int16: big > np.iinfo(np.int8).max, np.int32: big > np.iinfo(np.int16).max}
-    indptr, idx = graph.indptr, np.ascontiguousarray(graph.indices, dtype=np.int32)
+    if big <= np.iinfo(np.int16).max:
+        return
+    # every level's CSR is read-only (the graph's, and _coarsen's), so one CSR type serves
+    # all; int16 sums may need int32 on the next level, int32 sums stay int32
+    ptr, ix = _read_only(graph.indptr.copy(), graph.indices.astype(np.int32))  # copies
     cmap = np.zeros(graph.n, np.int32)
     orient = np.ones(graph.n, np.int8)
-    # every level's CSR is read-only (the graph's, and _coarsen's); the finest level's sums
-    # are int8 signs; int16 sums may need int32 on the next level, int32 sums stay int32.  A
-    # contraction is built in int16 first whatever its input (see _coarsen)
-    coarse = _read_only(indptr.copy(), idx.copy())
-    for (ptr, ix), fine, out in (((indptr, idx), np.int8, np.int32),
-                                 (coarse, np.int8, np.int16), (coarse, np.int8, np.int32),
-                                 (coarse, np.int16, np.int16), (coarse, np.int16, np.int32),
-                                 (coarse, np.int32, np.int32)):
-        if not (need[fine] and (out is np.int16 or need[out])):
-            continue
+    for fine in (np.int16, np.int32):
         _contract_into(ptr, ix, np.ones(ix.size, fine), cmap, orient, 1, np.zeros(2, np.int64),
-                       np.empty(ix.size, np.int32), np.empty(ix.size, out), np.iinfo(out).max,
-                       NO_DEADLINE)
-    for sums in (np.int16, np.int32):
-        if not need[sums]:
-            continue
-        _vcycle((*_read_only(indptr.copy(), idx.copy()), slot_signs(graph).astype(sums)),
-                np.ones(graph.n, np.int8), 0, True, p=RefineParams(coarsest=8, grow=1),
-                deadline=time.perf_counter() + 3600.0)
+                       np.empty(ix.size, np.int32), np.empty(ix.size, np.int32),
+                       np.iinfo(np.int32).max, NO_DEADLINE)
+    _vcycle((ptr, ix, slot_signs(graph).astype(np.int32)), np.ones(graph.n, np.int8), 0, True,
+            p=RefineParams(coarsest=8, grow=1), deadline=time.perf_counter() + 3600.0)
 
 
 # ---------------------------------------------------------------------------
@@ -812,16 +821,20 @@ def _wins(indptr, idx, d, v, seed):
     return True
 
 
-@numba.njit(parallel=True, cache=True)
-def _descent_round_cpu(indptr, idx, J, x, d, seed, flip):
-    for v in prange(x.size):
+@numba.njit(cache=True, nogil=True)
+def _wins_chunk(c, n_chunks, indptr, idx, d, seed, flip):
+    """Chunk ``c`` of :func:`_descent_round_cpu`'s choice: a contiguous range of vertices."""
+    n = flip.size
+    for v in range(n * c // n_chunks, n * (c + 1) // n_chunks):
         flip[v] = _wins(indptr, idx, d, v, seed)
-    moved = 0
-    for v in range(x.size):
-        if flip[v]:
-            x[v] = -x[v]
-            moved += 1
-    return moved
+
+
+def _descent_round_cpu(indptr, idx, J, x, d, seed, flip):
+    """One round of simultaneous moves (the gains ``d`` of ``x`` given); returns the number moved."""
+    k = slot_chunks(idx.size)
+    run_chunks(lambda c: _wins_chunk(c, k, indptr, idx, d, seed, flip), k)
+    x[flip] = -x[flip]
+    return int(np.count_nonzero(flip))
 
 
 def vertex_gains(graph, x, *, backend: str = "cpu") -> np.ndarray:

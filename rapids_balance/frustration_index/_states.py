@@ -8,7 +8,7 @@ to a ``uint64`` word.  Its key is a 64-bit hash of the words (only a hint:
 the cloud confirms equal keys by comparing the words), and its number of
 switches is the number of edges with ``sign[e] * ps[u] * ps[v] < 0``.
 
-The CPU kernel handles the trees of a batch in parallel; the GPU kernels do
+The CPU kernel handles the trees of a batch in parallel (chunks of trees on threads); the GPU kernels do
 the same with one thread per (tree, word) and per (tree, edge).  Both call
 the same ``@njit`` bodies, so states, hashes and counts are identical.
 """
@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba import prange
 
 from .._random import hash64
+from .._chunks import cpu_chunks, run_chunks
 from ..errors import GraphInputError
 from ._shared import HASH_STREAM, n_words
 
@@ -57,11 +57,13 @@ def _switches_of(ps, edge_src, edge_dst, sign):
     return s
 
 
-@numba.njit(parallel=True, cache=True)
-def _tree_states_cpu(ps, edge_src, edge_dst, sign, words, hashes, switches):
+@numba.njit(cache=True, nogil=True)
+def _tree_states_chunk(c, n_chunks, ps, edge_src, edge_dst, sign, words, hashes, switches):
+    """Trees ``c, c + n_chunks, ...`` of a batch (GIL released: chunks run on threads, see
+    :func:`rapids_balance._chunks.run_chunks`)."""
     T, n = ps.shape
     W = words.shape[1]
-    for t in prange(T):
+    for t in range(c, T, n_chunks):
         for w in range(W):
             words[t, w] = _word_of(ps[t], w, n)
         hashes[t] = _hash_words(words[t])
@@ -93,7 +95,9 @@ def tree_states(ps, graph, *, backend: str = "cpu"):
     words = np.empty((T, n_words(n)), np.uint64)
     hashes = np.empty(T, np.uint64)
     switches = np.empty(T, np.int64)
-    _tree_states_cpu(ps, graph.edge_src, graph.edge_dst, graph.sign, words, hashes, switches)
+    k = cpu_chunks(T)
+    run_chunks(lambda c: _tree_states_chunk(c, k, ps, graph.edge_src, graph.edge_dst, graph.sign,
+                                            words, hashes, switches), k)
     return words, hashes, switches
 
 
