@@ -26,7 +26,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..distributed._run import RangeBatches, WorkerBatches, run_batches
+from ..distributed._run import RangeBatches, WorkerBatches, local_deadline, run_batches, \
+    wall_deadline
 from ._restart import _restart
 from ._state import Level
 
@@ -54,7 +55,7 @@ def restart_batch(graph: Any, restart_ids: range, params: dict) -> dict:
     """
     p = dict(params)
     wall = p.pop("wall_deadline", None)
-    p["deadline"] = None if wall is None else time.perf_counter() + (wall - time.time())
+    p["deadline"] = None if wall is None else local_deadline(wall)
     p["_level"] = Level.of_graph(graph)
     ids, values = [], []
     best_id, best_val, best_lab = -1, np.inf, None
@@ -167,7 +168,7 @@ def search_batch(graph: Any, search_ids: range, params: dict) -> list[dict | Non
             out.append(None)
             continue
         started = time.perf_counter()
-        deadline = None if wall is None else started + (wall - time.time())
+        deadline = None if wall is None else local_deadline(wall)
         hist: list[tuple[float, int, float]] = []
         q = dict(p, seed=search_seed(p["seed"], i), deadline=deadline, _level=level)
         lab, cycles = search(graph, level, q, patience, deadline, False,
@@ -224,7 +225,7 @@ def run_searches(client: Any, graph: Any, params: dict, patience: int, search: C
         Canonical internal labels of the best search; V-cycles of all searches.
     """
     p = {k: v for k, v in params.items() if k not in ("_level", "deadline")}
-    p["wall_deadline"] = None if deadline is None else time.time() + (deadline - time.perf_counter())
+    p["wall_deadline"] = None if deadline is None else wall_deadline(deadline)
     p["patience"] = int(patience)
     p["search"] = search
     best, cycles = run_batches(client, graph, search_batch, RangeBatches(int(searches), 1), p,

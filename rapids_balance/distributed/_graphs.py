@@ -180,15 +180,13 @@ def hold_graph(client: Any, fut: Any, fp: str) -> GraphRef:
     try:
         _wait_for_copies(client, keeps, fut, key, set(workers))
         client.gather(keeps, direct=True)
-    except CancelledError as exc:  # the one holder died before the others had a copy
+    except (CancelledError, GraphLostError) as exc:  # lost before every worker had a copy
         held.pop(fp, None)
         _release(client, fut)
+        if isinstance(exc, GraphLostError):
+            raise
         raise GraphLostError(f"the graph ({key}) was lost while the workers copied it ({exc})") \
             from exc
-    except GraphLostError:
-        held.pop(fp, None)
-        _release(client, fut)
-        raise
     finally:
         for k in keeps:
             k.release()
