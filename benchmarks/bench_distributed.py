@@ -7,10 +7,7 @@ For each job the same call runs
 * with ``client=`` on ``start_cluster(w, gpu=False)`` for w = 1, 2 (4 when
   the machine has 4 cores), each worker using ``cores // w`` numba threads;
 * with one worker restricted to one numba thread, the base of the
-  "workers on as many cores" speedup;
-* with as many workers as cores but the graph scattered as a private copy
-  to each worker (``rapids-balance.shared-graph`` off), the peer of the
-  default, where worker processes map one shared copy of the graph.
+  "workers on as many cores" speedup.
 
 Figures: seconds per call, speedup over one worker, and the overhead of
 the distributed call with one local worker over the single-process call
@@ -47,9 +44,7 @@ on loopback, tests/_real_cluster.py) with 1, 2 and 4 workers, for generated
 graphs of ``--wire-edges`` (default 10^6 and 10^7) edges: bytes written by
 the client and by the scheduler to Dask's comms during each call (first and
 second call of balance and of betweenness), each worker process's peak
-resident memory, and the call's seconds.  The shared-file mapping of
-``_shared.py`` is off, so the graph takes the path it takes between
-machines.  docs/distributed.md extrapolates these figures.
+resident memory, and the call's seconds.  docs/distributed.md extrapolates these figures.
 
 ``--jobs clustering`` runs ``correlation_clustering(method="multilevel",
 time_limit=--cc-limit)`` on the graph (default Slashdot) in one process
@@ -74,8 +69,7 @@ before it was read on the workers), a Dask DataFrame of the dataset and the
 dataset's folder, first and second call each: bytes the client, the
 scheduler and the workers wrote (the workers' bytes include the result sent
 to the client), the call's seconds, and whether the result equals the
-peer's.  The shared-file mapping of ``_shared.py`` is off, so the peer's
-graph takes the path it takes between machines.
+peer's.
 
 Run: ``python benchmarks/bench_distributed.py [--trees 1000] [--bc-k 2000]``
 """
@@ -87,7 +81,6 @@ import copy
 import os
 import time
 
-import dask
 import numpy as np
 
 from _harness import REPO, SHARED_DATA, Report, graph_roofline
@@ -173,13 +166,8 @@ def main() -> None:
     import numba
 
     all_threads = numba.config.NUMBA_NUM_THREADS
-    # (workers, numba threads per worker, shared graph); workers=0 is the single-process
-    # call; the last one scatters a private graph copy to each worker, the peer of the
-    # shared-graph figure with as many workers as cores
-    configs = ([(0, all_threads, True), (0, 1, True), (1, 1, True)]
-               + [(w, max(1, cores // w), True) for w in workers])
-    if cores > 1 and cores in workers:
-        configs.append((cores, 1, False))
+    # (workers, numba threads per worker); workers=0 is the single-process call
+    configs = ([(0, all_threads), (0, 1), (1, 1)] + [(w, max(1, cores // w)) for w in workers])
     # roofline work unit per job (the same kernel work in every configuration)
     work = {"balance": (args.trees * g.indices.size, "adjacency entries (trees x 2m)"),
             "bc": (args.bc_k * g.indices.size, "edges relaxed (sources x 2m)")}
@@ -193,7 +181,7 @@ def main() -> None:
         ref = run(g)
         clients = {}
         try:
-            for w, nt, _ in configs:
+            for w, nt in configs:
                 if w and (w, nt) not in clients:
                     clients[w, nt] = c = start_cluster(w, gpu=False, numba_threads=nt)
                     # numba compiles (or loads its cache) in every worker before timing
@@ -205,12 +193,10 @@ def main() -> None:
             # configuration to the same background load
             for _ in range(args.repeat):
                 for cfg in configs:
-                    w, nt, shared = cfg
+                    w, nt = cfg
                     if w:
                         # a fresh copy per call: the timed call includes scattering the graph
-                        with dask.config.set({"rapids-balance.shared-graph": shared}):
-                            t, out = _best_time(lambda: run(copy.copy(g), client=clients[w, nt]),
-                                                1)
+                        t, out = _best_time(lambda: run(copy.copy(g), client=clients[w, nt]), 1)
                         same[cfg] = _same(job, out, ref)
                     else:
                         numba.set_num_threads(nt)
@@ -220,9 +206,9 @@ def main() -> None:
         finally:
             for c in clients.values():
                 c.close()
-        base = best[1, 1, True]
+        base = best[1, 1]
         for cfg in configs:
-            w, nt, shared = cfg
+            w, nt = cfg
             t = best[cfg]
             if not w:
                 report.add(input=label, figure=f"single process, {nt} numba thread(s)", value=t,
@@ -231,16 +217,15 @@ def main() -> None:
             extra = {"identical": same[cfg]}
             peer = peer_t = None
             if w == 1:
-                peer_t = best[0, nt, True]
+                peer_t = best[0, nt]
                 peer = f"single process, {nt} numba thread(s)"
                 extra["overhead_pct"] = round(100 * (t / peer_t - 1), 1)
-            elif shared and (w, 1, False) in best:
-                peer_t = best[w, 1, False]
-                peer = f"dask {w} worker(s) x 1 numba thread(s), graph copy per worker"
+            else:
+                peer_t = best[0, all_threads]
+                peer = f"single process, {all_threads} numba thread(s)"
             if (w, nt) != (1, 1):
                 extra["speedup_vs_1_worker_1_thread"] = round(base / t, 2)
-            how = "" if shared else ", graph copy per worker"
-            report.add(input=label, figure=f"dask {w} worker(s) x {nt} numba thread(s){how}",
+            report.add(input=label, figure=f"dask {w} worker(s) x {nt} numba thread(s)",
                        value=t, unit="s", peer=peer, peer_value=peer_t, **extra,
                        **graph_roofline(g, work[job][0], t, work[job][1]))
             print(f"    {extra}")
@@ -331,7 +316,7 @@ def _reference(job: str, report: Report, g, workers: list[int], repeat: int) -> 
     speedup is what the memory system allows such kernels, the ceiling of
     the balance and betweenness jobs.
     """
-    from rapids_balance.distributed import map_batches
+    from rapids_balance.distributed import run_batches
 
     if job == "busy":
         label, fn, arg, warm_arg = "reference: 16 x pure-Python loop", _busy, 2_000_000, 10_000
@@ -341,8 +326,8 @@ def _reference(job: str, report: Report, g, workers: list[int], repeat: int) -> 
     base = None
     for w in [1] + [w for w in workers if w > 1]:
         with start_cluster(w, gpu=False) as client:
-            map_batches(client, g, fn, range(w), warm_arg)
-            t, _ = _best_time(lambda: map_batches(client, g, fn, range(16), arg), repeat)
+            run_batches(client, g, fn, range(w), warm_arg, fold=list)
+            t, _ = _best_time(lambda: run_batches(client, g, fn, range(16), arg, fold=list), repeat)
         extra = {} if base is None else {"speedup_vs_1_worker": round(base / t, 2)}
         base = base or t
         report.add(input=label, figure=f"dask {w} worker(s)", value=t, unit="s", **extra)
@@ -380,46 +365,45 @@ def _wire(args) -> None:
         "betweenness k=8": lambda G, c: betweenness_centrality(G, k=8, seed=1, weight=None,
                                                                progress=False, backend="cpu", client=c),
     }
-    with dask.config.set({"rapids-balance.shared-graph": False}):
-        for m in sizes:
-            g = powerlaw_signed_graph(m, seed=1)
-            import pickle
+    for m in sizes:
+        g = powerlaw_signed_graph(m, seed=1)
+        import pickle
 
-            graph_bytes = len(pickle.dumps(g))
-            label = f"powerlaw {g.m:,} edges ({graph_bytes / 1e6:.0f} MB pickled)"
-            for w in workers:
-                cluster = RealCluster(w)
-                try:
-                    c = cluster.client
-                    # kernels ready on a tiny graph first: compilation is not the network's
-                    for job in calls.values():
-                        job(rb.load_example("highland"), c)
-                    for name, job in calls.items():
-                        for which in ("first", "second"):
-                            before = wire_bytes(c)
-                            t = time.perf_counter()
-                            job(g, c)
-                            took = time.perf_counter() - t
-                            after = wire_bytes(c)
-                            sent = {k: after[k] - before[k] for k in after}
-                            peaks = c.run(_peak_rss_bytes)
-                            common = dict(input=label, workers=w, graph_bytes=graph_bytes,
-                                          call=f"{name}, {which} call")
-                            report.add(figure=f"{name} {which} call: client sent, {w} workers",
-                                       value=sent["client"], unit="bytes", **common)
-                            report.add(figure=f"{name} {which} call: scheduler sent, {w} workers",
-                                       value=sent["scheduler"], unit="bytes", **common)
-                            report.add(figure=f"{name} {which} call: workers sent (sum), {w} workers",
-                                       value=sum(v for k, v in sent.items()
-                                                 if k not in ("client", "scheduler")),
-                                       unit="bytes", **common)
-                            report.add(figure=f"{name} {which} call: seconds, {w} workers",
-                                       value=took, unit="s", **common)
-                            report.add(figure=f"{name} {which} call: worker peak RSS (max), {w} workers",
-                                       value=max(peaks.values()), unit="bytes", **common)
-                finally:
-                    cluster.close()
-            del g
+        graph_bytes = len(pickle.dumps(g))
+        label = f"powerlaw {g.m:,} edges ({graph_bytes / 1e6:.0f} MB pickled)"
+        for w in workers:
+            cluster = RealCluster(w)
+            try:
+                c = cluster.client
+                # kernels ready on a tiny graph first: compilation is not the network's
+                for job in calls.values():
+                    job(rb.load_example("highland"), c)
+                for name, job in calls.items():
+                    for which in ("first", "second"):
+                        before = wire_bytes(c)
+                        t = time.perf_counter()
+                        job(g, c)
+                        took = time.perf_counter() - t
+                        after = wire_bytes(c)
+                        sent = {k: after[k] - before[k] for k in after}
+                        peaks = c.run(_peak_rss_bytes)
+                        common = dict(input=label, workers=w, graph_bytes=graph_bytes,
+                                      call=f"{name}, {which} call")
+                        report.add(figure=f"{name} {which} call: client sent, {w} workers",
+                                   value=sent["client"], unit="bytes", **common)
+                        report.add(figure=f"{name} {which} call: scheduler sent, {w} workers",
+                                   value=sent["scheduler"], unit="bytes", **common)
+                        report.add(figure=f"{name} {which} call: workers sent (sum), {w} workers",
+                                   value=sum(v for k, v in sent.items()
+                                             if k not in ("client", "scheduler")),
+                                   unit="bytes", **common)
+                        report.add(figure=f"{name} {which} call: seconds, {w} workers",
+                                   value=took, unit="s", **common)
+                        report.add(figure=f"{name} {which} call: worker peak RSS (max), {w} workers",
+                                   value=max(peaks.values()), unit="bytes", **common)
+            finally:
+                cluster.close()
+        del g
     report.finish(args.out)
 
 
@@ -540,8 +524,6 @@ def _dataset(args) -> None:
               "Dask DataFrame of the dataset": lambda: dd.read_parquet(folder),
               "Parquet dataset folder": lambda: folder}
     cluster = RealCluster(2)
-    # the peer's graph takes the path it takes between machines, not the one-machine shared file
-    shared_off = dask.config.set({"rapids-balance.shared-graph": False})
     try:
         c = cluster.client
         balance(rb.load_example("highland"), n_trees=2, backend="cpu", progress=False, client=c)
@@ -569,7 +551,6 @@ def _dataset(args) -> None:
                                      if k not in ("client", "scheduler")), unit="bytes", **common)
                 report.add(figure=f"{name}, {which} call: seconds", value=took, unit="s", **common)
     finally:
-        shared_off.__exit__(None, None, None)
         cluster.close()
         import shutil
 

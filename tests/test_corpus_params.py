@@ -23,7 +23,7 @@ import pytest
 import rapids_balance as rb
 from rapids_balance.balancing import _engine
 from rapids_balance.distributed._batches import RangeBatches
-from rapids_balance.distributed._map import MAX_TASKS, check_task_count, cluster_batches
+from rapids_balance.distributed._batches import MAX_TASKS, WorkerBatches, check_task_count
 from rapids_balance.errors import InvalidParameterError
 from rapids_balance.frustration_index import _frustration
 from rapids_balance.graph import build_graph
@@ -331,21 +331,13 @@ def test_balance_partial_works_through_a_long_range_in_chunks(graph):
     assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
 
 
-class _FakeClient:
-    def __init__(self, workers):
-        self.workers = workers
-
-    def scheduler_info(self):
-        return {"workers": {i: {} for i in range(self.workers)}}
-
-
-def test_cluster_batches_stay_few_for_a_huge_count():
-    batches = cluster_batches(_FakeClient(4), HUGE, max_size=256, tasks_per_worker=2)
+def test_worker_batches_stay_few_for_a_huge_count():
+    batches = WorkerBatches(HUGE, max_size=256, per_worker=2).for_workers(4)
     assert len(batches) <= MAX_TASKS
     assert batches[0].start == 0 and batches[-1].stop == HUGE
     assert sum(len(b) for b in batches[:3]) == 3 * batches[0].stop
     # small runs keep the memory cap per batch
-    small = cluster_batches(_FakeClient(4), 10_000, max_size=256, tasks_per_worker=2)
+    small = WorkerBatches(10_000, max_size=256, per_worker=2).for_workers(4)
     assert max(len(b) for b in small) <= 256 and sum(len(b) for b in small) == 10_000
     with pytest.raises(InvalidParameterError, match="tasks"):
         check_task_count(MAX_TASKS + 1, "frustration(n_trees=...)")

@@ -563,7 +563,7 @@ def test_device_graph_travels_as_its_device_arrays(rapids):
     from distributed.protocol import deserialize, serialize
 
     from rapids_balance.distributed._device_graph import DeviceGraph, ship_device_graph
-    from rapids_balance.distributed._map import _shipping_copy
+    from rapids_balance.distributed._graphs import _shipping_copy
 
     graph = rb.SignedGraph.from_edgelist(standins.from_pandas(EDGES), sign="sign")
     graph.indptr, graph.labels  # host copies made on the client

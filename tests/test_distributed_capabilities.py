@@ -470,10 +470,9 @@ def test_clustering_method_that_cannot_use_the_client_says_so(clients, slashdot,
 # --- the graph once per cluster ------------------------------------------------------------------
 
 def test_second_call_sends_nothing_graph_sized(clients):
-    # the plain path (no shared file): the client sends the graph to one worker, the workers
-    # copy it between them; the scheduler never carries it, and a second call (betweenness
-    # builds its own arrays per call: same content, same fingerprint) sends nothing of it
-    import dask
+    # the client sends the graph to one worker, the workers copy it between them; the
+    # scheduler never carries it, and a second call (betweenness builds its own arrays per
+    # call: same content, same fingerprint) sends nothing of it
     import pickle
 
     from _real_cluster import wire_bytes
@@ -486,17 +485,16 @@ def test_second_call_sends_nothing_graph_sized(clients):
     assert size > 1_000_000
     kw = dict(k=8, seed=1, weight=None, backend="cpu")
     sent = []
-    with dask.config.set({"rapids-balance.shared-graph": False}):
-        for call in (lambda: rb.betweenness_centrality(g, client=client, **kw),
-                     lambda: rb.betweenness_centrality(g, client=client, **kw),
-                     lambda: rb.balance(g, n_trees=4, seed=1, backend="cpu", progress=False,
-                                        client=client),
-                     lambda: rb.balance(g, n_trees=4, seed=1, backend="cpu", progress=False,
-                                        client=client)):
-            before = wire_bytes(client)
-            call()
-            after = wire_bytes(client)
-            sent.append({k: after[k] - before[k] for k in ("client", "scheduler")})
+    for call in (lambda: rb.betweenness_centrality(g, client=client, **kw),
+                 lambda: rb.betweenness_centrality(g, client=client, **kw),
+                 lambda: rb.balance(g, n_trees=4, seed=1, backend="cpu", progress=False,
+                                    client=client),
+                 lambda: rb.balance(g, n_trees=4, seed=1, backend="cpu", progress=False,
+                                    client=client)):
+        before = wire_bytes(client)
+        call()
+        after = wire_bytes(client)
+        sent.append({k: after[k] - before[k] for k in ("client", "scheduler")})
     first_bc, second_bc, first_bal, second_bal = sent
     assert first_bc["client"] > size / 2 and first_bal["client"] > size / 2  # sent once each
     for s in sent:

@@ -83,12 +83,12 @@ def test_the_checks_see_relative_lazy_and_absolute_imports():
         "rapids_balance.centrality.betweenness"]
     assert distributed_violations("from .._validation import check_int\nfrom ._map import x\n",
                                   "rapids_balance.distributed._x") == []
-    assert door_violations("from ..distributed._map import map_batches\n",
-                           "rapids_balance.balancing._engine") == ["rapids_balance.distributed._map",
-                                                                   "rapids_balance.distributed._map.map_batches"]
-    assert door_violations("from ..distributed import _shared\n",
+    assert door_violations("from ..distributed._graphs import scatter_graph\n",
+                           "rapids_balance.balancing._engine") == [
+        "rapids_balance.distributed._graphs", "rapids_balance.distributed._graphs.scatter_graph"]
+    assert door_violations("from ..distributed import _tasks\n",
                            "rapids_balance.centrality.betweenness") == [
-        "rapids_balance.distributed._shared"]
+        "rapids_balance.distributed._tasks"]
     assert door_violations("from ..distributed._run import run_batches\n"
                            "from ..distributed import run_batches\n",
                            "rapids_balance.clustering._scale_out") == []

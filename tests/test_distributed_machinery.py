@@ -22,10 +22,9 @@ cloudpickle = pytest.importorskip("cloudpickle")
 
 from rapids_balance._output import convert_result_frames  # noqa: E402
 from rapids_balance.distributed import (  # noqa: E402
-    WorkerBatches, map_batches, map_reduce, ordered_reduce, run_batches, scatter_graph, split_range,
-    start_cluster, to_dask_frame)
-from rapids_balance.distributed._graphs import GraphRef  # noqa: E402
-from rapids_balance.distributed._map import check_client  # noqa: E402
+    RangeBatches, WorkerBatches, ordered_reduce, run_batches, start_cluster, to_dask_frame)
+from rapids_balance.distributed._graphs import GraphRef, scatter_graph  # noqa: E402
+from rapids_balance.distributed._preflight import check_client  # noqa: E402
 from rapids_balance.distributed._tasks import sum_parts, tree_groups  # noqa: E402
 from rapids_balance.errors import BackendUnavailableError  # noqa: E402
 
@@ -223,11 +222,11 @@ def test_stream_reduce_keeps_parts_per_level_not_per_batch():
                          split_every=8) == sum(range(1000))
 
 
-def test_split_range():
-    assert split_range(10, 4) == [range(0, 4), range(4, 8), range(8, 10)]
-    assert [i for r in split_range(1000, 37) for i in r] == list(range(1000))
+def test_range_batches():
+    assert RangeBatches(10, 4) == [range(0, 4), range(4, 8), range(8, 10)]
+    assert [i for r in RangeBatches(1000, 37) for i in r] == list(range(1000))
     with pytest.raises(ValueError):
-        split_range(10, 0)
+        RangeBatches(10, 0)
 
 
 def test_worker_batches_cut_for_the_cluster_cover_every_id_once():
@@ -265,7 +264,7 @@ def test_package_imports_without_dask_and_says_what_to_install():
         for mod in ("dask", "distributed", "dask_cuda", "cudf"):
             sys.modules[mod] = None
         import rapids_balance as rb
-        from rapids_balance.distributed import map_batches  # importable without dask
+        from rapids_balance.distributed import run_batches  # importable without dask
         try:
             rb.start_cluster(1, gpu=False)
         except ImportError as e:
@@ -342,31 +341,29 @@ def test_cluster_workers_share_the_cores(client):
     want = max(1, (os.cpu_count() or 1) // 2)
     env = client.run(lambda: os.environ.get("NUMBA_NUM_THREADS"))
     assert set(env.values()) == {str(want)}
-    assert set(map_batches(client, GRAPH, _numba_threads, range(6))) == {want}
+    assert set(run_batches(client, GRAPH, _numba_threads, range(6), fold=list)) == {want}
 
 
-def test_map_batches_returns_batch_order(client):
-    batches = split_range(100, 7)
-    got = map_batches(client, GRAPH, _float_part, batches, {"scale": 0.5})
+def test_fold_gets_the_parts_in_batch_order(client):
+    batches = RangeBatches(100, 7)
+    got = run_batches(client, GRAPH, _float_part, batches, {"scale": 0.5}, fold=list)
     want = [_float_part(GRAPH, b, {"scale": 0.5}) for b in batches]
     assert len(got) == len(want)
     for g, w in zip(got, want):
         assert np.array_equal(g, w)
     # streamed results (completion order) with a progress bar: same list, each batch once
-    seen = []
-    streamed = map_batches(client, GRAPH, _float_part, batches, {"scale": 0.5}, progress=True,
-                           on_result=lambda i, r: seen.append(i))
-    assert sorted(seen) == list(range(len(batches)))
+    streamed = run_batches(client, GRAPH, _float_part, batches, {"scale": 0.5}, progress=True,
+                           fold=list)
     assert all(np.array_equal(g, w) for g, w in zip(streamed, want))
 
 
 @pytest.mark.parametrize("split_every", [None, 2, 8])
-def test_map_reduce_bit_identical_to_local(client, split_every):
-    batches = split_range(300, 11)
+def test_cluster_reduction_bit_identical_to_local(client, split_every):
+    batches = RangeBatches(300, 11)
     params = {"scale": 1.0 / 3.0}
     local_parts = [_float_part(GRAPH, b, params) for b in batches]
     want = ordered_reduce(local_parts, split_every=split_every)
-    got = map_reduce(client, GRAPH, _float_part, batches, params, split_every=split_every)
+    got = run_batches(client, GRAPH, _float_part, batches, params, split_every=split_every)
     assert got.dtype == np.float64
     assert np.array_equal(got, want)  # bit for bit, not approximately
     # and the shape matters: the other shape would not match exactly everywhere
@@ -374,17 +371,17 @@ def test_map_reduce_bit_identical_to_local(client, split_every):
     assert not np.array_equal(other, want)
 
 
-def test_map_reduce_one_worker_equals_two(client):
-    batches = split_range(200, 9)
+def test_cluster_reduction_one_worker_equals_two(client):
+    batches = RangeBatches(200, 9)
     params = {"scale": 2.0}
-    two = map_reduce(client, GRAPH, _float_part, batches, params)
+    two = run_batches(client, GRAPH, _float_part, batches, params)
     with start_cluster(1, gpu=False, processes=False) as one_client:
-        one = map_reduce(one_client, GRAPH, _float_part, batches, params)
+        one = run_batches(one_client, GRAPH, _float_part, batches, params)
     assert np.array_equal(one, two)
 
 
 def test_run_batches_reduces_on_the_cluster_or_folds_on_the_client(client):
-    batches = split_range(120, 13)
+    batches = RangeBatches(120, 13)
     params = {"scale": 0.25}
     local_parts = [_float_part(GRAPH, b, params) for b in batches]
     # combine on the cluster: the shape of ordered_reduce, bit for bit
@@ -404,7 +401,7 @@ def test_run_batches_reduces_on_the_cluster_or_folds_on_the_client(client):
 
 def test_batch_errors_reach_the_caller(client):
     with pytest.raises(ValueError, match="batch 3 is bad"):
-        map_batches(client, GRAPH, _raising_part, range(6), None, retries=0)
+        run_batches(client, GRAPH, _raising_part, range(6), None, retries=0, fold=list)
 
 
 def test_graph_is_transferred_once_per_worker(client, tmp_path):
@@ -422,7 +419,7 @@ def _check_transferred_once(client, tmp_path):
     pids = set(client.run(os.getpid).values())
     payload = _Counted(np.arange(1000), str(tmp_path))
     n_tasks = 24
-    got = map_batches(client, payload, _payload_size, range(n_tasks))
+    got = run_batches(client, payload, _payload_size, range(n_tasks), fold=list)
     assert got == [1000 + i for i in range(n_tasks)]
     loads = _settled_counts(str(tmp_path), pids)
     # sent to one worker, copied to the others: each worker unpickles it once, not once per task
@@ -431,7 +428,7 @@ def _check_transferred_once(client, tmp_path):
     # the workers keep their own, so a second call sends nothing and unpickles nothing
     client.amm.run_once()
     time.sleep(1.0)
-    map_batches(client, payload, _payload_size, range(n_tasks))
+    run_batches(client, payload, _payload_size, range(n_tasks), fold=list)
     assert _settled_counts(str(tmp_path), pids) == loads
     assert isinstance(scatter_graph(client, payload), GraphRef)
 
@@ -457,9 +454,9 @@ def _check_transferred_once(client, tmp_path):
 def test_lost_scattered_graph_is_sent_again(tmp_path):
     # one worker: killing it destroys the only copy of the scattered graph
     params = {"marker": str(tmp_path / "killed")}
-    batches = split_range(40, 10)
+    batches = RangeBatches(40, 10)
     with start_cluster(1, gpu=False) as c:
-        got = map_reduce(c, GRAPH, _kill_always_first_part, batches, params)
+        got = run_batches(c, GRAPH, _kill_always_first_part, batches, params)
     assert os.path.exists(params["marker"])
     want = ordered_reduce([_counter_part(GRAPH, b, None) for b in batches], split_every=8)
     assert all(np.array_equal(g, w) for g, w in zip(got, want))
@@ -491,7 +488,7 @@ def test_worker_killed_mid_run_loses_and_double_counts_nothing(client, tmp_path)
               "kill_batch": 5}
     pids_before = set(client.run(os.getpid).values())
     batches = list(range(40))
-    got_node, got_edge = map_reduce(client, GRAPH, _kill_once_part, batches, params,
+    got_node, got_edge = run_batches(client, GRAPH, _kill_once_part, batches, params,
                                     split_every=4)
     # the kill really happened, mid-run, and the nanny replaced the worker
     assert os.path.exists(params["marker"])

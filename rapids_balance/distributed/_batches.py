@@ -15,10 +15,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-__all__ = ["RangeBatches", "WorkerBatches", "MAX_TASKS"]
+__all__ = ["RangeBatches", "WorkerBatches", "MAX_TASKS", "check_task_count"]
 
 #: most batches one run submits: the scheduler holds state for every task it knows
 MAX_TASKS = 200_000
+
+
+def check_task_count(n_batches: int, what: str) -> None:
+    """Refuse, before anything is submitted, a run of more than :data:`MAX_TASKS` batches."""
+    if n_batches > MAX_TASKS:
+        from ..errors import InvalidParameterError
+
+        raise InvalidParameterError(
+            f"{what} would submit {n_batches} tasks to the Dask cluster, more than its limit of "
+            f"{MAX_TASKS} (the scheduler keeps state for every task); pass a larger batch_size "
+            "or split the run")
 
 
 class RangeBatches(Sequence):

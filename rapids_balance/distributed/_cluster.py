@@ -119,11 +119,6 @@ def start_cluster(n_workers: int | None = None, *, gpu: str | bool = "auto",
     ``distributed.Client("tcp://scheduler-address:8786")`` and pass that
     client.  Its workers need rapids-balance installed.
 
-    Graph memory: worker processes on this machine map one shared copy of
-    each graph's large arrays instead of unpickling one each (see
-    :func:`rapids_balance.distributed.scatter_graph`); two workers then
-    do not compete for the last-level cache with two copies.
-
     Worker threads: each CPU worker gets the environment variables
     ``NUMBA_NUM_THREADS`` and ``RAPIDS_BALANCE_NUMBA_THREADS`` set to
     ``numba_threads``; every batch task also calls

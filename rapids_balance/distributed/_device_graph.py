@@ -2,11 +2,10 @@
 
 A graph built from device columns keeps its arrays in CuPy
 (``graph.on_device``).  Pickled as it is, it would be copied to the host on
-the client (CuPy pickles an array through ``ndarray.get()``), and the shared
-file of :mod:`._shared` holds host arrays.  So the workers receive a
-:class:`DeviceGraph` instead: the graph without its arrays (small, pickled)
-and the device arrays themselves, which Dask serializes as it serializes
-any CuPy array:
+the client (CuPy pickles an array through ``ndarray.get()``).  So the
+workers receive a :class:`DeviceGraph` instead: the graph without its
+arrays (small, pickled) and the device arrays themselves, which Dask
+serializes as it serializes any CuPy array:
 
 * workers in the client's process (``processes=False``) use the very same
   device arrays: nothing is copied;

@@ -18,7 +18,11 @@ import weakref
 from concurrent.futures import ThreadPoolExecutor, TimeoutError as FutureTimeout
 from typing import Any
 
-__all__ = ["check_workers", "WorkerEnvironmentError", "PROBE_TIMEOUT_S"]
+from .._validation import param_error
+from ._cluster import require_distributed
+
+__all__ = ["check_client", "check_client_arg", "check_workers", "WorkerEnvironmentError",
+           "PROBE_TIMEOUT_S"]
 
 #: seconds the workers get to answer
 PROBE_TIMEOUT_S = 20.0
@@ -127,3 +131,41 @@ def check_workers(client: Any, owner: str, *, gpu: bool = False,
             f"{owner}(client=...): {len(problems)} Dask worker(s) cannot run rapids-balance's tasks; "
             "install rapids-balance (the client's version) in every worker's environment:\n  "
             + "\n  ".join(problems))
+
+
+def check_client(client: Any, owner: str | None = None) -> Any:
+    """Validate a ``client=`` argument: a running ``distributed.Client``.
+
+    ``owner`` (the public function's name) gives the message the style of
+    :mod:`rapids_balance._validation`.
+    """
+    distributed = require_distributed(f"{owner}(client=...)" if owner else "client=")
+    if not isinstance(client, distributed.Client):
+        if owner is not None:
+            raise param_error("client", owner, "a distributed.Client (from rapids_balance.start_cluster() "
+                              "or distributed.Client(address)) or None", client)
+        raise TypeError(f"client must be a distributed.Client, got {type(client).__name__}; "
+                        "use rapids_balance.start_cluster() or distributed.Client(address)")
+    if client.status != "running":
+        raise RuntimeError(f"the Dask client is not running (status {client.status!r})")
+    return client
+
+
+def check_client_arg(client: Any, owner: str, backend: str | None = None) -> None:
+    """A public function's ``client=``, before its graph is loaded: None, or a running
+    ``distributed.Client`` with at least one worker, each of which can import rapids-balance
+    at this version, numba and (``backend="gpu"``) CuPy (:func:`check_workers`)."""
+    if client is None:
+        return
+    check_client(client, owner)
+    try:  # up front only: in the middle of a run a worker being replaced leaves none for a moment
+        info = client.scheduler_info()
+        workers = int(info.get("n_workers", len(info.get("workers", {}))))
+    except TypeError:  # a newer signature: do not refuse on a question we cannot ask
+        workers = 1
+    if not workers:
+        # Dask's scatter would wait for its timeout (30 s), then fail with "No valid workers found"
+        raise RuntimeError(f"{owner}(client=...): the Dask cluster has no workers; start some "
+                           "(rapids_balance.start_cluster(n)) or wait for them first "
+                           "(client.wait_for_workers(1))")
+    check_workers(client, owner, gpu=backend == "gpu")

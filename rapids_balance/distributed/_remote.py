@@ -43,7 +43,7 @@ from .._containers import ClusterGraph, Graph, GraphOnCluster, OnCluster
 from .._validation import check_bool, param_error
 from .._paths import is_dataset_path
 from ._graphs import GRAPH_KEY_PREFIX, GraphRef, fingerprint, graph_on_worker, hold_graph, \
-    known_on_cluster, _remember, _LOCK
+    known_on_cluster, scatter_graph, _remember, _LOCK
 
 __all__ = ["cluster_graph", "on_workers", "is_cluster_input", "ROWS_PER_PARTITION"]
 
@@ -104,8 +104,7 @@ def cluster_graph(client: Any, source: Any, **options: Any) -> ClusterGraph:
     >>> res = rb.balance(g, n_trees=1000, client=client)        # doctest: +SKIP
     """
     from ..graph import graph_from_any
-    from ._map import check_client
-    from ._preflight import check_workers
+    from ._preflight import check_client, check_workers
 
     check_client(client, "cluster_graph")
     if not is_cluster_input(source):  # refused before anything is read here
@@ -189,8 +188,6 @@ def _pending(graph: Any) -> ClusterGraph:
 
 def _send(client: Any, graph: Any, pending: ClusterGraph) -> ClusterGraph:
     """Send the client's graph once (kept by every worker, as for its batches) and name it."""
-    from ._map import scatter_graph
-
     return dataclasses.replace(pending, key=scatter_graph(client, graph).key)
 
 

@@ -3,15 +3,20 @@
 A capability scales out by handing :func:`run_batches` its pure per-batch
 function ``batch_fn(graph, batch, params)``, its batches and its reduction;
 nothing in ``distributed/`` knows what a tree, a source or a restart is.
-Two reductions cover every capability:
 
-* ``combine(a, b)`` on the cluster: the partial results are folded in batch
-  order along a tree whose shape depends only on the number of batches and
-  ``split_every`` (:func:`~._map.map_reduce`); only the root comes back
-  (balance counters, betweenness sums);
-* ``fold(parts)`` on the client: the parts come back in batch order and the
-  capability merges them with state that belongs to its call (the
-  frustration cloud and its state cap, the best clustering restart).
+1. The graph goes to the cluster once (:func:`~._graphs.scatter_graph`);
+   tasks carry a small reference to it, so it is never pickled into a task
+   and a later call sends nothing graph-sized.
+2. One pure task per batch, with Dask's retries; when a worker dies, the
+   scheduler reruns its tasks elsewhere, and since no task mutates its
+   inputs, a rerun batch is counted exactly once.
+3. One of two reductions: ``combine(a, b)`` on the cluster, in batch order
+   along a tree whose shape depends only on the number of batches and
+   ``split_every`` (:func:`~._tasks.tree_groups`), so the root is the same
+   for any number of workers and equals :func:`~._tasks.ordered_reduce` run
+   locally, bit for bit (balance counters, betweenness sums); or
+   ``fold(parts)`` on the client, the parts in batch order, for state that
+   belongs to the call (the frustration cloud, the best clustering restart).
 
 Capability packages import this module and no other private module of
 ``distributed/`` (a test holds both sides to it); the argument checks and
@@ -21,17 +26,27 @@ batch cuts they need are re-exported here.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+import uuid
+from collections.abc import Iterable, Sequence
+from concurrent.futures import CancelledError
 from typing import Any, Callable
 
-from ._batches import RangeBatches, WorkerBatches
-from ._map import check_client, check_client_arg, check_task_count, map_batches, map_reduce, n_workers
+from .._progress import progress_bar
+from .._validation import check_int, check_progress
+from ._batches import MAX_TASKS, RangeBatches, WorkerBatches, check_task_count
+from ._graphs import GraphLostError, GraphRef, _is_future, forget_graph, scatter_graph
+from ._preflight import check_client, check_client_arg, check_workers
 from ._remote import on_workers
-from ._tasks import narrow, run_ready, stream_reduce, sum_narrow, sum_parts
+from ._tasks import fold_to_host, fold as fold_parts, narrow, run_batch, run_ready, stream_reduce, \
+    sum_narrow, sum_parts, tree_groups
 
 __all__ = ["run_batches", "tree_task_span", "ready_on_workers", "on_workers", "task_slots",
-           "worker_address", "wall_deadline", "local_deadline", "stream_reduce", "narrow", "sum_narrow", "RangeBatches", "WorkerBatches", "check_client", "check_client_arg",
-           "check_task_count"]
+           "worker_address", "wall_deadline", "local_deadline", "stream_reduce", "narrow",
+           "sum_narrow", "RangeBatches", "WorkerBatches", "check_client", "check_client_arg",
+           "check_task_count", "n_workers"]
+
+#: times a job is resubmitted after every copy of its graph was lost
+_MAX_RESENDS = 2
 
 
 def run_batches(client: Any, graph: Any, batch_fn: Callable[[Any, Any, Any], Any],
@@ -42,10 +57,6 @@ def run_batches(client: Any, graph: Any, batch_fn: Callable[[Any, Any, Any], Any
                 until: float | None = None, spread: bool = False) -> Any:
     """Run ``batch_fn(graph, batch, params)`` for every batch on the cluster and reduce.
 
-    The graph is scattered once per client (workers on this machine map one
-    shared copy); each batch is one pure task, rerun by Dask when its worker
-    dies or (``retries`` times) when it raises.
-
     Parameters
     ----------
     client : distributed.Client
@@ -53,7 +64,7 @@ def run_batches(client: Any, graph: Any, batch_fn: Callable[[Any, Any, Any], Any
     graph : Graph, SignedGraph or distributed.Future
         What every batch reads; a future is used as it is.  A graph kept on
         the device is sent as its device arrays, with no host copy on the
-        client (see :func:`~._map.scatter_graph`).
+        client.
     batch_fn : callable
         Module-level (importable by the workers) and pure: it never updates
         its arguments in place.
@@ -67,33 +78,37 @@ def run_batches(client: Any, graph: Any, batch_fn: Callable[[Any, Any, Any], Any
         order, along the tree fixed by ``split_every`` (``None``: one left
         fold).  Default: elementwise sum
         (:func:`~rapids_balance.distributed.ordered_reduce` gives the same
-        reduction locally, bit for bit).
+        reduction locally, bit for bit).  Only the root comes back: host
+        arrays, or for a graph kept on the device, arrays where the workers
+        made them.
     split_every : int or None
         Fan-in of the cluster reduction (>= 2); unused with ``fold``.
     fold : callable, optional
         ``fold(parts)``: the per-batch results come back to the client as a
-        list in batch order and ``fold`` merges them there.  Give either
-        ``combine`` or ``fold``, not both.
+        list in batch order, each straight from its worker, and ``fold``
+        merges them there.  Give either ``combine`` or ``fold``, not both.
     progress : bool
         Progress bar over finished batches.
     desc : str, optional
         Progress label and task-name prefix (default: ``batch_fn``'s name).
     retries : int
-        Reruns of a batch that raised.
+        Reruns of a batch that raised; a batch whose worker died is rerun by
+        the scheduler regardless.
     until : float, optional
-        With ``fold``: a ``time.time()`` deadline after which no batch is
-        submitted (the first always is); ``fold`` then gets the parts of the
-        batches submitted, a prefix in batch order (see
-        :func:`~._map.map_batches`).
+        With ``fold``: a ``time.time()`` deadline.  Batches are then
+        submitted in order, two per worker in flight, none after the
+        deadline (the first always), and ``fold`` gets the parts of the
+        batches submitted, a prefix in batch order: a million batches with a
+        deadline of seconds cost the scheduler the batches that fit.
     spread : bool
-        With ``fold``: batch ``i`` placed on worker ``i mod W`` (loosely), for
-        a few long independent tasks (see :func:`~._map.map_batches`).
+        With ``fold``: batch ``i`` placed on worker ``i mod W`` (loosely),
+        for a few long independent tasks, which the scheduler may otherwise
+        give to whichever worker frees its thread first.
 
     Returns
     -------
     object
-        The cluster reduction's root (host arrays; for a graph kept on the
-        device, arrays where the workers made them), or what ``fold`` returns.
+        The cluster reduction's root, or what ``fold`` returns.
 
     Raises
     ------
@@ -119,14 +134,135 @@ def run_batches(client: Any, graph: Any, batch_fn: Callable[[Any, Any, Any], Any
         raise TypeError("run_batches takes combine= (reduce on the cluster) or fold= (merge on "
                         "the client), not both")
     check_client(client)
+    check_int(retries, "retries", "run_batches", low=0, high=1000)
+    check_progress(progress, "run_batches")
+    check_int(split_every, "split_every", "run_batches", low=2, high=MAX_TASKS, allow_none=True)
     if isinstance(batches, WorkerBatches):
         batches = batches.for_workers(n_workers(client))
+    elif not isinstance(batches, Sequence):
+        batches = list(batches)
+    name = desc or getattr(batch_fn, "__name__", "batch").lstrip("_")
+    check_task_count(len(batches), name)
+    if not len(batches):
+        raise ValueError("no batches to run")
+    check_workers(client, name)  # the building blocks too: a worker that cannot import us hangs
     if fold is not None:
-        return fold(map_batches(client, graph, batch_fn, batches, params, retries=retries,
-                                progress=progress, desc=desc, until=until, spread=spread))
-    return map_reduce(client, graph, batch_fn, batches, params,
-                      combine=sum_parts if combine is None else combine, split_every=split_every,
-                      retries=retries, progress=progress, desc=desc)
+        job = _gather_job(batch_fn, batches, params, retries, progress, until, spread)
+        return fold(_run_job(client, graph, name, job))
+    job = _reduce_job(batch_fn, batches, params, retries, progress,
+                      sum_parts if combine is None else combine, split_every,
+                      not getattr(graph, "on_device", False))
+    return _run_job(client, graph, name, job)
+
+
+def _run_job(client: Any, graph: Any, name: str, job: Callable) -> Any:
+    """Send the graph, run ``job(client, ref, name, token, made)``, release its futures.
+
+    If every worker that held the graph died before another fetched it, the
+    tasks say so (:class:`~._graphs.GraphLostError`): the graph is then sent
+    again and the whole job resubmitted, which is safe because every task is
+    pure.
+    """
+    for attempt in range(_MAX_RESENDS + 1):
+        ref = None
+        made: list[Any] = []
+        try:
+            ref = scatter_graph(client, graph)
+            return job(client, ref, name, uuid.uuid4().hex[:10], made)
+        except (CancelledError, GraphLostError):  # lost while sent, or after
+            if _is_future(graph) or attempt == _MAX_RESENDS:
+                raise
+            if isinstance(ref, GraphRef):
+                forget_graph(client, ref)
+        finally:
+            for f in made:
+                f.release()
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _gather_job(fn, batches, params, retries, progress, until, spread):
+    """Every batch's result on the client, in batch order; submitted all at once, or under a
+    deadline two per worker in flight (:func:`run_batches`)."""
+    def job(client, ref, name, token, made):
+        from distributed import as_completed
+
+        place = _placement(client, spread)
+        pending = as_completed()
+        index: dict[Any, int] = {}
+        got: dict[int, Any] = {}
+
+        def submit(i: int) -> None:
+            fut = client.submit(run_batch, fn, ref, batches[i], params, key=f"{name}-{i}-{token}",
+                                retries=retries, pure=False, **place(i))
+            made.append(fut)
+            index[fut.key] = i
+            pending.add(fut)
+
+        width = len(batches) if until is None else 2 * n_workers(client)
+        deadline = float("inf") if until is None else until
+        submitted = 0
+        while submitted < min(width, len(batches)) and (not submitted or time.time() < deadline):
+            submit(submitted)
+            submitted += 1
+        with progress_bar(len(batches), name, enabled=progress, unit="batch") as bar:
+            for fut in pending:
+                got[index[fut.key]] = _result(fut)
+                bar.update(1)
+                if submitted < len(batches) and time.time() < deadline:
+                    submit(submitted)
+                    submitted += 1
+        return [got[i] for i in range(submitted)]
+
+    return job
+
+
+def _reduce_job(fn, batches, params, retries, progress, combine, split_every, to_host_root):
+    """The batches folded on the cluster along :func:`~._tasks.tree_groups`; the root comes back."""
+    def job(client, ref, name, token, made):
+        from distributed import as_completed
+
+        items = [client.submit(run_batch, fn, ref, b, params, key=f"{name}-{i}-{token}",
+                               retries=retries, pure=False) for i, b in enumerate(batches)]
+        made += items
+        leaves = items
+        levels = tree_groups(len(items), split_every)
+        for depth, level in enumerate(levels):
+            root = depth == len(levels) - 1 and to_host_root
+            items = [client.submit(fold_to_host if root else fold_parts, combine, *items[a:b],
+                                   key=f"{name}-reduce{depth}-{j}-{token}", retries=retries,
+                                   pure=False)
+                     for j, (a, b) in enumerate(level)]
+            made += items
+        with progress_bar(len(leaves), name, enabled=progress, unit="batch") as bar:
+            for _ in as_completed(leaves):
+                bar.update(1)
+        return _result(items[0])
+
+    return job
+
+
+def _placement(client: Any, spread: bool) -> Callable[[int], dict]:
+    """Task ``i``'s placement: none, or (``spread``) worker ``i mod W`` of the sorted
+    addresses, loosely (``allow_other_workers``, so a lost worker's task runs elsewhere).
+
+    Long independent tasks (searches that each fill their time limit) are spread so: the
+    scheduler places root tasks by load, and a worker that frees its thread first may take
+    them all while its peer is still busy, which leaves the peer idle for the whole call."""
+    addrs = sorted(client.scheduler_info().get("workers", {})) if spread else []
+    if not addrs:
+        return lambda i: {}
+    return lambda i: {"workers": [addrs[i % len(addrs)]], "allow_other_workers": True}
+
+
+def _result(fut: Any) -> Any:
+    """A finished task's value, straight from the worker that holds it (not relayed by the
+    scheduler, which then carries no result bytes); raises the task's error."""
+    return fut.client.gather(fut, direct=True)
+
+
+def n_workers(client: Any) -> int:
+    """Number of workers the scheduler knows now (at least 1)."""
+    return max(1, len(client.scheduler_info().get("workers", {})))
 
 
 def tree_task_span(client: Any, n_leaves: int, split_every: int, per_worker: int = 2) -> int:
@@ -161,8 +297,6 @@ def ready_on_workers(client: Any, ready: Callable[..., float], *args: Any) -> di
     (not in the worker's event loop, which must keep answering the
     scheduler), and the caller reports the seconds in its result's ``info``.
     """
-    import uuid
-
     check_client(client)
     workers = sorted(client.scheduler_info().get("workers", {}))
     token = uuid.uuid4().hex[:10]

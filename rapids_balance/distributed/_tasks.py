@@ -12,8 +12,7 @@ import os
 from typing import Any, Callable, Iterable, Sequence
 
 from ._cluster import NUMBA_THREADS_ENV
-from ._graphs import GraphRef, graph_on_worker
-from ._shared import resolve_graph
+from ._graphs import GraphRef, graph_on_worker, resolve_graph
 
 __all__ = ["run_batch", "run_ready", "narrow", "sum_narrow", "fold", "fold_to_host", "sum_parts", "to_host_tree", "tree_groups",
            "ordered_reduce"]
