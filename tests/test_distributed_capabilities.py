@@ -887,3 +887,48 @@ def test_betweenness_options_the_cluster_cannot_honour_refused_by_name(clients, 
         with pytest.raises(ValueError, match="'length'"):
             rb.betweenness_centrality(handle, weight="length", **kw)
     assert not ts.data  # refused on the client, before any task
+
+
+# --- signed communities --------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def planted():
+    return rb.ssbm(600, 6, 0.05, flip=0.2, seed=3).graph
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("objective", ["modularity", "imbalance"])
+def test_signed_communities_on_cluster_is_the_best_of_the_seeded_searches(clients, planted,
+                                                                          workers, objective):
+    from rapids_balance.clustering._scale_out import SEARCHES, search_seed
+
+    kw = dict(objective=objective, restarts=2, max_passes=4)
+    dist = rb.signed_communities(planted, seed=5, client=clients[workers], **kw)
+    # each search is the call without a client at its own seed; search 0 is the caller's call
+    calls = [rb.signed_communities(planted, seed=search_seed(5, i), **kw) for i in range(SEARCHES)]
+    lower = objective == "imbalance"
+    best = 0
+    for i in range(1, SEARCHES):  # strictly better only: ties go to the smaller search
+        if (calls[i].value < calls[best].value) if lower else (calls[i].value > calls[best].value):
+            best = i
+    assert best != 0  # the seeds really differ: the test sees which search won
+    assert (dist.info["best_search"], dist.info["searches"]) == (best, SEARCHES)
+    assert dist.value == calls[best].value
+    pd.testing.assert_frame_equal(dist.labels, calls[best].labels, check_exact=True)
+    assert dist.info["restarts_all_searches"] == SEARCHES * 2
+    assert set(dist.info["seconds_compile_workers"]) == set(
+        clients[workers].scheduler_info()["workers"])
+
+
+def test_signed_communities_of_a_dask_frame_read_on_the_workers(clients, planted):
+    dd = pytest.importorskip("dask.dataframe")
+    from distributed import get_task_stream
+
+    table = planted.edges_frame()
+    kw = dict(seed=1, restarts=1, max_passes=3)
+    here = rb.signed_communities(table, client=clients[2], **kw)
+    with get_task_stream(clients[2]) as ts:
+        dist = rb.signed_communities(dd.from_pandas(table, npartitions=3), client=clients[2], **kw)
+    assert dist.value == here.value
+    pd.testing.assert_frame_equal(dist.labels, here.labels, check_exact=True)
+    assert any("signed_communities-on-workers" in str(t["key"]) for t in ts.data)

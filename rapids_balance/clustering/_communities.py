@@ -24,6 +24,7 @@ import pandas as pd
 
 from .._deadline import NO_DEADLINE, passed
 from .._output import frames_like_input, label_column, make_table
+from ..distributed._run import on_workers
 from .._validation import (check_backend, check_bool, check_choice, check_int, check_seed,
                            check_time_limit, param_error)
 from ..graph import Graph
@@ -324,6 +325,22 @@ def search_communities(graph: Graph, objective: str, gp: float, gn: float, null:
     return canonical(best), best_info
 
 
+def community_search(graph: Graph, i: int, p: dict, deadline: float | None) -> dict:
+    """Search ``i`` of a call on a cluster (see :func:`._scale_out.search_batch`): the
+    caller's restarts from ``p["seed"]``; search 0 alone gets the caller's ``init`` and
+    spectral start, so it is the single-process call."""
+    first = i == 0
+    lab, info = search_communities(
+        graph, p["objective"], p["gp"], p["gn"], p["null"], seed=p["seed"],
+        restarts=p["restarts"], max_passes=p["max_passes"], refine=p["refine"], extra=p["extra"],
+        deadline=NO_DEADLINE if deadline is None else deadline,
+        init=p["init"] if first else None, spectral=p["spectral"] if first else None)
+    value = objective_value(graph, lab, p["objective"], p["gp"], p["gn"], p["null"])[0]
+    lower = value if p["objective"] == "imbalance" else -value  # the searches' best is the lowest
+    return {"labels": lab, "value": float(lower), "cycles": info["restarts"], "search": i,
+            "info": info}
+
+
 def community_table(graph: Graph, lab: np.ndarray) -> pd.DataFrame:
     """Size and positive / negative weight inside and between every community."""
     from ._objective import edge_weights
@@ -358,13 +375,14 @@ def _ready(weighted: bool) -> float:
     return ready(("signed_communities", weighted), job)
 
 
+@on_workers
 @frames_like_input(dask_fields=())
 def signed_communities(graph: Any, *, objective: str = "modularity", resolution: Any = 1.0,
                        null: str = "erdos_renyi", seed: int = 0, restarts: int = 1,
                        max_passes: int = 10, refine: bool = True, extra_candidates: int = L.EXTRA,
                        time_limit: float | None = None, backend: str = "auto",
-                       init: Any = None, spectral_start: int | None = None, source: Any = None,
-                       target: Any = None, sign: Any = None,
+                       init: Any = None, spectral_start: int | None = None, client: Any = None,
+                       source: Any = None, target: Any = None, sign: Any = None,
                        weight: Any = None) -> CommunityResult:
     """Communities of a signed graph: signed modularity, signed Potts or imbalance.
 
@@ -419,6 +437,19 @@ def signed_communities(graph: Any, *, objective: str = "modularity", resolution:
         The embedding is computed before ``time_limit``'s clock starts (it
         has no limit of its own); ``info["best_restart"] == restarts`` when
         this start won.
+    client : distributed.Client, optional
+        Run :data:`~._scale_out.SEARCHES` independent searches on the
+        cluster, one task each, search ``i`` seeded from ``(seed, i)`` and
+        search 0 with ``seed`` itself (with ``init`` and the spectral start:
+        the single-process call); each runs ``restarts`` restarts in a row and
+        keeps ``time_limit`` on its worker, and the best objective wins (ties
+        to the smallest search).  Without a time limit the result is the
+        same for any number of workers and never worse than the call
+        without a client.  ``graph`` may then also be a Dask DataFrame, a
+        Parquet dataset or a :class:`~rapids_balance.ClusterGraph`, read on
+        the workers.  ``info`` adds ``searches`` (how many ran),
+        ``best_search``, ``restarts_all_searches`` and
+        ``seconds_compile_workers``.
     source, target, sign, weight : str or int, optional
         Column roles when ``graph`` is a table or a file.
 
@@ -471,6 +502,9 @@ def signed_communities(graph: Any, *, objective: str = "modularity", resolution:
     if backend == "gpu":
         raise param_error("backend", owner, "'auto' or 'cpu' (the community search runs on the "
                           "CPU; it has no GPU path yet)", backend)
+    from ..distributed._run import check_client_arg
+
+    check_client_arg(client, owner, "cpu")
     roles = dict(source=source, target=target, sign=sign, weight=weight)
     check_roles(graph, owner, roles)
     be = "cpu"
@@ -491,11 +525,28 @@ def signed_communities(graph: Any, *, objective: str = "modularity", resolution:
         spectral = np.asarray(spectral.to_numpy() if hasattr(spectral, "to_numpy") else spectral,
                               np.int64)
     compile_s = _ready(g.weight is not None)
+    workers_s = None
+    if client is not None:  # the workers' kernels, before the clock starts
+        from ..distributed._run import ready_on_workers
+
+        workers_s = ready_on_workers(client, _ready, g.weight is not None)
     clock = time.perf_counter()
     deadline = NO_DEADLINE if time_limit is None else clock + time_limit
-    lab, info = search_communities(g, objective, gp, gn, null, seed=seed, restarts=restarts,
-                                   max_passes=max_passes, refine=refine, extra=extra,
-                                   deadline=deadline, init=start, spectral=spectral)
+    if client is None:
+        lab, info = search_communities(g, objective, gp, gn, null, seed=seed, restarts=restarts,
+                                       max_passes=max_passes, refine=refine, extra=extra,
+                                       deadline=deadline, init=start, spectral=spectral)
+    else:
+        from ._scale_out import run_searches
+
+        p = dict(objective=objective, gp=gp, gn=gn, null=null, seed=seed, restarts=restarts,
+                 max_passes=max_passes, refine=refine, extra=extra, init=start, spectral=spectral)
+        best, done = run_searches(client, g, p, community_search,
+                                  deadline=None if time_limit is None else deadline,
+                                  desc="community searches")
+        lab = best["labels"]
+        info = dict(best["info"], searches=best["searches"], best_search=best["search"],
+                    restarts_all_searches=done, seconds_compile_workers=workers_s)
     value, parts = objective_value(g, lab, objective, gp, gn, null)
     frame = make_table({"vertex": label_column(g), "community": lab.astype(np.int64)}, like=g)
     info.update(seconds_compile=compile_s, seconds_search=time.perf_counter() - clock)

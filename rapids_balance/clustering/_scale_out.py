@@ -1,4 +1,4 @@
-"""GRASP / ILS restarts and multilevel searches on Dask, the best one kept on the client.
+"""GRASP / ILS restarts and independent searches on Dask, the best one kept on the client.
 
 Each task runs a consecutive range of restart ids with ``_restart._restart``
 (building the graph's level structure once per task, not once per restart)
@@ -16,6 +16,8 @@ is the single-process search), one per task, each keeping the caller's
 deadline on its worker.  The best is the lowest imbalance, ties to the
 smallest search id: without a time limit the result is the same for any
 number of workers and never worse than the single-process call.
+``signed_communities`` spreads its searches the same way, each search its
+restarts in a row (a restart starts from a kick of the search's best).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from ._restart import _restart
 from ._state import Level
 
 __all__ = ["run_restarts", "restart_batch", "best_restart", "run_searches", "search_batch",
-           "search_seed", "SEARCHES"]
+           "multilevel_search", "search_seed", "SEARCHES"]
 
 #: independent multilevel searches on a cluster: a constant, not the worker count, so the
 #: result does not depend on the cluster's size (searches that would start after the
@@ -141,97 +143,96 @@ def search_seed(seed: int, search: int) -> int:
 
 
 def search_batch(graph: Any, search_ids: range, params: dict) -> list[dict | None]:
-    """Run the independent multilevel searches ``search_ids`` (on a worker).
+    """Run the independent searches ``search_ids`` (on a worker).
 
-    ``params["search"]`` is the single-process search (``_solve._run_multilevel``,
-    passed by reference so this module does not import its caller).
+    ``params["search"]`` is the search, ``search(graph, i, params, deadline)``
+    (module-level, passed by reference so this module does not import its
+    caller), given ``params`` with ``seed`` replaced by :func:`search_seed`.
     ``params["wall_deadline"]`` (a ``time.time()`` instant, or None) is the
-    caller's deadline: each search keeps it as this process's
+    caller's deadline: each search gets it as this process's
     ``perf_counter`` deadline, and searches other than 0 that would start
     after it are skipped (``None``), as restarts are.
 
     Returns
     -------
     list
-        Per search: ``labels``, ``value``, ``cycles`` and ``history``
-        (``(seconds from the search's start, cycle, imbalance)`` per
-        improvement), or None when skipped.
+        Per search: what ``search`` returns (a dict with at least ``labels``,
+        ``value``, lower is better, and ``cycles``), or None when skipped.
     """
     p = dict(params)
     wall = p.pop("wall_deadline", None)
-    patience = p.pop("patience")
     search = p.pop("search")
-    level = Level.of_graph(graph)
     out: list[dict | None] = []
     for i in search_ids:
         if i > 0 and wall is not None and time.time() > wall:
             out.append(None)
             continue
-        started = time.perf_counter()
         deadline = None if wall is None else local_deadline(wall)
-        hist: list[tuple[float, int, float]] = []
-        q = dict(p, seed=search_seed(p["seed"], i), deadline=deadline, _level=level)
-        lab, cycles = search(graph, level, q, patience, deadline, False,
-                                      lambda c, v: hist.append((time.perf_counter() - started, c, v)))
-        out.append({"labels": lab, "value": float(hist[-1][2]) if hist else np.inf,
-                    "cycles": int(cycles), "history": hist})
+        out.append(search(graph, i, dict(p, seed=search_seed(p["seed"], i)), deadline))
     return out
 
 
+def multilevel_search(graph: Any, i: int, params: dict, deadline: float | None) -> dict:
+    """One multilevel search of ``correlation_clustering`` (:func:`search_batch`'s ``search``):
+    ``labels``, ``value`` (imbalance), ``cycles`` and ``history`` (``(seconds from the
+    search's start, cycle, imbalance)`` per improvement)."""
+    p = dict(params)
+    run, patience = p.pop("multilevel"), p.pop("patience")
+    started = time.perf_counter()
+    level = Level.of_graph(graph)
+    hist: list[tuple[float, int, float]] = []
+    lab, cycles = run(graph, level, dict(p, deadline=deadline, _level=level), patience, deadline,
+                      False, lambda c, v: hist.append((time.perf_counter() - started, c, v)))
+    return {"labels": lab, "value": float(hist[-1][2]) if hist else np.inf, "cycles": int(cycles),
+            "history": hist}
+
+
 def best_search(parts: list[list[dict | None]]) -> tuple[dict, int]:
-    """The best of the searches (lowest imbalance, ties to the smallest search id) and the
-    V-cycles of all of them."""
-    best, cycles = None, 0
+    """The best of the searches (lowest ``value``, ties to the smallest search id), with
+    ``searches``, how many ran, and the ``cycles`` of all of them."""
+    best, cycles, ran = None, 0, 0
     for part in parts:  # batch order = search order
         for res in part:
             if res is None:
                 continue
             cycles += res["cycles"]
+            ran += 1
             if best is None or res["value"] < best["value"]:
                 best = res
-    return best, cycles
+    return dict(best, searches=ran), cycles
 
 
-def run_searches(client: Any, graph: Any, params: dict, patience: int, search: Callable, *,
+def run_searches(client: Any, graph: Any, params: dict, search: Callable, *,
                  deadline: float | None = None, progress: bool = False,
-                 record: Callable[[int, float], None] | None = None,
-                 searches: int = SEARCHES) -> tuple[np.ndarray, int]:
-    """The multilevel search of ``correlation_clustering`` on a cluster.
+                 desc: str = "searches", searches: int = SEARCHES) -> tuple[dict, int]:
+    """Independent searches on a cluster, one task each; the best comes back.
 
     Parameters
     ----------
     client : distributed.Client
     graph : SignedGraph
     params : dict
-        The params dict the single-process search takes (its ``_level`` and
-        ``deadline`` entries are rebuilt on the workers).
-    patience : int
-        Generations without a better best that end each search.
+        What every search gets (with its own ``seed``, :func:`search_seed`).
     search : callable
-        The single-process search, ``search(graph, level, params, patience,
-        deadline, progress, record) -> (labels, cycles)`` (module-level).
+        ``search(graph, i, params, deadline) -> dict`` (module-level; see
+        :func:`search_batch`).
     deadline : float, optional
         A ``time.perf_counter()`` instant of this process; every worker keeps it.
     progress : bool
         Progress bar over searches.
-    record : callable, optional
-        ``record(cycle, imbalance)`` for each improvement of the best search.
+    desc : str
+        Progress label and task-name prefix.
     searches : int
         Independent searches (search ids ``0 .. searches-1``).
 
     Returns
     -------
-    (labels, cycles)
-        Canonical internal labels of the best search; V-cycles of all searches.
+    (best, cycles)
+        The best search's dict (lowest ``value``, ties to the smallest id;
+        ``searches``: how many ran) and the ``cycles`` of all searches.
     """
-    p = {k: v for k, v in params.items() if k not in ("_level", "deadline")}
+    p = dict(params, search=search)
     p["wall_deadline"] = None if deadline is None else wall_deadline(deadline)
-    p["patience"] = int(patience)
-    p["search"] = search
-    best, cycles = run_batches(client, graph, search_batch, RangeBatches(int(searches), 1), p,
-                               fold=best_search, progress=progress, desc="multilevel searches",
-                               until=p["wall_deadline"], spread=True)
-    if record is not None:
-        for _, cyc, val in best["history"]:
-            record(cyc, val)
-    return best["labels"], cycles
+    return run_batches(client, graph, search_batch, RangeBatches(int(searches), 1), p,
+                       fold=best_search, progress=progress, desc=desc,
+                       until=p["wall_deadline"], spread=True)

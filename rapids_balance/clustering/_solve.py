@@ -424,11 +424,16 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
         done = 1
         record(0, imbalance_value(graph, best))
     elif method == "multilevel" and client is not None:  # independent searches on the workers
-        from ._scale_out import run_searches
+        from ._scale_out import multilevel_search, run_searches
 
-        best, done = run_searches(client, graph, params, iterations, _run_multilevel,
-                                  deadline=deadline,
-                                  progress=progress, record=record)
+        shipped = {k: v for k, v in params.items() if k not in ("_level", "deadline")}
+        found, done = run_searches(client, graph, dict(shipped, multilevel=_run_multilevel,
+                                                       patience=iterations),
+                                   multilevel_search, deadline=deadline, progress=progress,
+                                   desc="multilevel searches")
+        best = found["labels"]
+        for _, cycle, value in found["history"]:
+            record(cycle, value)
     elif method == "multilevel":
         best, done = _run_multilevel(graph, level, params, iterations, deadline, progress, record)
     elif client is not None:  # GRASP/ILS restarts on Dask: same best, same history
