@@ -165,6 +165,14 @@ def test_evaluators_take_result_frames_and_refuse_bad_parameters():
     res = rb.signed_communities(g, seed=0)
     frame = res.labels.rename(columns={"community": "cluster"})
     assert rb.signed_modularity(g, frame).modularity == pytest.approx(res.value, abs=1e-12)
+    # every table of the package that names a partition is taken as it is
+    assert rb.signed_modularity(g, res.labels).modularity == pytest.approx(res.value, abs=1e-12)
+    assert rb.imbalance(g, res.labels).imbalance == rb.imbalance(g, frame).imbalance
+    planted = rb.ssbm(60, 3, 0.3, seed=1)
+    by_group = rb.signed_modularity(planted.graph, planted.partition).modularity
+    assert by_group == rb.signed_modularity(planted.graph, planted.groups).modularity
+    with pytest.raises(rb.GraphInputError, match="one of 'cluster', 'community'.*columns"):
+        rb.imbalance(g, frame.assign(community=0))  # two part columns: which one is meant?
     with pytest.raises(InvalidParameterError, match="'resolution'"):
         rb.signed_modularity(g, frame, resolution=-1)
     with pytest.raises(InvalidParameterError, match="'resolution'"):

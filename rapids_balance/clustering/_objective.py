@@ -96,11 +96,16 @@ def imbalance_value(graph: Graph, labels: np.ndarray, weights: np.ndarray | None
     return ni + po
 
 
+#: what this package's tables name a vertex's part: a clustering's ``cluster``, a community
+#: search's ``community``, a generator's planted ``group``
+PART_COLUMNS = ("cluster", "community", "group")
+
+
 def coerce_labels(graph: Graph, labels: Any, what: str = "labels") -> np.ndarray:
     """User labels -> compact cluster ids (int32, internal vertex order).
 
-    Accepted: a DataFrame (pandas or cuDF) with columns ``vertex`` and
-    ``cluster`` (original vertex labels; every vertex exactly once), a pandas Series indexed by
+    Accepted: a DataFrame (pandas or cuDF) with columns ``vertex`` (original vertex
+    labels; every vertex exactly once) and one of :data:`PART_COLUMNS`, a pandas Series indexed by
     vertex label, a dict ``{vertex label: cluster}``, or an array of length n
     in internal vertex order.  Cluster values may be any hashable values;
     they are renumbered 0..c-1 in order of first appearance.
@@ -115,11 +120,12 @@ def coerce_labels(graph: Graph, labels: Any, what: str = "labels") -> np.ndarray
 
         labels = host_frame(labels)  # n labels; the search runs on the host
     if isinstance(labels, pd.DataFrame):
-        missing = {"vertex", "cluster"} - set(labels.columns)
-        if missing:
-            raise GraphInputError(f"{what}: DataFrame needs columns 'vertex' and 'cluster' "
-                                  f"(missing {sorted(missing)})")
-        keys, vals = labels["vertex"].to_numpy(), labels["cluster"].to_numpy()
+        found = [c for c in PART_COLUMNS if c in labels.columns]
+        if "vertex" not in labels.columns or len(found) != 1:
+            raise GraphInputError(
+                f"{what}: a DataFrame needs a 'vertex' column and one of "
+                f"{', '.join(repr(c) for c in PART_COLUMNS)} (columns: {list(labels.columns)})")
+        keys, vals = labels["vertex"].to_numpy(), labels[found[0]].to_numpy()
         return _from_pairs(graph, keys, vals, what)
     if isinstance(labels, pd.Series):
         return _from_pairs(graph, labels.index.to_numpy(), labels.to_numpy(), what)
@@ -202,7 +208,9 @@ def imbalance(graph: Any, labels: Any, *, source: Any = None, target: Any = None
         every edge weighs 1.
     labels : DataFrame, Series, dict or array
         The partition: a DataFrame with columns ``vertex`` (original vertex
-        labels) and ``cluster``; a Series indexed by vertex label; a dict
+        labels) and one of ``cluster``, ``community`` or ``group`` (the
+        tables of :func:`correlation_clustering`, :func:`signed_communities`
+        and the generators' planted partitions); a Series indexed by vertex label; a dict
         ``{vertex label: cluster}``; or an array with one cluster per vertex
         in the graph's internal order (``graph.labels[i]`` is vertex i).
         Cluster values may be any hashable values.

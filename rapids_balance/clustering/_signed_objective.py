@@ -231,8 +231,7 @@ def signed_modularity(graph: Any, labels: Any, *, resolution: Any = 1.0, source:
         used when present.
     labels : DataFrame, Series, dict or array
         The partition, in any form :func:`rapids_balance.imbalance` takes (a
-        DataFrame needs the columns ``vertex`` and ``cluster``; a result's
-        ``community`` column may be renamed, or its Series passed).
+        result's ``labels`` table as it is).
     resolution : float or (float, float), default 1.0
         gamma for both null terms, or the pair (gamma+, gamma-), each in [0, 1e12].
     source, target, sign, weight : str or int, optional

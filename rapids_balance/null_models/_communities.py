@@ -128,9 +128,6 @@ def community_significance(graph: Any, partition: Any, *, objective: str = "modu
     check_int(n_samples, "n_samples", OWNER, low=1, high=MAX_SAMPLES)
     seed = check_seed(seed, OWNER)
     g = _signed_graph(graph, OWNER, dict(source=source, target=target, sign=sign, weight=weight))
-    if hasattr(partition, "columns") and "community" in partition.columns \
-            and "cluster" not in partition.columns:
-        partition = partition.rename(columns={"community": "cluster"})
     labels = coerce_labels(g, partition, "partition").astype(np.int64)
     common = dict(objective=objective, gp=gp, gn=gn, potts_null=potts_null)
     observed = partition_value(g, labels=labels, **common)
