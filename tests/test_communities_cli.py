@@ -58,11 +58,13 @@ def test_communities_picture(tmp_path):
     assert (tmp_path / "c.png").stat().st_size > 0 and path is not None
 
 
-def test_communities_cli_spectral_start_is_the_python_call(tmp_path):
+@pytest.mark.parametrize("k", ["3", "auto"])
+def test_communities_cli_spectral_start_is_the_python_call(tmp_path, k):
     out = tmp_path / "c.csv"
-    assert main(["communities", "--example", "highland", "--spectral-start", "3", "--seed", "2",
+    assert main(["communities", "--example", "highland", "--spectral-start", k, "--seed", "2",
                  "--out", str(out), "--quiet"]) == 0
-    want = rb.signed_communities(rb.load_example("highland"), seed=2, spectral_start=3).labels
+    want = rb.signed_communities(rb.load_example("highland"), seed=2,
+                                 spectral_start=k if k == "auto" else int(k)).labels
     got = pd.read_csv(out)
     assert got["community"].tolist() == want["community"].tolist()
     assert got["vertex"].astype(str).tolist() == want["vertex"].astype(str).tolist()

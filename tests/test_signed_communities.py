@@ -380,6 +380,26 @@ def test_spectral_start_recovers_groups_that_positive_edges_hide():
         assert rb.adjusted_rand_index(m.groups, r.labels["community"]) > 0.97
         assert r.value == pytest.approx(rb.signed_modularity(m.graph, r.labels.set_index(
             "vertex")["community"]).modularity, abs=1e-9)
-    for bad in (1, 3001, 2.5):
+    for bad in (1, 3001, 2.5, "Auto"):
         with pytest.raises(InvalidParameterError, match="spectral_start"):
             rb.signed_communities(m.graph, spectral_start=bad)
+
+
+def test_spectral_start_rescues_a_sparse_search():
+    # 5 groups, mean degree 15, 10 % flips: the search alone reaches a partition of lower
+    # signed modularity than the planted one (and far from it); SPONGE's partition (not
+    # SPONGE_sym's, which finds nothing here) is a start from which it climbs past the
+    # planted one, close to it; "auto" takes the same k from the signed Bethe Hessian
+    from rapids_balance.generators import ssbm
+
+    m = ssbm(3000, 5, 0.005, flip=0.1, seed=1)
+    planted = rb.signed_modularity(m.graph, m.partition).modularity
+    plain = rb.signed_communities(m.graph, seed=0)
+    assert plain.value < planted and rb.adjusted_rand_index(m.groups, plain.labels["community"]) < 0.3
+    for start in (5, "auto"):
+        r = rb.signed_communities(m.graph, seed=0, spectral_start=start)
+        assert (r.info["best_start"], r.info["spectral_k"]) == ("sponge", 5)
+        assert r.value > planted
+        assert rb.adjusted_rand_index(m.groups, r.labels["community"]) > 0.6
+        assert r.value == pytest.approx(rb.signed_modularity(m.graph, r.labels).modularity,
+                                        abs=1e-9)

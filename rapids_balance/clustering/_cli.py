@@ -170,9 +170,10 @@ def _register_communities(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--null", choices=NULL_MODELS, default="erdos_renyi",
                    help="leiden with --objective potts: the null model (default erdos_renyi)")
     p.add_argument("--restarts", type=int_arg, default=1, help="leiden: restarts (default 1)")
-    p.add_argument("--spectral-start", type=int_arg, default=None, metavar="K",
-                   help="leiden: one more restart from SPONGE_sym's K groups (sparse block "
-                        "models whose positive edges mostly join different groups)")
+    p.add_argument("--spectral-start", type=_k_or_auto, default=None, metavar="K",
+                   help="leiden: two more restarts, from SPONGE's and SPONGE_sym's K groups, "
+                        "or 'auto' (K from the signed Bethe Hessian): sparse graphs, block "
+                        "models whose positive edges mostly join different groups")
     p.add_argument("--k", type=int_arg, default=None,
                    help="sponge: number of groups (default: from the signed Bethe Hessian)")
     p.add_argument("--time-limit", type=float_arg, default=None, metavar="S",
@@ -202,6 +203,11 @@ def _resolution(text: str):
                             name="--resolution")
 
 
+def _k_or_auto(text: str) -> int | str:
+    """argparse type of ``--spectral-start``: an integer or ``auto``."""
+    return "auto" if text.strip().lower() == "auto" else int_arg(text)
+
+
 def _run_communities(args) -> int:
     from .._validation import param_error
 
@@ -209,7 +215,8 @@ def _run_communities(args) -> int:
     res = _resolution(args.resolution)
     check_count(args.restarts, "--restarts", owner, low=1, high=10**6)
     check_count(args.k, "--k", owner, low=2, high=MAX_INT32)
-    check_count(args.spectral_start, "--spectral-start", owner, low=2, high=MAX_INT32)
+    if args.spectral_start != "auto":
+        check_count(args.spectral_start, "--spectral-start", owner, low=2, high=MAX_INT32)
     if_given(check_time_limit, args.time_limit, owner, name="--time-limit", allow_none=False)
     check_seed(args.seed, owner, name="--seed")
     if args.method != "leiden" and args.spectral_start is not None:

@@ -73,7 +73,9 @@ class CommunityResult:
     info : dict
         ``passes``, ``restarts``, ``levels`` (of the best restart's last
         pass), ``split`` (communities split into their positive components at
-        the end), ``stopped_by_time``.
+        the end), ``stopped_by_time``, ``best_restart``, ``best_start``
+        (``"search"``, ``"init"``, ``"sponge"`` or ``"sponge_sym"``),
+        ``spectral_k`` (None without ``spectral_start``).
     """
 
     labels: pd.DataFrame
@@ -270,9 +272,10 @@ def _kick(best: np.ndarray, seed: int, r: int) -> np.ndarray:
 def search_communities(graph: Graph, objective: str, gp: float, gn: float, null: str, *,
                        seed: int, restarts: int, max_passes: int, refine: bool, extra: int,
                        deadline: float, init: np.ndarray | None = None,
-                       spectral: np.ndarray | None = None) -> tuple[np.ndarray, dict]:
+                       spectral: tuple[tuple[str, np.ndarray], ...] = ()
+                       ) -> tuple[np.ndarray, dict]:
     """The search on a built graph; returns (internal labels, info).  ``spectral``: the
-    start of one more restart after the others (a SPONGE partition)."""
+    starts of more restarts after the others, ``(name, labels)`` (SPONGE partitions)."""
     form = search_form(graph, objective, gp, gn, null)
     ip = np.asarray(graph.indptr)
     ix = np.asarray(graph.indices)
@@ -281,11 +284,11 @@ def search_communities(graph: Graph, objective: str, gp: float, gn: float, null:
     # two passes over the edges less for each of the many evaluations below (n floats kept)
     k = strengths(graph) if objective != "imbalance" else None
     best, best_val, best_info = None, -np.inf, {}
-    for r in range(restarts + (spectral is not None)):
+    for r in range(restarts + len(spectral)):
         if r > 0 and passed(deadline):
             break
-        if r == restarts:
-            lab = spectral.astype(np.int64)
+        if r >= restarts:
+            lab = spectral[r - restarts][1].astype(np.int64)
         elif r == 0 and init is not None:
             lab = init.astype(np.int64)
         elif r == 0:
@@ -318,8 +321,10 @@ def search_communities(graph: Graph, objective: str, gp: float, gn: float, null:
             n_split = 0
         if best is None or cur_val > best_val:
             best, best_val = lab, cur_val
+            start = spectral[r - restarts][0] if r >= restarts else \
+                "init" if r == 0 and init is not None else "search"
             best_info = dict(passes=done, levels=levels, split=n_split, unions_split=splits,
-                             best_restart=r)
+                             best_restart=r, best_start=start)
     best_info["restarts"] = r + 1
     best_info["stopped_by_time"] = passed(deadline)
     return canonical(best), best_info
@@ -334,7 +339,7 @@ def community_search(graph: Graph, i: int, p: dict, deadline: float | None) -> d
         graph, p["objective"], p["gp"], p["gn"], p["null"], seed=p["seed"],
         restarts=p["restarts"], max_passes=p["max_passes"], refine=p["refine"], extra=p["extra"],
         deadline=NO_DEADLINE if deadline is None else deadline,
-        init=p["init"] if first else None, spectral=p["spectral"] if first else None)
+        init=p["init"] if first else None, spectral=p["spectral"] if first else ())
     value = objective_value(graph, lab, p["objective"], p["gp"], p["gn"], p["null"])[0]
     lower = value if p["objective"] == "imbalance" else -value  # the searches' best is the lowest
     return {"labels": lab, "value": float(lower), "cycles": info["restarts"], "search": i,
@@ -364,6 +369,28 @@ def community_table(graph: Graph, lab: np.ndarray) -> pd.DataFrame:
                          "negative_between": mass(~pos & ~inside, True)})
 
 
+def _spectral_starts(g: Graph, spectral_start: int | str | None, seed: int, owner: str
+                     ) -> tuple[tuple[tuple[str, np.ndarray], ...], int | None]:
+    """The SPONGE and SPONGE_sym partitions a search also starts from, and their k."""
+    if spectral_start is None:
+        return (), None
+    from ._sponge import sponge
+
+    if spectral_start != "auto" and spectral_start > g.n:
+        raise param_error("spectral_start", owner, f"at most the {g.n} vertices", spectral_start)
+    starts = []
+    k = None if spectral_start == "auto" else spectral_start
+    for variant in ("sponge", "sponge_sym"):
+        res = sponge(g, k, variant=variant, seed=seed)
+        k = res.k  # "auto": the Bethe Hessian's k, once
+        lab = res.labels["community"]
+        starts.append((variant, np.asarray(lab.to_numpy() if hasattr(lab, "to_numpy") else lab,
+                                           np.int64)))
+        if k < 2:  # one group: both variants give the same start
+            break
+    return tuple(starts), k
+
+
 def _ready(weighted: bool) -> float:
     from .._ready import ready, tiny_signed_graph
 
@@ -381,7 +408,8 @@ def signed_communities(graph: Any, *, objective: str = "modularity", resolution:
                        null: str = "erdos_renyi", seed: int = 0, restarts: int = 1,
                        max_passes: int = 10, refine: bool = True, extra_candidates: int = L.EXTRA,
                        time_limit: float | None = None, backend: str = "auto",
-                       init: Any = None, spectral_start: int | None = None, client: Any = None,
+                       init: Any = None, spectral_start: int | str | None = None,
+                       client: Any = None,
                        source: Any = None, target: Any = None, sign: Any = None,
                        weight: Any = None) -> CommunityResult:
     """Communities of a signed graph: signed modularity, signed Potts or imbalance.
@@ -426,17 +454,21 @@ def signed_communities(graph: Any, *, objective: str = "modularity", resolution:
         The search runs on the CPU; ``"gpu"`` is refused.
     init : DataFrame, Series, dict or array, optional
         A starting partition (any form :func:`imbalance` takes).
-    spectral_start : int, optional
-        k of one more restart, from :func:`sponge`'s SPONGE_sym partition
-        into k groups (seeded with ``seed``); the better objective wins.  An
-        over-estimate of the number of groups is fine: the search merges
-        what should be together.  It helps where positive edges mostly join
-        different groups (a sparse signed block model with many groups:
-        n = 3,000, 15 groups, mean degree 120, 10 % flips: ARI 0.41
-        without, 0.99 with ``spectral_start=15`` or ``20``).  In ``[2, n]``.
-        The embedding is computed before ``time_limit``'s clock starts (it
-        has no limit of its own); ``info["best_restart"] == restarts`` when
-        this start won.
+    spectral_start : int or "auto", optional
+        Two more restarts, from :func:`sponge`'s SPONGE and SPONGE_sym
+        partitions into k groups (seeded with ``seed``); the best objective
+        wins.  k given, or ``"auto"``: k from the signed Bethe Hessian, as
+        ``sponge(k=None)``.  An over-estimate of the number of groups is
+        fine: the search merges what should be together.  It helps where
+        positive edges mostly join different groups, and where the graph is
+        sparse (signed block models, 10 % flips, ARI without / with
+        ``spectral_start``: n = 3,000, 15 groups, mean degree 120: 0.47 /
+        0.998; 5 groups, mean degree 15: 0.11 / 0.71, from SPONGE's start,
+        SPONGE_sym's finding nothing there).  In ``[2, n]``.  The embeddings are
+        computed before ``time_limit``'s clock starts (they have no limit of
+        their own); ``info["best_start"]`` says which start won
+        (``"search"``, ``"init"``, ``"sponge"``, ``"sponge_sym"``) and
+        ``info["spectral_k"]`` the k used.
     client : distributed.Client, optional
         Run :data:`~._scale_out.SEARCHES` independent searches on the
         cluster, one task each, search ``i`` seeded from ``(seed, i)`` and
@@ -496,8 +528,9 @@ def signed_communities(graph: Any, *, objective: str = "modularity", resolution:
     refine = check_bool(refine, "refine", owner)
     extra = check_int(extra_candidates, "extra_candidates", owner, low=0, high=1024)
     time_limit = check_time_limit(time_limit, owner)
-    spectral_start = check_int(spectral_start, "spectral_start", owner, low=2, high=2**31,
-                               allow_none=True)
+    if spectral_start != "auto":
+        spectral_start = check_int(spectral_start, "spectral_start", owner, low=2, high=2**31,
+                                   allow_none=True)
     check_backend(backend, owner)
     if backend == "gpu":
         raise param_error("backend", owner, "'auto' or 'cpu' (the community search runs on the "
@@ -514,16 +547,7 @@ def signed_communities(graph: Any, *, objective: str = "modularity", resolution:
         from ._objective import coerce_labels
 
         start = coerce_labels(g, init, "init")
-    spectral = None
-    if spectral_start is not None:
-        from ._sponge import sponge
-
-        if spectral_start > g.n:
-            raise param_error("spectral_start", owner, f"at most the {g.n} vertices",
-                              spectral_start)
-        spectral = sponge(g, spectral_start, variant="sponge_sym", seed=seed).labels["community"]
-        spectral = np.asarray(spectral.to_numpy() if hasattr(spectral, "to_numpy") else spectral,
-                              np.int64)
+    spectral, spectral_k = _spectral_starts(g, spectral_start, seed, owner)
     compile_s = _ready(g.weight is not None)
     workers_s = None
     if client is not None:  # the workers' kernels, before the clock starts
@@ -536,6 +560,7 @@ def signed_communities(graph: Any, *, objective: str = "modularity", resolution:
         lab, info = search_communities(g, objective, gp, gn, null, seed=seed, restarts=restarts,
                                        max_passes=max_passes, refine=refine, extra=extra,
                                        deadline=deadline, init=start, spectral=spectral)
+        info["spectral_k"] = spectral_k
     else:
         from ._scale_out import run_searches
 
@@ -546,7 +571,8 @@ def signed_communities(graph: Any, *, objective: str = "modularity", resolution:
                                   desc="community searches")
         lab = best["labels"]
         info = dict(best["info"], searches=best["searches"], best_search=best["search"],
-                    restarts_all_searches=done, seconds_compile_workers=workers_s)
+                    restarts_all_searches=done, seconds_compile_workers=workers_s,
+                    spectral_k=spectral_k)
     value, parts = objective_value(g, lab, objective, gp, gn, null)
     frame = make_table({"vertex": label_column(g), "community": lab.astype(np.int64)}, like=g)
     info.update(seconds_compile=compile_s, seconds_search=time.perf_counter() - clock)
