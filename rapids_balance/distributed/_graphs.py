@@ -50,9 +50,8 @@ from typing import Any
 import numpy as np
 
 __all__ = ["GraphRef", "fingerprint", "scatter_graph", "hold_graph", "known_on_cluster",
-           "resolve_graph",
-           "graph_on_worker", "forget_graph",
-           "GRAPH_KEY_PREFIX", "KEEP_GRAPHS", "FETCH_TIMEOUT_S", "GraphLostError"]
+           "resolve_graph", "graph_on_worker", "forget_graph", "GRAPH_KEY_PREFIX", "KEEP_GRAPHS",
+           "FETCH_TIMEOUT_S", "GraphLostError"]
 
 #: the Dask key of every graph sent to a cluster starts with this
 GRAPH_KEY_PREFIX = "rapids-balance-graph-"
