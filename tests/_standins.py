@@ -212,6 +212,13 @@ class DataFrame:
     def __len__(self) -> int:
         return len(next(iter(self._cols.values()))) if self._cols else 0
 
+    @property
+    def attrs(self) -> dict:
+        # indexed_frame.py:395-424: the frame's metadata dict, the very object (changed in
+        # place); a new frame's is {} (indexed_frame.py:378-379)
+        _record("cudf.DataFrame.attrs")
+        return self.__dict__.setdefault("_attrs", {})
+
 
 def _frame(columns: dict) -> DataFrame:
     """A stand-in frame made by a RAPIDS library itself (not a call of ours): not recorded."""

@@ -982,3 +982,106 @@ def test_leaves_computed_together_equal_each_leaf_alone(case, request):
         node, edge = bmod._bc_subtree(bg, sources, p)
         wn, we = ordered_reduce(want, split_every=bmod.SPLIT_EVERY)
         assert np.array_equal(node, wn) and np.array_equal(edge, we) and node.sum() > 0
+
+
+# ---------------------------------------------------------------------------
+# what a result says about its computation; the kernels a cluster's workers ready
+# ---------------------------------------------------------------------------
+
+def test_tables_say_how_they_were_computed():
+    from rapids_balance.centrality import (betweenness_centrality_subset,
+                                           edge_betweenness_centrality_subset,
+                                           node_and_edge_betweenness)
+
+    G = _random_graph(40, 90, 7)
+    both = node_and_edge_betweenness(G, k=12, seed=2, weight="weight", backend="cpu")
+    tables = {
+        "node": (betweenness_centrality(G, backend="cpu"), dict(sources=40, sampled=False)),
+        "edge": (edge_betweenness_centrality(G, k=10, seed=2, backend="cpu"),
+                 dict(sources=10, sampled=True)),
+        "both.vertices": (both.vertices, dict(sources=12, sampled=True)),
+        "both.edges": (both.edges, dict(sources=12, sampled=True)),
+        "subset": (betweenness_centrality_subset(G, [0, 1, 2], [5, 6], backend="cpu"),
+                   dict(sources=3, sampled=False, targets=2)),
+        "edge subset": (edge_betweenness_centrality_subset(G, [4], [7, 8, 9], backend="cpu"),
+                        dict(sources=1, sampled=False, targets=3)),
+    }
+    for name, (table, want) in tables.items():
+        info = dict(table.attrs["info"])
+        seconds = info.pop("seconds")
+        assert info == dict(backend="cpu", **want), name  # no worker without a client
+        assert isinstance(seconds, float) and seconds > 0, name
+    # each table its own copy: editing one's attrs leaves the other's as computed
+    assert both.vertices.attrs == both.edges.attrs
+    assert both.vertices.attrs["info"] is not both.edges.attrs["info"]
+
+
+def test_cli_reports_the_backend_its_table_names(monkeypatch):
+    from rapids_balance.centrality import _cli
+
+    df = betweenness_centrality(_random_graph(10, 20, 3), backend="cpu")
+    assert _cli._backend_used(df, "auto") == "cpu"
+    df.attrs["info"]["backend"] = "gpu"  # a run on the GPU says so in its table
+    assert _cli._backend_used(df, "cpu") == "gpu"
+    assert _cli._backend_used(pd.DataFrame(), "cpu") == "cpu"  # no info: the request
+
+
+_READY_PROBE = r"""
+import json
+import numba
+import numpy as np
+from rapids_balance.centrality import _cpu, betweenness as B
+from rapids_balance.graph import build_graph
+
+def signatures():
+    return {k: set(map(str, f.signatures)) for k, f in vars(_cpu).items()
+            if isinstance(f, numba.core.registry.CPUDispatcher)}
+
+rng = np.random.default_rng(3)
+out = []
+for n, directed, lengths, endpoints, edges, targets in json.loads(CASES):
+    g = build_graph(rng.integers(0, n, 3 * n), rng.integers(0, n, 3 * n), directed=directed)
+    lens = None
+    if lengths == "float":
+        lens = rng.uniform(0.5, 2.0, g.m)
+    elif lengths is not None:
+        lens = rng.integers(1, lengths + 1, g.m).astype(float)
+        lens[0] = lengths
+    bg = B.BCGraph.from_graph(g, lens)
+    tmask = (np.arange(bg.n) % 3 == 0).astype(np.int8) if targets else None
+    params = B._params(bg, "cpu", endpoints=endpoints, edges=edges, targets=tmask)
+    kind = dict(B._kernel_kind(bg, params))
+    B._ready_betweenness(B._kernel_kind(bg, params))
+    readied = signatures()
+    B._run(bg, np.arange(40), params, progress=False, client=None, desc="probe")
+    after = signatures()
+    out.append({"path": "bitset" if kind.get("bitset") else "dial" if kind["nbuckets"] else "heap",
+                "wide": kind["wide"], "new": sorted(k for k in after if after[k] - readied[k])})
+print(json.dumps(out))
+"""
+
+
+def test_ready_run_compiles_every_signature_the_batches_use():
+    """In a fresh process (nothing compiled or loaded yet), the warm-up on a tiny graph leaves
+    nothing for the real graph's batches to compile, on every code path of the CPU kernels."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    # n, directed, lengths (None: unit; an int: integers up to it; "float"), endpoints,
+    # edges, targets
+    cases = [(400, False, None, False, True, False), (300, True, 9, True, False, False),
+             (300, False, "float", False, True, True), (300, True, "float", False, False, False),
+             (140_000, False, 4096, False, False, False)]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
+               CASES=json.dumps(cases), NUMBA_ENABLE_CUDASIM="0")
+    proc = subprocess.run([sys.executable, "-c", "import os; CASES = os.environ['CASES']\n" + _READY_PROBE],
+                          env=env, capture_output=True, text=True, timeout=600, cwd=root)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert [(r["path"], r["wide"]) for r in got] == [("bitset", False), ("dial", False), ("heap", False),
+                                                     ("heap", False), ("dial", True)]
+    assert [r["new"] for r in got] == [[]] * len(cases)

@@ -356,6 +356,10 @@ def test_cudf_in_cudf_out(rapids):
         pd.testing.assert_frame_equal(standins.host_view(got), want, check_dtype=False)
     lazy = rb.balance(frame, n_trees=8, sign="sign", progress=False, backend="cpu", as_dask=True)
     assert isinstance(lazy.edges, standins.DaskFrame)
+    # betweenness says how it computed its table in the cuDF table's attrs, as in pandas'
+    bc = rb.betweenness_centrality(frame, weight=None, backend="cpu", progress=False)
+    assert isinstance(bc, standins.DataFrame)
+    assert bc.attrs["info"]["backend"] == "cpu" and bc.attrs["info"]["sources"] == len(bc)
 
 
 def test_betweenness_reads_cudf_and_cugraph_into_host_columns(rapids):

@@ -100,6 +100,63 @@ def test_weighted_betweenness_subtree_tasks_equal_local(clients, slashdot, worke
     assert local.vertices["betweenness_centrality"].sum() > 0 and len(spans) == 4
 
 
+def _kernel_signatures():
+    """numba's signatures of the CPU betweenness kernels in this process (a worker's with
+    ``client.run``): compiled or loaded so far."""
+    import numba
+
+    from rapids_balance.centrality import _cpu
+
+    return {k: sorted(map(str, f.signatures)) for k, f in vars(_cpu).items()
+            if isinstance(f, numba.core.registry.CPUDispatcher)}
+
+
+def test_betweenness_readies_every_workers_kernels_and_says_so(clients, slashdot):
+    from rapids_balance.centrality import betweenness as B
+    from rapids_balance.distributed._run import ready_on_workers
+
+    client = clients[2]
+    workers = set(client.scheduler_info()["workers"])
+    lengths = np.random.default_rng(5).uniform(0.5, 2.0, slashdot.m)  # the heap's kernels
+    labels = np.asarray(rb.betweenness_centrality(slashdot, k=2, seed=1, backend="cpu")["vertex"])
+    sub = (labels[:7].tolist(), labels[5:19].tolist())
+    calls = [(rb.betweenness_centrality, (), dict(k=60, seed=2, weight=None)),
+             (rb.edge_betweenness_centrality, (), dict(k=60, seed=2, weight=lengths)),
+             (rb.centrality.betweenness_centrality_subset, sub, dict(weight=lengths)),
+             (rb.centrality.edge_betweenness_centrality_subset, sub, dict(weight=None))]
+    for fn, args, kw in calls:
+        local = fn(slashdot, *args, backend="cpu", progress=False, **kw)
+        dist = fn(slashdot, *args, backend="cpu", progress=False, client=client, **kw)
+        pd.testing.assert_frame_equal(dist, local, check_exact=True)
+        info, here = dist.attrs["info"], local.attrs["info"]
+        assert set(info["seconds_compile_workers"]) == workers, fn.__name__
+        assert all(isinstance(s, float) and s >= 0 for s in info["seconds_compile_workers"].values())
+        assert "seconds_compile_workers" not in here
+        assert {k: v for k, v in info.items() if not k.startswith("seconds")} == \
+            {k: v for k, v in here.items() if not k.startswith("seconds")}
+    res = rb.node_and_edge_betweenness(slashdot, k=30, seed=4, backend="cpu", progress=False,
+                                       client=client)
+    assert set(res.vertices.attrs["info"]["seconds_compile_workers"]) == workers
+    assert res.edges.attrs == res.vertices.attrs
+    # a table left on the workers (as_dask): the Dask DataFrame has no attrs, its tables do
+    frame = rb.betweenness_centrality(slashdot, k=30, seed=4, backend="cpu", progress=False,
+                                      client=client, as_dask=True)
+    assert set(frame.compute().attrs["info"]["seconds_compile_workers"]) == workers
+    # once readied, the batches compile nothing on any worker (the call's own warm-up is then
+    # a no-op: each worker readies each kind of batch once)
+    for weight in (None, lengths):
+        p = B._check_params("edge_betweenness_centrality", dict(
+            k=40, weight=weight, seed=3, directed=None, backend="cpu", progress=False, client=None,
+            source=None, target=None, sign=None))
+        _, _, bg, _, _ = B._setup("edge_betweenness_centrality", slashdot, p, for_edges=True)
+        ready_on_workers(client, B._ready_betweenness,
+                         B._kernel_kind(bg, B._params(bg, "cpu", endpoints=False, edges=True)))
+        before = client.run(_kernel_signatures)
+        rb.edge_betweenness_centrality(slashdot, k=40, seed=3, weight=weight, backend="cpu",
+                                       progress=False, client=client)
+        assert client.run(_kernel_signatures) == before
+
+
 # --- correlation clustering -------------------------------------------------------------
 
 @pytest.mark.parametrize("method,iterations", [("grasp", 8), ("ils", 3)])

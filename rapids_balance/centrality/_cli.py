@@ -166,10 +166,11 @@ def _run(args) -> int:
 
 
 def _backend_used(df, requested: str) -> str:
-    """The backend the scores were computed on (the table's attrs, else the resolved request)."""
-    attrs = getattr(df, "attrs", {}) or {}
-    if "backend" in attrs:
-        return attrs["backend"]
+    """The backend the scores were computed on (the table's ``attrs["info"]``, else the
+    resolved request)."""
+    info = (getattr(df, "attrs", None) or {}).get("info") or {}
+    if "backend" in info:
+        return info["backend"]
     from ..backend import resolve_backend
 
     return resolve_backend(requested)

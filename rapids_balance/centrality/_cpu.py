@@ -416,6 +416,12 @@ def _sum_rows(rows, out):
         sum_rows_column(rows, out, j)
 
 
+def wide_distances(n: int, nbuckets: int) -> bool:
+    """Whether Dial's integer distances over ``n`` vertices need 64 bits (every distance is
+    below ``n * nbuckets``; 32 bits read less memory per vertex)."""
+    return int(n) * int(nbuckets) >= 1 << 30
+
+
 def bc_batch_cpu(sources, chunk, n, indptr, indices, wslot, slot_edge,
                  rindptr, rindices, rwslot, rslot_edge, directed, nbuckets, endpoints, want_edges,
                  tmask, node_out, edge_out, bitset=False):
@@ -433,7 +439,7 @@ def bc_batch_cpu(sources, chunk, n, indptr, indices, wslot, slot_edge,
 
 def bc_rows_cpu(sources, chunk, n, indptr, indices, wslot, slot_edge,
                 rindptr, rindices, rwslot, rslot_edge, directed, nbuckets, endpoints, want_edges,
-                tmask, m, bitset=False):
+                tmask, m, bitset=False, wide=None):
     """Per-chunk (unnormalised) dependencies of ``sources``: (node rows, edge rows).
 
     ``sources`` is cut into chunks of ``chunk``; chunk ``c`` goes into row
@@ -444,7 +450,9 @@ def bc_rows_cpu(sources, chunk, n, indptr, indices, wslot, slot_edge,
     most 64 sources) is one bit-parallel BFS (:func:`_bfs_block`).  Else
     ``nbuckets`` > 0 selects :func:`_sssp_dial` (every length an integer
     below it), 0 :func:`_sssp_radix`; ``tmask`` (int8, empty for all) marks
-    the targets (see :func:`_accumulate`).
+    the targets (see :func:`_accumulate`).  ``wide``: Dial's distances in
+    int64 (``None``: :func:`wide_distances`; a kernel warm-up on a small
+    graph asks for the variant a large one will run).
     """
     # (numba.parallel_chunksize(1) would balance a busy machine better, but
     # it made the edge variant 4-5x slower in measurements: static split)
@@ -460,8 +468,9 @@ def bc_rows_cpu(sources, chunk, n, indptr, indices, wslot, slot_edge,
         # 16-bit lengths and 32-bit distances where they fit (every distance
         # is below n * nbuckets): fewer bytes per slot and per vertex read
         ldt = np.uint16 if nbuckets <= 1 << 16 else np.int64
-        far = 1 << 30 if n * nbuckets < 1 << 30 else 1 << 62
-        ddt = np.int32 if far == 1 << 30 else np.int64
+        wide = wide_distances(n, nbuckets) if wide is None else wide
+        far = 1 << 62 if wide else 1 << 30
+        ddt = np.int64 if wide else np.int32
         wint = wslot.astype(ldt)
         rwint = wint if rwslot is wslot else rwslot.astype(ldt)
         return _chunk_rows_dial(*args, wint, rwint, nbuckets, ddt(far), *tail)

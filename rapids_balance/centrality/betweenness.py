@@ -11,7 +11,9 @@ whole subtree (:func:`_bc_subtree`), then normalised exactly as networkx does
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import time
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -213,7 +215,8 @@ def _bc_leaves(graph: BCGraph, sources: np.ndarray, params: dict, bar=None):
             part, chunk, graph.n, graph.indptr, graph.indices, graph.wslot, graph.slot_edge,
             graph.rindptr, graph.rindices, graph.rwslot, graph.rslot_edge, graph.directed,
             int(params.get("nbuckets", graph.nbuckets)), bool(params.get("endpoints", False)),
-            want_edges, tmask, graph.m, bitset=bool(params.get("bitset", False)))
+            want_edges, tmask, graph.m, bitset=bool(params.get("bitset", False)),
+            wide=params.get("wide"))
         nodes = sum_row_groups(node_rows, per_leaf)
         del node_rows
         edges = sum_row_groups(edge_rows, per_leaf) if want_edges else None
@@ -240,9 +243,11 @@ def _bc_subtree(graph: BCGraph, sources: np.ndarray, params: dict, bar=None
 
 
 def _run(graph: BCGraph, sources: np.ndarray, params: dict, *, progress: bool, client,
-         desc: str) -> tuple[np.ndarray, np.ndarray]:
+         desc: str, info: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Summed (node, edge) dependencies of ``sources``; with ``client``, every worker first
+    readies its kernels (``info["seconds_compile_workers"]``: its seconds)."""
     from .._progress import progress_bar
-    from ..distributed._run import run_batches, tree_task_span
+    from ..distributed._run import ready_on_workers, run_batches, tree_task_span
 
     m_acc = graph.m if params["edges"] else 0
     leaf, rows = _leaf_cut(sources.size, graph.n, graph.indices.size, m_acc, params["backend"],
@@ -250,6 +255,10 @@ def _run(graph: BCGraph, sources: np.ndarray, params: dict, *, progress: bool, c
     node = np.zeros(graph.n)
     edge = np.zeros(m_acc)
     if client is not None:
+        # every worker compiles (or loads) the batches' kernels at once, before its first batch
+        workers_s = ready_on_workers(client, _ready_betweenness, _kernel_kind(graph, params))
+        if info is not None:
+            info["seconds_compile_workers"] = workers_s
         # a task per aligned subtree of leaves (how many leaves: from the cluster's size),
         # folded along the upper levels of the same tree as the local loop: the same float
         # additions, bit for bit, for any number of workers
@@ -272,6 +281,50 @@ def _run(graph: BCGraph, sources: np.ndarray, params: dict, *, progress: bool, c
     with progress_bar(sources.size, desc, enabled=progress, unit="src") as bar:
         nb, eb = _bc_subtree(graph, sources, dict(params, leaf=leaf, rows=rows), bar)
     return node + nb, edge + eb
+
+
+def _kernel_kind(graph: BCGraph, params: dict) -> tuple:
+    """What fixes the type signatures of ``params``' batches on ``graph`` (small, hashable):
+    the parameters without the target mask, whether there is one, and the graph's direction,
+    Dial's bucket count and distance width."""
+    from ._cpu import wide_distances
+
+    kind = {k: v for k, v in params.items() if k != "targets"}
+    kind.update(targets="targets" in params, directed=bool(graph.directed),
+                nbuckets=int(graph.nbuckets), wide=wide_distances(graph.n, graph.nbuckets))
+    return tuple(sorted(kind.items()))
+
+
+def _ready_betweenness(kind: tuple) -> float:
+    """A worker's kernels for the batches of :func:`_kernel_kind` ``kind``, compiled or
+    loaded once per process (:mod:`rapids_balance._ready`); its seconds.
+
+    The batches run on a tiny graph built by the same code as any graph, so
+    its arrays have the real graph's types; the code path (bit-parallel BFS,
+    Dial's buckets and their distance width, or the heap) is the real one's,
+    not the one the tiny graph's unit lengths would choose; on the GPU both
+    the one-block and the split kernels run (the occupancy model picks
+    either, per batch).
+    """
+    from .._ready import ready, tiny_backend, tiny_signed_graph
+    from ..graph import build_graph
+
+    p = dict(kind)
+    if tiny_backend(p["backend"]) != p["backend"]:
+        return 0.0  # numba's CUDA simulator: its kernels are Python, nothing to compile
+
+    def job() -> None:
+        tiny = tiny_signed_graph()
+        g = build_graph(tiny.edge_src, tiny.edge_dst, directed=p["directed"])
+        twin = BCGraph.from_graph(g, None)  # unit lengths: right for every path
+        params = {k: v for k, v in p.items() if k not in ("targets", "directed")}
+        if p["targets"]:
+            params["targets"] = (np.arange(g.n) % 2).astype(np.int8)
+        for blocks in ((None,) if p["backend"] == "cpu" else (1, 2)):
+            _run(twin, np.arange(g.n, dtype=np.int64), dict(params, blocks=blocks),
+                 progress=False, client=None, desc="ready")
+
+    return ready(("betweenness", kind), job)
 
 
 # ---------------------------------------------------------------------------
@@ -300,16 +353,18 @@ def _setup(owner: str, graph, p: dict[str, Any], for_edges: bool):
 # ---------------------------------------------------------------------------
 
 def node_scores(bg: BCGraph, sources: np.ndarray, *, sampled: bool, normalized: bool, endpoints: bool,
-                backend: str, progress: bool = False, client: Any = None) -> np.ndarray:
+                backend: str, progress: bool = False, client: Any = None,
+                info: dict | None = None) -> np.ndarray:
     """Rescaled node betweenness over ``sources`` (networkx's ``betweenness_centrality``).
 
     ``sampled``: the sources are a sample (rescaled as networkx rescales
     ``k`` sources; a sample of every vertex is the exact computation).
     Scale factors are Python floats, so a sample of no source raises
-    :class:`ZeroDivisionError` where networkx does.
+    :class:`ZeroDivisionError` where networkx does.  ``info``: filled as :func:`_run` fills it.
     """
     params = _params(bg, backend, endpoints=endpoints, edges=False)
-    node, _ = _run(bg, sources, params, progress=progress, client=client, desc="betweenness")
+    node, _ = _run(bg, sources, params, progress=progress, client=client, desc="betweenness",
+                   info=info)
     return _rescaled_nodes(bg, node, sources, sampled=sampled, normalized=normalized, endpoints=endpoints)
 
 
@@ -328,17 +383,18 @@ def _rescaled_nodes(bg: BCGraph, node: np.ndarray, sources: np.ndarray, *, sampl
 
 
 def edge_scores(bg: BCGraph, sources: np.ndarray, *, sampled: bool, normalized: bool, backend: str,
-                progress: bool = False, client: Any = None) -> np.ndarray:
+                progress: bool = False, client: Any = None, info: dict | None = None) -> np.ndarray:
     """Rescaled edge betweenness over ``sources``, one value per edge of ``bg`` (edge order)."""
     params = _params(bg, backend, endpoints=False, edges=True)
-    _, edge = _run(bg, sources, params, progress=progress, client=client, desc="edge betweenness")
+    _, edge = _run(bg, sources, params, progress=progress, client=client, desc="edge betweenness",
+                   info=info)
     return np.asarray(_rescale(edge, bg.n, normalized=normalized, directed=bg.directed, endpoints=True,
                                k=sources.size if sampled else None, is_source=None), np.float64)
 
 
 def subset_scores(bg: BCGraph, sources: np.ndarray, targets: np.ndarray, *, edges: bool,
                   normalized: bool, backend: str, progress: bool = False,
-                  client: Any = None) -> np.ndarray:
+                  client: Any = None, info: dict | None = None) -> np.ndarray:
     """networkx's ``(edge_)betweenness_centrality_subset`` over internal ids.
 
     ``sources`` may repeat (each occurrence counts, as in networkx);
@@ -349,7 +405,7 @@ def subset_scores(bg: BCGraph, sources: np.ndarray, targets: np.ndarray, *, edge
     tmask[np.asarray(targets, np.int64)] = 1
     params = _params(bg, backend, endpoints=False, edges=edges, targets=tmask)
     node, edge = _run(bg, np.asarray(sources, np.int64), params, progress=progress, client=client,
-                      desc="edge betweenness" if edges else "betweenness")
+                      desc="edge betweenness" if edges else "betweenness", info=info)
     vals = edge if edges else node
     return np.asarray(_rescale(vals, bg.n, normalized=normalized, directed=bg.directed,
                                endpoints=bool(edges), k=None, is_source=None), np.float64)
@@ -447,7 +503,21 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
     -------
     pandas.DataFrame
         Columns ``vertex`` (original labels) and ``betweenness_centrality``
-        (float64), one row per vertex, in the graph's vertex order.
+        (float64), one row per vertex, in the graph's vertex order (a cuDF
+        DataFrame for a cuDF input or a graph kept on the device).
+        ``attrs["info"]`` (a dict) says how it was computed: ``backend``
+        (``"cpu"`` or ``"gpu"``), ``sources`` (how many), ``sampled``
+        (whether they were drawn at random: an int ``k``), ``seconds`` (the
+        whole call, reading the input included; on a worker for a graph on
+        the cluster) and, with ``client=``, ``seconds_compile_workers``:
+        ``{worker address: seconds}`` each worker spent compiling (or
+        loading from numba's cache) the kernels of the call, all workers at
+        once before the first batch (0 on a worker that had them).  pandas
+        and cuDF copy ``attrs`` into the tables derived from this one (it
+        still describes this computation) and keep it in a ``concat`` only
+        of tables whose ``attrs`` are equal.  A Dask DataFrame
+        (``as_dask=True``) has no ``attrs``; the tables it computes carry
+        them.
 
     Raises
     ------
@@ -529,13 +599,15 @@ def betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, norma
     >>> rb.betweenness_centrality(edges, weight="weight", backend="cpu")["betweenness_centrality"].round(4).tolist()
     [0.0, 0.6667, 0.6667, 0.0]
     """
+    started = time.perf_counter()
     p = _check_params("betweenness_centrality", dict(
         k=k, normalized=normalized, weight=weight, endpoints=endpoints, seed=seed, directed=directed,
         backend=backend, progress=progress, client=client, source=source, target=target, sign=sign))
     be, g, bg, sources, sampled = _setup("betweenness_centrality", graph, p, for_edges=False)
+    info = _info(be, sources, sampled)
     scores = node_scores(bg, sources, sampled=sampled, normalized=normalized, endpoints=endpoints,
-                         backend=be, progress=progress, client=client)
-    return _node_frame(g, scores, graph)
+                         backend=be, progress=progress, client=client, info=info)
+    return _reported(info, started, _node_frame(g, scores, graph))
 
 
 @on_workers
@@ -589,7 +661,8 @@ def edge_betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, 
     pandas.DataFrame
         Columns ``src``, ``dst`` (original labels; for undirected graphs
         each edge once, in the graph's edge order) and
-        ``betweenness_centrality``.
+        ``betweenness_centrality``; ``attrs["info"]`` as for
+        :func:`betweenness_centrality`.
 
     Raises
     ------
@@ -628,13 +701,15 @@ def edge_betweenness_centrality(graph: Any, k: int | Sequence | None = None, *, 
     0    0    1                0.666667
     1    1    2                0.666667
     """
+    started = time.perf_counter()
     p = _check_params("edge_betweenness_centrality", dict(
         k=k, normalized=normalized, weight=weight, seed=seed, directed=directed, backend=backend,
         progress=progress, client=client, source=source, target=target, sign=sign))
     be, g, bg, sources, sampled = _setup("edge_betweenness_centrality", graph, p, for_edges=True)
+    info = _info(be, sources, sampled)
     scores = edge_scores(bg, sources, sampled=sampled, normalized=normalized, backend=be,
-                         progress=progress, client=client)
-    return _edge_frame(g, scores, graph)
+                         progress=progress, client=client, info=info)
+    return _reported(info, started, _edge_frame(g, scores, graph))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -648,6 +723,9 @@ class BetweennessResult(Display):
     edges : pandas.DataFrame
         ``src``, ``dst``, ``betweenness_centrality``: as
         :func:`edge_betweenness_centrality`.
+
+    Each table's ``attrs["info"]`` says how both were computed (see
+    :func:`betweenness_centrality`).
     """
 
     vertices: pd.DataFrame
@@ -711,7 +789,8 @@ def node_and_edge_betweenness(graph: Any, k: int | Sequence | None = None, *, no
     Returns
     -------
     BetweennessResult
-        ``vertices`` and ``edges`` tables.
+        ``vertices`` and ``edges`` tables, each with its own copy of
+        ``attrs["info"]`` (as for :func:`betweenness_centrality`).
 
     Raises
     ------
@@ -740,18 +819,38 @@ def node_and_edge_betweenness(graph: Any, k: int | Sequence | None = None, *, no
     >>> res.edges["betweenness_centrality"].tolist()
     [0.6666666666666666, 0.6666666666666666]
     """
+    started = time.perf_counter()
     owner = "node_and_edge_betweenness"
     p = _check_params(owner, dict(
         k=k, normalized=normalized, weight=weight, seed=seed, directed=directed, backend=backend,
         progress=progress, client=client, source=source, target=target, sign=sign))
     be, g, bg, sources, sampled = _setup(owner, graph, p, for_edges=True)
+    info = _info(be, sources, sampled)
     params = _params(bg, be, endpoints=False, edges=True)
-    node, edge = _run(bg, sources, params, progress=progress, client=client, desc="betweenness")
+    node, edge = _run(bg, sources, params, progress=progress, client=client, desc="betweenness",
+                      info=info)
     node_scores_ = _rescaled_nodes(bg, node, sources, sampled=sampled, normalized=normalized, endpoints=False)
     edge_scores_ = np.asarray(_rescale(edge, bg.n, normalized=normalized, directed=bg.directed, endpoints=True,
                                        k=sources.size if sampled else None, is_source=None), np.float64)
-    return BetweennessResult(vertices=_node_frame(g, node_scores_, graph),
-                             edges=_edge_frame(g, edge_scores_, graph))
+    vertices, edges = _reported(info, started, _node_frame(g, node_scores_, graph),
+                                _edge_frame(g, edge_scores_, graph))
+    return BetweennessResult(vertices=vertices, edges=edges)
+
+
+def _info(backend: str, sources: np.ndarray, sampled: bool) -> dict[str, Any]:
+    """The facts of one computation its tables report (``attrs["info"]``, see the Returns
+    section of :func:`betweenness_centrality`)."""
+    return {"backend": backend, "sources": int(np.size(sources)), "sampled": bool(sampled)}
+
+
+def _reported(info: dict, started: float, *tables: Any) -> Any:
+    """``tables`` (one: the table itself) each with its own copy of ``info`` and the call's
+    ``seconds`` since ``started`` in ``attrs["info"]`` (pandas' documented metadata dict,
+    which cuDF 26.10 has too: python/cudf/cudf/core/indexed_frame.py, ``attrs``)."""
+    info["seconds"] = time.perf_counter() - started
+    for table in tables:
+        table.attrs["info"] = copy.deepcopy(info)
+    return tables[0] if len(tables) == 1 else tables
 
 
 def _node_frame(g, scores: np.ndarray, like: Any) -> pd.DataFrame:
@@ -766,13 +865,16 @@ def _edge_frame(g, scores: np.ndarray, like: Any) -> pd.DataFrame:
 
 
 def _subset(owner: str, graph, sources, targets, p: dict[str, Any], *, edges: bool) -> pd.DataFrame:
+    started = time.perf_counter()
     p = _check_params(owner, p)
     be, g, bg = _prepare(owner, graph, p, for_edges=edges)
     src = _vertex_ids(g, sources, "sources", owner, distinct=True)
     tgt = _vertex_ids(g, targets, "targets", owner, distinct=True)
+    info = dict(_info(be, src, False), targets=int(np.size(tgt)))
     scores = subset_scores(bg, src, tgt, edges=edges, normalized=p["normalized"], backend=be,
-                           progress=p["progress"], client=p["client"])
-    return _edge_frame(g, scores, graph) if edges else _node_frame(g, scores, graph)
+                           progress=p["progress"], client=p["client"], info=info)
+    return _reported(info, started, _edge_frame(g, scores, graph) if edges
+                     else _node_frame(g, scores, graph))
 
 
 @on_workers
@@ -811,7 +913,9 @@ def betweenness_centrality_subset(graph: Any, sources: Sequence, targets: Sequen
     Returns
     -------
     pandas.DataFrame
-        Columns ``vertex`` and ``betweenness_centrality``, one row per vertex.
+        Columns ``vertex`` and ``betweenness_centrality``, one row per vertex;
+        ``attrs["info"]`` as for :func:`betweenness_centrality`, with
+        ``targets`` (how many) and ``sampled`` always False.
 
     Raises
     ------
@@ -878,7 +982,8 @@ def edge_betweenness_centrality_subset(graph: Any, sources: Sequence, targets: S
     -------
     pandas.DataFrame
         Columns ``src``, ``dst`` and ``betweenness_centrality``, as
-        :func:`edge_betweenness_centrality`.
+        :func:`edge_betweenness_centrality`; ``attrs["info"]`` as for
+        :func:`betweenness_centrality_subset`.
 
     Raises
     ------

@@ -50,6 +50,7 @@ DEVICE_CALLS = (
     "cudf.DataFrame",
     "cudf.DataFrame.columns",
     "cudf.DataFrame.__getitem__",
+    "cudf.DataFrame.attrs",
     "cudf.Series.dtype",
     "cudf.Series.has_nulls",
     "cudf.Series.isna",
