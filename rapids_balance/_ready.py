@@ -12,28 +12,83 @@ with the real call's type signatures (the tiny graph is built by the same
 code as any graph, so its arrays have the same types).  That happens once
 per process and option set (:func:`ready`); the seconds it took are
 reported in the result, and the deadline starts after it.
+
+On an empty cache that tiny run spends its seconds in numba's compiler,
+which compiles one kernel at a time in a process (a global lock).  A search
+may name a :class:`Side`: a module-level function, with JSON arguments, that
+compiles a part of its kernels disjoint from the rest (the refinement's, the
+constructions').  When that part's cache is cold (its ``sentinel`` kernel
+has no entry for this source in numba's cache index), the machine has two
+usable CPUs or more, the search runs on the CPU and cache saves can be
+locked (:func:`~._numba_cache.lock_cache_writes`), :func:`ready` starts the
+side in a second Python process (``subprocess``, not ``multiprocessing``: a
+Dask worker may be a daemonic process, which cannot have children of its
+own) on the same code and the same cache, runs the other part itself
+(``Side.first``), waits for the side, and then runs the whole tiny run,
+which loads the side's kernels from the cache: numba reads a function's
+cache index from disk whenever a signature is not yet in memory.  The side
+only fills the cache: if it fails, takes longer than
+``SIDE_TIMEOUT_S`` or cannot start, the tiny run compiles what is missing
+itself, so results never depend on it, only the time to the first result.
+The compile seconds of the two processes overlap: ``info["seconds_compile"]``
+is the wall time of the whole step, not a sum over processes.
 """
 
 from __future__ import annotations
 
+import importlib
+import json
+import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-__all__ = ["ready", "tiny_backend", "tiny_signed_graph"]
+__all__ = ["Side", "ready", "tiny_backend", "tiny_signed_graph"]
+
+#: the longest wait for a side process (seconds); past it, it is ended and the main
+#: process compiles what is missing (on a quiet 2-core machine a side takes 10-15 s)
+SIDE_TIMEOUT_S = 300.0
 
 _done: dict[Hashable, float] = {}
 _lock = threading.RLock()
+#: what became of each side asked for, in order: (key, "cold" start / "warm" / "one cpu" /
+#: "no lock" / "unknown" cache / "failed" start / exit code / "timeout")
+side_log: list[tuple[Hashable, Any]] = []
+_in_side = False  # this process is a side: its tiny runs start no side of their own
 
 
-def ready(key: Hashable, job: Callable[[], object]) -> float:
+@dataclass(frozen=True)
+class Side:
+    """A part of a tiny run compiled in a second process (see the module's notes).
+
+    ``function``: ``"package.module:name"``, a module-level function called
+    with ``kwargs`` (JSON values) in the side process; it compiles kernels
+    that ``first`` does not call.  ``sentinel``: one of those kernels (a
+    numba dispatcher): an empty cache index for it means the side's part
+    is cold.  ``first``: what the main process compiles meanwhile (the rest
+    of the tiny run, or its larger part; None: nothing).
+    """
+
+    function: str
+    kwargs: dict = field(default_factory=dict)
+    sentinel: Any = None
+    first: Callable[[], object] | None = None
+
+
+def ready(key: Hashable, job: Callable[[], object], side: Side | None = None) -> float:
     """Run ``job`` (a tiny run of a search) once per process for ``key``.
 
     Returns the seconds it took, 0.0 when ``key`` was ready already (or is
     being made ready by this thread: the tiny run calls the search, which
-    asks again).  Other threads wait until it is done.
+    asks again).  Other threads wait until it is done.  ``side``: a part of
+    the kernels compiled meanwhile in a second process when the cache is
+    cold (:class:`Side`); ``job`` then loads them from the cache.
     """
     with _lock:
         if key in _done:
@@ -41,12 +96,92 @@ def ready(key: Hashable, job: Callable[[], object]) -> float:
         _done[key] = 0.0  # the tiny run's own call of the search must not start another
         start = time.perf_counter()
         try:
+            proc = None if side is None else _start_side(key, side)
+            if proc is not None:
+                try:
+                    if side.first is not None:
+                        side.first()
+                except BaseException:
+                    proc.kill()
+                    proc.wait()
+                    raise
+                _end_side(key, proc)
             job()
         except BaseException:
             del _done[key]
             raise
         _done[key] = seconds = time.perf_counter() - start
     return seconds
+
+
+def _usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _cold(sentinel) -> bool | None:
+    """Whether numba's cache holds no entry for ``sentinel`` (a dispatcher) under its current
+    source; None when that cannot be read (no cache, another numba)."""
+    try:
+        return not sentinel._cache._cache_file._load_index()
+    except Exception:  # noqa: BLE001 - any failure to read it: no side process
+        return None
+
+
+def _start_side(key: Hashable, side: Side) -> subprocess.Popen | None:
+    """The side process, started when its part's cache is cold and it can help; else None."""
+    from ._numba_cache import lock_cache_writes
+
+    if _in_side:
+        return None
+    cold = _cold(side.sentinel)
+    why = ("unknown" if cold is None else "warm" if not cold else
+           "one cpu" if _usable_cpus() < 2 else "no lock" if not lock_cache_writes() else None)
+    if why is not None:
+        side_log.append((key, why))
+        return None
+    # the child imports this very package (first on its path) and so writes the same cache
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
+    code = "import sys; from rapids_balance._ready import _side_main; _side_main(sys.argv[1])"
+    try:
+        proc = subprocess.Popen([sys.executable, "-c", code,
+                                 json.dumps({"function": side.function, "kwargs": side.kwargs})],
+                                env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+    except (OSError, TypeError, ValueError):
+        side_log.append((key, "failed"))
+        return None
+    side_log.append((key, "cold"))
+    return proc
+
+
+def _end_side(key: Hashable, proc: subprocess.Popen) -> None:
+    """Wait for the side (ended past ``SIDE_TIMEOUT_S``); its exit code goes to :data:`side_log`."""
+    try:
+        side_log.append((key, proc.wait(timeout=SIDE_TIMEOUT_S)))
+    except BaseException as exc:  # the timeout, or this process interrupted: no orphan compiler
+        proc.kill()
+        proc.wait()
+        side_log.append((key, "timeout"))
+        if not isinstance(exc, subprocess.TimeoutExpired):
+            raise
+
+
+def _side_main(spec: str) -> None:
+    """The side process: lock the cache's saves, then call the named function."""
+    global _in_side
+    from ._numba_cache import lock_cache_writes
+
+    _in_side = True
+    if not lock_cache_writes():
+        sys.exit(3)
+    doc = json.loads(spec)
+    module, name = doc["function"].split(":")
+    getattr(importlib.import_module(module), name)(**doc["kwargs"])
 
 
 def tiny_backend(backend: str) -> str:

@@ -1,0 +1,142 @@
+"""A tiny run's side process fills numba's cache with a part of its kernels, which the main
+process then loads instead of compiling (:func:`rapids_balance._ready.ready` with a ``Side``).
+
+Every case runs in a fresh process on an empty ``NUMBA_CACHE_DIR`` and reads numba's own
+per-signature counts in the main process (``dispatcher.stats``: cache hits, and cache misses,
+which are compiles).  No timed assertions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from rapids_balance import _ready
+
+REPO = Path(__file__).resolve().parents[1]
+
+# two cached kernels: ``a`` the main process's own part, ``b`` the side's
+_MODULE = textwrap.dedent("""
+    import numba
+
+    @numba.njit(cache=True)
+    def a(x):
+        return x + 1
+
+    @numba.njit(cache=True)
+    def b(x):
+        return x * 2 + 1
+
+    def compile_b(value):
+        b(value)
+""")
+
+_MAIN = textwrap.dedent("""
+    import json, os, sys
+    import sidemod
+    from rapids_balance import _ready
+    if sys.argv[2] == "one-cpu":
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    side = _ready.Side(sys.argv[1], {"value": 3}, sidemod.b, lambda: sidemod.a(1))
+    _ready.ready("key", lambda: (sidemod.a(1), sidemod.b(3)), side)
+    print(json.dumps({"log": [entry[1] for entry in _ready.side_log],
+                      "b_hits": sum(sidemod.b.stats.cache_hits.values()),
+                      "b_compiled": sum(sidemod.b.stats.cache_misses.values()),
+                      "b": sidemod.b(3)}))
+""")
+
+
+def _run(tmp_path: Path, script: str, *args: str, cache: Path | None = None) -> dict:
+    cache = cache or tmp_path / "cache"
+    cache.mkdir(exist_ok=True)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache),
+               PYTHONPATH=os.pathsep.join([str(REPO), str(tmp_path)]))
+    proc = subprocess.run([sys.executable, "-c", script, *args], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture
+def sidemod(tmp_path):
+    (tmp_path / "sidemod.py").write_text(_MODULE)
+    return tmp_path
+
+
+def test_side_compiles_its_kernels_and_the_main_process_loads_them(sidemod):
+    out = _run(sidemod, _MAIN, "sidemod:compile_b", "all")
+    assert out["log"] == ["cold", 0]  # started on a cold cache, exited cleanly
+    # the main process found b in the cache the side filled: loaded, never compiled
+    assert (out["b_hits"], out["b_compiled"]) == (1, 0)
+    assert out["b"] == 7
+
+
+def test_a_failing_side_changes_nothing_but_who_compiles(sidemod):
+    out = _run(sidemod, _MAIN, "sidemod:no_such_function", "all")
+    assert out["log"][0] == "cold" and out["log"][1] not in (0, "timeout")  # the side failed
+    assert (out["b_hits"], out["b_compiled"]) == (0, 1)  # so the main process compiled b
+    assert out["b"] == 7
+
+
+def test_no_side_on_a_warm_cache_or_one_cpu(sidemod):
+    cache = sidemod / "cache"
+    first = _run(sidemod, _MAIN, "sidemod:compile_b", "one-cpu", cache=cache)
+    assert first["log"] == ["one cpu"] and first["b_compiled"] == 1  # compiled here, one process
+    warm = _run(sidemod, _MAIN, "sidemod:compile_b", "all", cache=cache)
+    assert warm["log"] == ["warm"] and (warm["b_hits"], warm["b_compiled"]) == (1, 0)
+
+
+def test_a_cache_that_cannot_be_read_starts_no_side():
+    assert _ready._cold(object()) is None  # not a numba dispatcher: no cache to read
+
+    def job():
+        return None
+
+    before = len(_ready.side_log)
+    _ready.ready(("test-no-side", id(job)), job, _ready.Side("x:y", {}, object(), None))
+    assert _ready.side_log[before:] == [(("test-no-side", id(job)), "unknown")]
+
+
+_SEARCH = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import rapids_balance as rb
+    from rapids_balance import _ready
+    from rapids_balance.clustering import _cpu
+    from rapids_balance.frustration_index import _refine
+    if sys.argv[2] == "no-side":
+        _ready._in_side = True  # as in a side process: ready() starts none
+    g = rb.load_example("bitcoin-otc")
+    if sys.argv[1] == "frustration":
+        res = rb.frustration(g, 64, seed=3, progress=False)
+        out = {"index": res.index, "switched": res.switched.iloc[:, 0].astype(str).tolist()}
+        kernel = _refine._match
+    else:
+        res = rb.correlation_clustering(g, max_iterations=2, seed=3, progress=False)
+        out = {"imbalance": res.imbalance, "labels": res.labels["cluster"].tolist()}
+        kernel = _cpu.grasp_construct
+    print(json.dumps({"result": out, "log": [entry[1] for entry in _ready.side_log],
+                      "hits": sum(kernel.stats.cache_hits.values()),
+                      "compiled": sum(kernel.stats.cache_misses.values())}))
+""")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("capability", ["frustration", "cluster"])
+def test_searches_with_a_side_load_its_kernels_and_return_the_same_result(tmp_path, capability):
+    """frustration's refinement and clustering's constructions compiled by the side process;
+    the results equal those of a process that compiled everything itself."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    with_side = _run(tmp_path, _SEARCH, capability, "side", cache=tmp_path / "a")
+    alone = _run(tmp_path, _SEARCH, capability, "no-side", cache=tmp_path / "b")
+    assert with_side["log"] == ["cold", 0]
+    assert (with_side["hits"], with_side["compiled"]) == (1, 0)
+    assert alone["log"] == [] and alone["compiled"] == 1
+    assert with_side["result"] == alone["result"]
