@@ -36,6 +36,7 @@ is the wall time of the whole step, not a sum over processes.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
@@ -43,13 +44,13 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-__all__ = ["Side", "ready", "tiny_backend", "tiny_signed_graph"]
+__all__ = ["Side", "no_sides", "ready", "tiny_backend", "tiny_signed_graph"]
 
 #: the longest wait for a side process (seconds); past it, it is ended and the main
 #: process compiles what is missing (on a quiet 2-core machine a side takes 10-15 s)
@@ -60,7 +61,7 @@ _lock = threading.RLock()
 #: what became of each side asked for, in order: (key, "cold" start / "warm" / "one cpu" /
 #: "no lock" / "unknown" cache / "failed" start / exit code / "timeout")
 side_log: list[tuple[Hashable, Any]] = []
-_in_side = False  # this process is a side: its tiny runs start no side of their own
+_no_sides = [False]  # True in a side process (its tiny runs start none) and under no_sides()
 
 
 @dataclass(frozen=True)
@@ -114,11 +115,26 @@ def ready(key: Hashable, job: Callable[[], object], side: Side | None = None) ->
     return seconds
 
 
-def _usable_cpus() -> int:
+@contextlib.contextmanager
+def no_sides() -> Iterator[None]:
+    """No side process starts inside the block (``warmup``'s processes, already side by side)."""
+    before, _no_sides[0] = _no_sides[0], True
     try:
-        return len(os.sched_getaffinity(0))
+        yield
+    finally:
+        _no_sides[0] = before
+
+
+def _usable_cpus() -> int:
+    """The CPUs this process may run on, and may use: numba's thread count bounds it (a Dask
+    worker's share of its machine, or ``NUMBA_NUM_THREADS``)."""
+    import numba
+
+    try:
+        cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        return os.cpu_count() or 1
+        cpus = os.cpu_count() or 1
+    return min(cpus, numba.get_num_threads())
 
 
 def _cold(sentinel) -> bool | None:
@@ -134,7 +150,7 @@ def _start_side(key: Hashable, side: Side) -> subprocess.Popen | None:
     """The side process, started when its part's cache is cold and it can help; else None."""
     from ._numba_cache import lock_cache_writes
 
-    if _in_side:
+    if _no_sides[0]:
         return None
     cold = _cold(side.sentinel)
     why = ("unknown" if cold is None else "warm" if not cold else
@@ -160,9 +176,19 @@ def _start_side(key: Hashable, side: Side) -> subprocess.Popen | None:
 
 
 def _end_side(key: Hashable, proc: subprocess.Popen) -> None:
-    """Wait for the side (ended past ``SIDE_TIMEOUT_S``); its exit code goes to :data:`side_log`."""
+    """Wait for the side (ended past ``SIDE_TIMEOUT_S``); its exit code goes to :data:`side_log`.
+
+    The wait is a :data:`~._compile_clock.SIDE_EVENT` of numba's event system, which
+    :class:`~._compile_clock.CompileClock` counts as compiling (this process waits on
+    another's compiler)."""
+    from numba.core import event
+
+    from ._compile_clock import SIDE_EVENT
+
     try:
-        side_log.append((key, proc.wait(timeout=SIDE_TIMEOUT_S)))
+        with event.trigger_event(SIDE_EVENT):
+            code = proc.wait(timeout=SIDE_TIMEOUT_S)
+        side_log.append((key, code))
     except BaseException as exc:  # the timeout, or this process interrupted: no orphan compiler
         proc.kill()
         proc.wait()
@@ -173,10 +199,9 @@ def _end_side(key: Hashable, proc: subprocess.Popen) -> None:
 
 def _side_main(spec: str) -> None:
     """The side process: lock the cache's saves, then call the named function."""
-    global _in_side
     from ._numba_cache import lock_cache_writes
 
-    _in_side = True
+    _no_sides[0] = True
     if not lock_cache_writes():
         sys.exit(3)
     doc = json.loads(spec)

@@ -43,20 +43,29 @@ _MAIN = textwrap.dedent("""
     from rapids_balance import _ready
     if sys.argv[2] == "one-cpu":
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    from numba.core import event
+    from rapids_balance._compile_clock import SIDE_EVENT, CompileClock
     side = _ready.Side(sys.argv[1], {"value": 3}, sidemod.b, lambda: sidemod.a(1))
-    _ready.ready("key", lambda: (sidemod.a(1), sidemod.b(3)), side)
+    own, wait = event.TimingListener(), event.TimingListener()
+    event.register("numba:compile", own)
+    event.register(SIDE_EVENT, wait)
+    with CompileClock() as clock:
+        _ready.ready("key", lambda: (sidemod.a(1), sidemod.b(3)), side)
     print(json.dumps({"log": [entry[1] for entry in _ready.side_log],
+                      "own_compile_s": own.duration if own.done else 0.0,
+                      "side_wait_s": wait.duration if wait.done else 0.0,
+                      "clock_compile_s": clock.compile_s,
                       "b_hits": sum(sidemod.b.stats.cache_hits.values()),
                       "b_compiled": sum(sidemod.b.stats.cache_misses.values()),
                       "b": sidemod.b(3)}))
 """)
 
 
-def _run(tmp_path: Path, script: str, *args: str, cache: Path | None = None) -> dict:
+def _run(tmp_path: Path, script: str, *args: str, cache: Path | None = None, **env_extra) -> dict:
     cache = cache or tmp_path / "cache"
     cache.mkdir(exist_ok=True)
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache),
-               PYTHONPATH=os.pathsep.join([str(REPO), str(tmp_path)]))
+               PYTHONPATH=os.pathsep.join([str(REPO), str(tmp_path)]), **env_extra)
     proc = subprocess.run([sys.executable, "-c", script, *args], env=env, cwd=tmp_path,
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -75,6 +84,10 @@ def test_side_compiles_its_kernels_and_the_main_process_loads_them(sidemod):
     # the main process found b in the cache the side filled: loaded, never compiled
     assert (out["b_hits"], out["b_compiled"]) == (1, 0)
     assert out["b"] == 7
+    # the wait for the side counts as compiling: a command's "compiling kernels" seconds are
+    # this call's wall seconds spent compiling or waiting for the side's compiler
+    assert out["side_wait_s"] > 0
+    assert out["clock_compile_s"] == pytest.approx(out["own_compile_s"] + out["side_wait_s"], abs=1e-3)
 
 
 def test_a_failing_side_changes_nothing_but_who_compiles(sidemod):
@@ -92,6 +105,12 @@ def test_no_side_on_a_warm_cache_or_one_cpu(sidemod):
     assert warm["log"] == ["warm"] and (warm["b_hits"], warm["b_compiled"]) == (1, 0)
 
 
+def test_no_side_with_one_numba_thread(sidemod):
+    """A process told to use one thread (a Dask worker's share, NUMBA_NUM_THREADS) starts none."""
+    out = _run(sidemod, _MAIN, "sidemod:compile_b", "all", NUMBA_NUM_THREADS="1")
+    assert out["log"] == ["one cpu"] and out["b_compiled"] == 1
+
+
 def test_a_cache_that_cannot_be_read_starts_no_side():
     assert _ready._cold(object()) is None  # not a numba dispatcher: no cache to read
 
@@ -101,6 +120,9 @@ def test_a_cache_that_cannot_be_read_starts_no_side():
     before = len(_ready.side_log)
     _ready.ready(("test-no-side", id(job)), job, _ready.Side("x:y", {}, object(), None))
     assert _ready.side_log[before:] == [(("test-no-side", id(job)), "unknown")]
+    with _ready.no_sides():  # warmup's processes: nothing is even looked at
+        _ready.ready(("test-no-sides", id(job)), job, _ready.Side("x:y", {}, object(), None))
+    assert len(_ready.side_log) == before + 1 and not _ready._no_sides[0]
 
 
 _SEARCH = textwrap.dedent("""
@@ -110,9 +132,9 @@ _SEARCH = textwrap.dedent("""
     from rapids_balance import _ready
     from rapids_balance.clustering import _cpu
     from rapids_balance.frustration_index import _refine
-    if sys.argv[2] == "no-side":
-        _ready._in_side = True  # as in a side process: ready() starts none
     g = rb.load_example("bitcoin-otc")
+    if sys.argv[2] == "no-side":
+        _ready._no_sides[0] = True  # as in a side process: ready() starts none
     if sys.argv[1] == "frustration":
         res = rb.frustration(g, 64, seed=3, progress=False)
         out = {"index": res.index, "switched": res.switched.iloc[:, 0].astype(str).tolist()}
