@@ -16,22 +16,37 @@ reported in the result, and the deadline starts after it.
 On an empty cache that tiny run spends its seconds in numba's compiler,
 which compiles one kernel at a time in a process (a global lock).  A search
 may name a :class:`Side`: a module-level function, with JSON arguments, that
-compiles a part of its kernels disjoint from the rest (the refinement's, the
-constructions').  When that part's cache is cold (its ``sentinel`` kernel
-has no entry for this source in numba's cache index), the machine has two
-usable CPUs or more, the search runs on the CPU and cache saves can be
-locked (:func:`~._numba_cache.lock_cache_writes`), :func:`ready` starts the
-side in a second Python process (``subprocess``, not ``multiprocessing``: a
-Dask worker may be a daemonic process, which cannot have children of its
-own) on the same code and the same cache, runs the other part itself
-(``Side.first``), waits for the side, and then runs the whole tiny run,
-which loads the side's kernels from the cache: numba reads a function's
-cache index from disk whenever a signature is not yet in memory.  The side
-only fills the cache: if it fails, takes longer than
-``SIDE_TIMEOUT_S`` or cannot start, the tiny run compiles what is missing
-itself, so results never depend on it, only the time to the first result.
-The compile seconds of the two processes overlap: ``info["seconds_compile"]``
-is the wall time of the whole step, not a sum over processes.
+compiles a part of its kernels disjoint from the rest (frustration: the
+refinement's; clustering: the constructions', GRASP and the V-cycle's
+coarsening).  :func:`ready` starts it in a second Python process when
+
+* that part's cache is cold (its ``sentinel`` kernel has no entry for this
+  source in numba's cache index; where the index cannot be read, no side),
+* this process may use two CPUs or more (its CPU affinity, and numba's
+  thread count: a Dask worker's share of its machine, ``NUMBA_NUM_THREADS``),
+* the search runs on the CPU, no :func:`no_sides` block is open (``warmup``'s
+  processes compile side by side already), and cache saves can be locked
+  (:func:`~._numba_cache.lock_cache_writes`, in both processes).
+
+The side is a ``subprocess`` (not ``multiprocessing``: a Dask worker may be
+a daemonic process, which cannot have children of its own) of the same
+interpreter, with this package's folder first on its path, so it runs the
+same code and writes the same cache.  Meanwhile this process compiles the
+other part (``Side.first``); then it waits for the side and runs the whole
+tiny run, which loads the side's kernels from the cache: numba reads a
+function's cache index from disk whenever a signature is not in memory yet
+(``tests/test_ready_side.py`` counts the cache hits).  The side only fills
+the cache: if it fails, runs past ``SIDE_TIMEOUT_S`` (then it is ended) or
+cannot start, the tiny run compiles what is missing itself, so results
+never depend on it, only the time to the first result.
+
+Seconds: ``info["seconds_compile"]`` is the wall time of the whole step,
+and a command's "s compiling kernels" (:class:`~._compile_clock.CompileClock`)
+counts this process's compiling plus its wait for the side: wall seconds of
+the call, not CPU seconds summed over the two processes, whose compiling
+overlaps.  Kernels compiled in both (a sort that both parts call) cost CPU
+twice, and the side starts Python, numba and the package (about a second of
+CPU): on a machine whose other core is busy the side gains nothing.
 """
 
 from __future__ import annotations
