@@ -74,7 +74,7 @@ SIDE_TIMEOUT_S = 300.0
 _done: dict[Hashable, float] = {}
 _lock = threading.RLock()
 #: what became of each side asked for, in order: (key, "cold" start / "warm" / "one cpu" /
-#: "no lock" / "unknown" cache / "failed" start / exit code / "timeout")
+#: "no lock" / "unknown" cache / "frozen" application / "failed" start / exit code / "timeout")
 side_log: list[tuple[Hashable, Any]] = []
 _no_sides = [False]  # True in a side process (its tiny runs start none) and under no_sides()
 
@@ -169,7 +169,8 @@ def _start_side(key: Hashable, side: Side) -> subprocess.Popen | None:
         return None
     cold = _cold(side.sentinel)
     why = ("unknown" if cold is None else "warm" if not cold else
-           "one cpu" if _usable_cpus() < 2 else "no lock" if not lock_cache_writes() else None)
+           "one cpu" if _usable_cpus() < 2 else "no lock" if not lock_cache_writes() else
+           "frozen" if getattr(sys, "frozen", False) else None)  # no interpreter to start
     if why is not None:
         side_log.append((key, why))
         return None
