@@ -68,13 +68,15 @@ import numpy as np
 __all__ = ["Side", "no_sides", "ready", "tiny_backend", "tiny_signed_graph"]
 
 #: the longest wait for a side process (seconds); past it, it is ended and the main
-#: process compiles what is missing (on a quiet 2-core machine a side takes 10-15 s)
+#: process compiles what is missing (a side compiles for 10-15 s of CPU; a loaded machine
+#: stretches that several times)
 SIDE_TIMEOUT_S = 300.0
 
 _done: dict[Hashable, float] = {}
 _lock = threading.RLock()
 #: what became of each side asked for, in order: (key, "cold" start / "warm" / "one cpu" /
-#: "no lock" / "unknown" cache / "frozen" application / "failed" start / exit code / "timeout")
+#: "no lock" / "unknown" cache / "frozen" application / "failed" start / exit code / "timeout" /
+#: "ended" when this process was interrupted)
 side_log: list[tuple[Hashable, Any]] = []
 _no_sides = [False]  # True in a side process (its tiny runs start none) and under no_sides()
 
@@ -208,7 +210,7 @@ def _end_side(key: Hashable, proc: subprocess.Popen) -> None:
     except BaseException as exc:  # the timeout, or this process interrupted: no orphan compiler
         proc.kill()
         proc.wait()
-        side_log.append((key, "timeout"))
+        side_log.append((key, "timeout" if isinstance(exc, subprocess.TimeoutExpired) else "ended"))
         if not isinstance(exc, subprocess.TimeoutExpired):
             raise
 
