@@ -35,6 +35,10 @@ _MODULE = textwrap.dedent("""
 
     def compile_b(value):
         b(value)
+
+    def hang(value):
+        import time
+        time.sleep(600)
 """)
 
 _MAIN = textwrap.dedent("""
@@ -43,6 +47,8 @@ _MAIN = textwrap.dedent("""
     from rapids_balance import _ready
     if sys.argv[2] == "one-cpu":
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    if sys.argv[2] == "impatient":
+        _ready.SIDE_TIMEOUT_S = 0.5
     from numba.core import event
     from rapids_balance._compile_clock import SIDE_EVENT, CompileClock
     side = _ready.Side(sys.argv[1], {"value": 3}, sidemod.b, lambda: sidemod.a(1))
@@ -95,6 +101,12 @@ def test_a_failing_side_changes_nothing_but_who_compiles(sidemod):
     assert out["log"][0] == "cold" and out["log"][1] not in (0, "timeout")  # the side failed
     assert (out["b_hits"], out["b_compiled"]) == (0, 1)  # so the main process compiled b
     assert out["b"] == 7
+
+
+def test_a_late_side_is_ended_and_the_main_process_compiles(sidemod):
+    out = _run(sidemod, _MAIN, "sidemod:hang", "impatient")
+    assert out["log"] == ["cold", "timeout"]
+    assert (out["b_hits"], out["b_compiled"]) == (0, 1) and out["b"] == 7
 
 
 def test_no_side_on_a_warm_cache_or_one_cpu(sidemod):
