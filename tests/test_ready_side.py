@@ -39,6 +39,16 @@ _MODULE = textwrap.dedent("""
     def hang(value):
         import time
         time.sleep(600)
+
+    def on_worker():
+        import multiprocessing
+        from rapids_balance import _ready
+        side = _ready.Side("sidemod:compile_b", {"value": 3}, b, lambda: a(1))
+        _ready.ready("key", lambda: (a(1), b(3)), side)
+        return {"daemon": multiprocessing.current_process().daemon,
+                "log": [entry[1] for entry in _ready.side_log],
+                "b_hits": sum(b.stats.cache_hits.values()),
+                "b_compiled": sum(b.stats.cache_misses.values())}
 """)
 
 _MAIN = textwrap.dedent("""
@@ -107,6 +117,29 @@ def test_a_late_side_is_ended_and_the_main_process_compiles(sidemod):
     out = _run(sidemod, _MAIN, "sidemod:hang", "impatient")
     assert out["log"] == ["cold", "timeout"]
     assert (out["b_hits"], out["b_compiled"]) == (0, 1) and out["b"] == 7
+
+
+def test_a_side_starts_from_a_daemonic_dask_worker(sidemod, monkeypatch):
+    """A real ``dask worker`` (a daemonic process under its nanny, which multiprocessing
+    refuses children) with two numba threads starts its side as a subprocess."""
+    pytest.importorskip("distributed")
+    import _real_cluster
+
+    (sidemod / "cache").mkdir()
+    monkeypatch.syspath_prepend(str(sidemod))  # the task's function pickles by reference
+    env = _real_cluster.worker_env(NUMBA_NUM_THREADS="2", RAPIDS_BALANCE_NUMBA_THREADS="2",
+                                   NUMBA_CACHE_DIR=str(sidemod / "cache"),
+                                   PYTHONPATH=os.pathsep.join([str(REPO), str(sidemod)]))
+    monkeypatch.setattr(_real_cluster, "worker_env", lambda **extra: env)
+    cluster = _real_cluster.RealCluster(1)
+    try:
+        import sidemod as module
+
+        out = cluster.client.submit(module.on_worker, pure=False).result(timeout=300)
+    finally:
+        cluster.close()
+    assert out["daemon"] is True
+    assert out["log"] == ["cold", 0] and (out["b_hits"], out["b_compiled"]) == (1, 0)
 
 
 def test_no_side_on_a_warm_cache_or_one_cpu(sidemod):
