@@ -23,7 +23,10 @@ coarsening).  :func:`ready` starts it in a second Python process when
 * that part's cache is cold (its ``sentinel`` kernel has no entry for this
   source in numba's cache index; where the index cannot be read, no side),
 * this process may use two CPUs or more (its CPU affinity, and numba's
-  thread count: a Dask worker's share of its machine, ``NUMBA_NUM_THREADS``),
+  thread count: a Dask worker's share of its machine, ``NUMBA_NUM_THREADS``)
+  and the machine is not busy (its 1-minute load average is below that
+  count: on a busy machine the side only splits this process's share, and
+  measured so the first calls got slower),
 * the search runs on the CPU, no :func:`no_sides` block is open (``warmup``'s
   processes compile side by side already), and cache saves can be locked
   (:func:`~._numba_cache.lock_cache_writes`, in both processes).
@@ -38,7 +41,9 @@ function's cache index from disk whenever a signature is not in memory yet
 (``tests/test_ready_side.py`` counts the cache hits).  The side only fills
 the cache: if it fails, runs past ``SIDE_TIMEOUT_S`` (then it is ended) or
 cannot start, the tiny run compiles what is missing itself, so results
-never depend on it, only the time to the first result.
+never depend on it, only the time to the first result.  The environment
+variable ``RAPIDS_BALANCE_COMPILE_SIDE`` turns it ``off``, or ``on`` whatever
+the load (default ``auto``).
 
 Seconds: ``info["seconds_compile"]`` is the wall time of the whole step,
 and a command's "s compiling kernels" (:class:`~._compile_clock.CompileClock`)
@@ -71,6 +76,8 @@ __all__ = ["Side", "no_sides", "ready", "tiny_backend", "tiny_signed_graph"]
 #: process compiles what is missing (a side compiles for 10-15 s of CPU; a loaded machine
 #: stretches that several times)
 SIDE_TIMEOUT_S = 300.0
+#: environment variable: ``off`` starts no side process, ``on`` starts one on a busy machine too
+SWITCH_ENV = "RAPIDS_BALANCE_COMPILE_SIDE"
 
 _done: dict[Hashable, float] = {}
 _lock = threading.RLock()
@@ -154,6 +161,17 @@ def _usable_cpus() -> int:
     return min(cpus, numba.get_num_threads())
 
 
+def _busy(cpus: int) -> bool:
+    """Whether the machine's run queue already fills the CPUs this process may use (the 1-minute
+    load average): a second process then only splits this one's share of a busy machine
+    (Linux shares CPU between sessions, not processes), and measured under load the first
+    calls got slower with it (``benchmarks/results/2026-11-29-cpu-2core/first-call-side/``)."""
+    try:
+        return os.getloadavg()[0] >= cpus
+    except (AttributeError, OSError):  # no load average here: assume an idle machine
+        return False
+
+
 def _cold(sentinel) -> bool | None:
     """Whether numba's cache holds no entry for ``sentinel`` (a dispatcher) under its current
     source; None when that cannot be read (no cache, another numba)."""
@@ -169,9 +187,14 @@ def _start_side(key: Hashable, side: Side) -> subprocess.Popen | None:
 
     if _no_sides[0]:
         return None
-    cold = _cold(side.sentinel)
-    why = ("unknown" if cold is None else "warm" if not cold else
-           "one cpu" if _usable_cpus() < 2 else "no lock" if not lock_cache_writes() else
+    switch = os.environ.get(SWITCH_ENV, "auto").strip().lower()
+    if switch not in ("auto", "on", "off"):
+        switch = "auto"
+    cold = None if switch == "off" else _cold(side.sentinel)
+    cpus = _usable_cpus()
+    why = ("off" if switch == "off" else "unknown" if cold is None else "warm" if not cold else
+           "one cpu" if cpus < 2 else "busy" if switch == "auto" and _busy(cpus) else
+           "no lock" if not lock_cache_writes() else
            "frozen" if getattr(sys, "frozen", False) else None)  # no interpreter to start
     if why is not None:
         side_log.append((key, why))

@@ -59,6 +59,8 @@ _MAIN = textwrap.dedent("""
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     if sys.argv[2] == "impatient":
         _ready.SIDE_TIMEOUT_S = 0.5
+    if sys.argv[2] == "busy":  # every CPU's run queue full
+        os.getloadavg = lambda: (64.0, 64.0, 64.0)
     from numba.core import event
     from rapids_balance._compile_clock import SIDE_EVENT, CompileClock
     side = _ready.Side(sys.argv[1], {"value": 3}, sidemod.b, lambda: sidemod.a(1))
@@ -80,8 +82,10 @@ _MAIN = textwrap.dedent("""
 def _run(tmp_path: Path, script: str, *args: str, cache: Path | None = None, **env_extra) -> dict:
     cache = cache or tmp_path / "cache"
     cache.mkdir(exist_ok=True)
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache),
-               PYTHONPATH=os.pathsep.join([str(REPO), str(tmp_path)]), **env_extra)
+    # "on": the side starts whatever the load of the machine running the tests
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), RAPIDS_BALANCE_COMPILE_SIDE="on",
+               PYTHONPATH=os.pathsep.join([str(REPO), str(tmp_path)]))
+    env.update(env_extra)
     proc = subprocess.run([sys.executable, "-c", script, *args], env=env, cwd=tmp_path,
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -129,6 +133,7 @@ def test_a_side_starts_from_a_daemonic_dask_worker(sidemod, monkeypatch):
     monkeypatch.syspath_prepend(str(sidemod))  # the task's function pickles by reference
     env = _real_cluster.worker_env(NUMBA_NUM_THREADS="2", RAPIDS_BALANCE_NUMBA_THREADS="2",
                                    NUMBA_CACHE_DIR=str(sidemod / "cache"),
+                                   RAPIDS_BALANCE_COMPILE_SIDE="on",
                                    PYTHONPATH=os.pathsep.join([str(REPO), str(sidemod)]))
     monkeypatch.setattr(_real_cluster, "worker_env", lambda **extra: env)
     cluster = _real_cluster.RealCluster(1)
@@ -148,6 +153,16 @@ def test_no_side_on_a_warm_cache_or_one_cpu(sidemod):
     assert first["log"] == ["one cpu"] and first["b_compiled"] == 1  # compiled here, one process
     warm = _run(sidemod, _MAIN, "sidemod:compile_b", "all", cache=cache)
     assert warm["log"] == ["warm"] and (warm["b_hits"], warm["b_compiled"]) == (1, 0)
+
+
+def test_no_side_on_a_busy_machine_unless_asked_and_none_when_off(sidemod):
+    busy = _run(sidemod, _MAIN, "sidemod:compile_b", "busy", RAPIDS_BALANCE_COMPILE_SIDE="auto")
+    assert busy["log"] == ["busy"] and busy["b_compiled"] == 1
+    asked = _run(sidemod, _MAIN, "sidemod:compile_b", "busy", cache=sidemod / "c2")
+    assert asked["log"] == ["cold", 0] and (asked["b_hits"], asked["b_compiled"]) == (1, 0)
+    off = _run(sidemod, _MAIN, "sidemod:compile_b", "all", cache=sidemod / "c3",
+               RAPIDS_BALANCE_COMPILE_SIDE="off")
+    assert off["log"] == ["off"] and off["b_compiled"] == 1
 
 
 def test_no_side_with_one_numba_thread(sidemod):
