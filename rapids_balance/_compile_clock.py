@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CompileClock"]
+__all__ = ["CompileClock", "SIDE_EVENT"]
+
+#: the kind of numba event (a custom kind) that spans a wait for a side process compiling
+#: kernels for this one (:mod:`._ready`)
+SIDE_EVENT = "rapids_balance:side_compile"
 
 
 class CompileClock:
@@ -12,7 +16,11 @@ class CompileClock:
 
     Measured from numba's own events, not estimated: ``compile_s`` is the
     wall time inside outermost ``numba:compile`` events (type inference,
-    LLVM, code generation of kernels not in the cache), ``cache_load_s`` the
+    LLVM, code generation of kernels not in the cache), plus the wall time
+    this process waited for a side process compiling a part of its kernels
+    (``rapids_balance:side_compile`` events, see :mod:`._ready`); so it is
+    wall seconds of this call, not CPU seconds summed over the processes
+    (the side's compiling overlaps this process's).  ``cache_load_s`` is the
     rest of the time numba holds its compiler lock (loading machine code from
     the cache).  A command subtracts both from the time it reports for the
     work, so a first run's ms/tree is not the compiler's.  Kernels compiled
@@ -27,7 +35,7 @@ class CompileClock:
     0.0
     """
 
-    _KINDS = ("numba:compile", "numba:compiler_lock")
+    _KINDS = ("numba:compile", "numba:compiler_lock", SIDE_EVENT)
 
     def __init__(self) -> None:
         self._listeners: dict[str, Any] = {}
@@ -52,8 +60,9 @@ class CompileClock:
 
     @property
     def compile_s(self) -> float:
-        """Seconds compiling kernels that were not in the cache."""
-        return self._done["numba:compile"]
+        """Seconds compiling kernels that were not in the cache (or waiting for a side process
+        compiling them)."""
+        return self._done["numba:compile"] + self._done[SIDE_EVENT]
 
     @property
     def cache_load_s(self) -> float:
@@ -63,4 +72,5 @@ class CompileClock:
     @property
     def seconds(self) -> float:
         """Both: every second numba held its compiler lock."""
-        return max(self._done["numba:compiler_lock"], self._done["numba:compile"])
+        return (max(self._done["numba:compiler_lock"], self._done["numba:compile"])
+                + self._done[SIDE_EVENT])

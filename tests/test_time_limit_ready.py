@@ -44,8 +44,8 @@ def at_ready(monkeypatch):
     seen = []
     original = _ready.ready
 
-    def spy(key, job):
-        seconds = original(key, job)
+    def spy(key, job, side=None):
+        seconds = original(key, job, side)
         seen.append(_signatures())
         return seconds
 
@@ -122,7 +122,7 @@ g = rb.load_example("highland")
 limit = float(sys.argv[1])
 seen = []
 original = _ready.ready
-_ready.ready = lambda key, job: (original(key, job), seen.append(_signatures()))[0]
+_ready.ready = lambda key, job, side=None: (original(key, job, side), seen.append(_signatures()))[0]
 if sys.argv[2] == "frustration":
     res = rb.frustration(g, 10**9, refine=False, time_limit=limit, progress=False)
     out = dict(res.info, index=res.index)

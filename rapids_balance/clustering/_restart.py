@@ -8,6 +8,7 @@ scale-out hook (:mod:`._scale_out`) both call it.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -15,7 +16,7 @@ import numpy as np
 from .._deadline import NO_DEADLINE, passed
 from ..graph import Graph
 from . import _cpu
-from ._multilevel import v_cycle
+from ._multilevel import CLASSIC_SWEEPS, coarsen, v_cycle
 from ._objective import canonical, imbalance_value
 from ._state import CPUState, Level
 
@@ -159,3 +160,61 @@ def _ils_loop(st: CPUState, seed: int, stream: int, perturbation_max: int, ils_m
             else:
                 st.rollback()
         level = 1 if improved else level + 1
+
+
+# -- the two halves of a tiny run's kernels (see _solve._ready) --------------------
+
+def classic_construction(method: str, construction: str) -> bool:
+    """Whether restarts of ``method`` may be built by the classic V-cycle (:func:`_construct`)."""
+    return method == "ils" and construction in ("auto", "multilevel")
+
+
+def ready_construction(weighted: bool, max_clusters: int, seed: int, grasp: bool,
+                       levels: bool) -> None:
+    """Compile (or load) the constructions' kernels on a tiny graph, with a search's types.
+
+    ``grasp``: the GRASP construction (also the multilevel search's start under
+    ``n_clusters``); ``levels``: the label propagation and the contraction of a
+    V-cycle's coarsening, from singletons and inside a clustering, and the
+    objective.  None of the local search's kernels (:func:`ready_local_search`):
+    run in a side process of :func:`rapids_balance._ready.ready`.
+    """
+    from .._ready import tiny_signed_graph
+
+    graph = tiny_signed_graph(weighted)
+    level = Level.of_graph(graph)
+    deadline = time.perf_counter() + 3600.0
+    labels = np.zeros(level.n, np.int32)
+    if grasp:
+        _cpu.grasp_construct(level.indptr, level.indices, level.a, 1.0, seed, 1, max_clusters,
+                             labels)
+    if levels:
+        _, _, top, _ = coarsen(level, seed, 1, None, deadline, CLASSIC_SWEEPS, 0)
+        coarsen(level, seed, 2, np.arange(level.n, dtype=np.int32) % 4, deadline)
+        labels = canonical(np.asarray(top))
+    imbalance_value(graph, canonical(labels))
+
+
+def ready_local_search(weighted: bool, max_clusters: int, seed: int, method: str,
+                       params: dict[str, Any]) -> None:
+    """Compile (or load) the local search's kernels on a tiny graph, with a search's types.
+
+    The sums' tables, the finest sweeps of the classic V-cycle (when ``method``
+    builds restarts with it), the VND of ``params["local_search"]`` and, for
+    ILS, its perturbation loop with the plateau and merge moves the tiny graph
+    takes; none of :func:`ready_construction`'s kernels.
+    """
+    from .._ready import tiny_signed_graph
+
+    level = Level.of_graph(tiny_signed_graph(weighted))
+    st = CPUState(level, np.arange(level.n, dtype=np.int32) % 4, max_clusters,
+                  log_capacity=max(4096, level.n), deadline=time.perf_counter() + 3600.0)
+    _local_search(st, {"local_search": params.get("local_search", "auto"), "backend": "cpu"})
+    if method == "ils":
+        dense = _is_dense(level)
+        _ils_loop(st, seed, 7919, 2, 2, None, _kick_kinds(level, 1, params.get("perturbation", "auto")),
+                  _auto(params.get("plateau"), True), _auto(params.get("merge_moves"), dense))
+    if classic_construction(method, params.get("construction", "auto")):
+        # last: by then the side has cached the random order that these sweeps share with
+        # the constructions, and it is loaded, not compiled again
+        st.sweeps(seed, 1, max_sweeps=2)

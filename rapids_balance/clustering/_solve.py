@@ -480,7 +480,7 @@ def _ready(graph: Graph, method: str, p: dict[str, Any], backend: str, distribut
     merge moves, a cluster cap) on a planted graph; see
     :mod:`rapids_balance._ready`.  Returns its seconds (0.0 once ready).
     """
-    from .._ready import ready, tiny_backend, tiny_signed_graph
+    from .._ready import Side, ready, tiny_backend, tiny_signed_graph
 
     weighted = graph.weight is not None
     opts = dict(local_search=p["local_search"], construction=p["construction"],
@@ -498,7 +498,22 @@ def _ready(graph: Graph, method: str, p: dict[str, Any], backend: str, distribut
                                progress=False,
                                **opts)
 
-    return ready(key, job)
+    side = None
+    if backend == "cpu" and method != "vnd":
+        # the constructions' kernels (about half of the compiling) in a second process while
+        # this one compiles the local search's
+        from . import _cpu
+        from ._restart import classic_construction, ready_construction, ready_local_search
+
+        grasp = method == "grasp" or capped or (method == "ils" and p["construction"] != "multilevel")
+        levels = method == "multilevel" or classic_construction(method, p["construction"])
+        maxc = 4 if capped else 0
+        side = Side(f"{ready_construction.__module__}:{ready_construction.__name__}",
+                    {"weighted": weighted, "max_clusters": maxc, "seed": p["seed"], "grasp": grasp,
+                     "levels": levels},
+                    _cpu.grasp_construct if grasp else _cpu.sweeps_dense,
+                    lambda: ready_local_search(weighted, maxc, p["seed"], method, {**opts}))
+    return ready(key, job, side)
 
 
 def _vnd_start(graph: Graph, init: Any, max_clusters: int) -> np.ndarray:

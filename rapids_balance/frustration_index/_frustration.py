@@ -629,30 +629,62 @@ def _ready(params: FrustrationParams, rp: RefineParams | None, m: int | None = N
     ``lone_tree``: whether a chunk can end in a lone tree (:func:`_lone_tree`); if not, the
     tree-by-tree BFS is not compiled.
     """
-    from .._ready import ready, tiny_backend, tiny_signed_graph
+    from .._ready import Side, ready, tiny_backend, tiny_signed_graph
 
     capped = params.max_states is not None
     wide = None if m is None else m > np.iinfo(np.int16).max  # int32 sums: compile_wide_levels
     key = ("frustration", params.backend, params.sampler, capped,
            None if rp is None else (rp.restarts > 0, rp.grow > 0), wide, lone_tree)
+    tiny = None if rp is None else replace(
+        rp, population=min(rp.population, 4), rounds=min(rp.rounds, 2), coarsest=8,
+        restarts=min(rp.restarts, 1))
 
-    def job():
-        tiny = None if rp is None else replace(
-            rp, population=min(rp.population, 4), rounds=min(rp.rounds, 2), coarsest=8,
-            restarts=min(rp.restarts, 1))
-        frustration(tiny_signed_graph(), 4, sampler=params.sampler, seed=params.seed,
-                    refine=False if tiny is None else tiny, max_states=2 if capped else None,
-                    time_limit=3600.0, backend=tiny_backend(params.backend), progress=False)
-        if tiny is not None:
-            compile_wide_levels(tiny_signed_graph(), m)
-        if not lone_tree:
-            return
-        # a chunk of a single tree (a limit shorter than a chunk's trees) samples alone
-        frustration(tiny_signed_graph(), 1, sampler=params.sampler, seed=params.seed,
-                    refine=False, max_states=2 if capped else None, time_limit=3600.0,
+    def trees(n_trees: int, refine) -> None:
+        frustration(tiny_signed_graph(), n_trees, sampler=params.sampler, seed=params.seed,
+                    refine=refine, max_states=2 if capped else None, time_limit=3600.0,
                     backend=tiny_backend(params.backend), progress=False)
 
-    return ready(key, job)
+    def job():
+        trees(4, False if tiny is None else tiny)
+        if tiny is not None:
+            compile_wide_levels(tiny_signed_graph(), m)
+        if lone_tree:  # a chunk of a single tree (a limit shorter than a chunk's trees)
+            trees(1, False)
+
+    side = None
+    if tiny is not None and params.backend == "cpu":
+        from ._refine import _match
+
+        # the refinement's kernels (about half of the compiling) in a second process while
+        # this one compiles the trees'
+        def first():
+            trees(4, False)
+            if lone_tree:
+                trees(1, False)
+
+        side = Side(f"{__name__}:ready_refinement",
+                    {"refine": asdict(tiny), "seed": params.seed, "m": m}, _match, first)
+    return ready(key, job, side)
+
+
+def ready_refinement(refine: dict, seed: int, m: int | None) -> None:
+    """Compile (or load) the refinement's kernels alone: the side process of :func:`_ready`.
+
+    The refinement (``refine``: :class:`RefineParams` fields) of a tiny graph from one start
+    state under a deadline, the parallel descent after it, and the wide levels of a graph
+    of ``m`` edges (:func:`compile_wide_levels`): the calls, with the types, of a timed
+    search's refinement.
+    """
+    from .._ready import tiny_signed_graph
+
+    graph = tiny_signed_graph()
+    start = np.where(np.arange(graph.n) % 2 == 0, 1, -1).astype(np.int8)
+    signs = slot_signs(graph)
+    deadline = time.perf_counter() + 3600.0
+    x, _ = refine_states(graph, [start], seed=seed, params=RefineParams(**refine),
+                         deadline=deadline, hard=deadline, signs=signs)
+    parallel_descent(graph, x, seed=seed, deadline=deadline, signs=signs)
+    compile_wide_levels(graph, m)
 
 
 def _check_signs(graph) -> None:
