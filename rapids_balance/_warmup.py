@@ -24,8 +24,8 @@ from ._compile_clock import CompileClock
 __all__ = ["warmup", "register"]
 
 #: a cold warmup as measured (benchmarks/bench_first_call.py), quoted by ``warmup --help``
-MEASURED = ("a cold run measured 423 s wall, compiling included, on a shared 2-core machine "
-            "with a load average of 11, 2026-11-29")
+MEASURED = ("a cold run measured 89 s wall, compiling included, on a quiet 2-core machine, "
+            "2026-11-29")
 
 
 def _jobs() -> list[tuple[str, Callable[[], object]]]:
