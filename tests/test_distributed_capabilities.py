@@ -476,6 +476,41 @@ def test_frustration_keeps_its_time_limit_on_the_cluster(clients, slashdot):
     assert recount(slashdot, res.best_state) == res.index <= res.tree_index
 
 
+def test_frustration_counts_the_clusters_preparation_but_not_its_compiling(clients, slashdot,
+                                                                          monkeypatch):
+    # the workers' readiness takes 1 s, 0.2 s of it compiling: the search's clock must
+    # start before it, less the compiling (a fresh worker imports the package and loads its
+    # cached kernels there, which a call's time limit includes)
+    import time
+
+    import rapids_balance.distributed._run as drun
+    import rapids_balance.frustration_index._frustration as F
+
+    real_ready, real_deadline = drun.ready_on_workers, F.deadline_of
+    seen = {}
+
+    def slow_ready(*args):
+        seen["ready_start"] = time.perf_counter()
+        out = real_ready(*args)
+        time.sleep(1.0)
+        out.compile_s = 0.2
+        return out
+
+    def deadline_of(start, limit):
+        seen.setdefault("starts", []).append(start)
+        return real_deadline(start, limit)
+
+    monkeypatch.setattr(drun, "ready_on_workers", slow_ready)
+    monkeypatch.setattr(F, "deadline_of", deadline_of)
+    res = rb.frustration(slashdot, n_trees=10**6, time_limit=2, seed=3, backend="cpu",
+                         progress=False, client=clients[2])
+    assert res.info["seconds_cluster"] >= 0.8  # the second of readiness less its compiling
+    assert seen["starts"][-1] <= seen["ready_start"] + 0.2  # the clock ran from before it
+    local = rb.frustration(slashdot, n_trees=64, time_limit=2, seed=3, backend="cpu",
+                           progress=False)
+    assert "seconds_cluster" not in local.info
+
+
 def test_multilevel_searches_spread_over_workers_best_of_independent_local_runs(clients,
                                                                                slashdot):
     from distributed import get_task_stream

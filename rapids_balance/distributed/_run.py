@@ -40,7 +40,7 @@ from ._remote import on_workers
 from ._tasks import fold_to_host, fold as fold_parts, narrow, run_batch, run_ready, stream_reduce, \
     sum_narrow, sum_parts, tree_groups
 
-__all__ = ["run_batches", "tree_task_span", "ready_on_workers", "on_workers", "task_slots",
+__all__ = ["run_batches", "tree_task_span", "ready_on_workers", "ReadyTimes", "on_workers", "task_slots",
            "worker_address", "wall_deadline", "local_deadline", "stream_reduce", "narrow",
            "sum_narrow", "RangeBatches", "WorkerBatches", "check_client", "check_client_arg",
            "check_task_count", "n_workers"]
@@ -287,9 +287,17 @@ def tree_task_span(client: Any, n_leaves: int, split_every: int, per_worker: int
     return span
 
 
-def ready_on_workers(client: Any, ready: Callable[..., float], *args: Any) -> dict[str, float]:
+class ReadyTimes(dict):
+    """``{worker: seconds}`` of :func:`ready_on_workers`; ``compile_s``: the longest any
+    worker spent compiling (its cache loads left out)."""
+
+    compile_s: float = 0.0
+
+
+def ready_on_workers(client: Any, ready: Callable[..., float], *args: Any) -> ReadyTimes:
     """Run ``ready(*args)`` (a search's kernel warm-up, which returns its seconds) on every
-    worker at once, before the search's clock starts; returns ``{worker: seconds}``.
+    worker at once, before the search's clock starts; returns ``{worker: seconds}``
+    (:class:`ReadyTimes`, which also says how much of it was compiling).
 
     A cold worker would otherwise compile inside its first batch, on the
     search's time and without a word; here all workers compile (or load
@@ -303,10 +311,13 @@ def ready_on_workers(client: Any, ready: Callable[..., float], *args: Any) -> di
     futs = [client.submit(run_ready, ready, *args, workers=[w], allow_other_workers=True,
                           pure=False, key=f"ready-{i}-{token}") for i, w in enumerate(workers)]
     try:
-        return dict(zip(workers, client.gather(futs)))
+        answers = client.gather(futs)
     finally:
         for f in futs:
             f.release()
+    out = ReadyTimes((w, seconds) for w, (seconds, _) in zip(workers, answers))
+    out.compile_s = max((c for _, c in answers), default=0.0)
+    return out
 
 
 def task_slots(client: Any) -> int:

@@ -44,11 +44,16 @@ def run_batch(fn: Callable, graph: Any, batch: Any, params: Any) -> Any:
     return fn(resolve_graph(graph), batch, params)
 
 
-def run_ready(fn: Callable, *args: Any) -> float:
+def run_ready(fn: Callable, *args: Any) -> tuple[float, float]:
     """``fn(*args)`` (a search's kernel warm-up, returning its seconds) with the worker's
-    thread share."""
+    thread share; its seconds and, of them, those numba spent compiling (not loading from
+    its cache: :class:`~rapids_balance._compile_clock.CompileClock`)."""
+    from .._compile_clock import CompileClock
+
     _set_numba_threads()
-    return float(fn(*args))
+    with CompileClock() as clock:
+        seconds = float(fn(*args))
+    return seconds, min(clock.compile_s, seconds)
 
 
 def _zip_parts(a: Any, b: Any, leaf: Callable[[Any, Any], Any]) -> Any:

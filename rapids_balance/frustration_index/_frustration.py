@@ -352,9 +352,12 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
         reports that time and ``info["seconds_search"]`` the rest (the
         graph's connectivity check included: the call takes the limit plus
         the compilation).  With ``client=`` every worker readies its kernels
-        the same way, all at once, before the clock starts
-        (``info["seconds_compile_workers"]``: seconds per worker), and every
-        worker stops its trees at the same deadline.  With
+        the same way, all at once (``info["seconds_compile_workers"]``:
+        seconds per worker), and every worker stops its trees at the same
+        deadline; the cluster's preparation counts against the limit (the
+        check of its workers, which a fresh worker answers by importing the
+        package, and their loading of cached kernels: ``info["seconds_cluster"]``),
+        its compiling does not.  With
         ``refine`` the search is anytime: trees take a tenth of the limit
         (a twentieth above 900,000 edges) or ``n_trees`` (at least one tree:
         with a limit a tree cannot fit in, a single one); then a first wave
@@ -472,10 +475,13 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
     >>> res.index, len(res.switched)
     (1, 1)
     """
+    checked = time.perf_counter()
     p = _check_params("frustration", dict(
         n_trees=n_trees, sampler=sampler, seed=seed, refine=refine, max_states=max_states,
         memory_limit=memory_limit, time_limit=time_limit, backend=backend, progress=progress,
         client=client, roots=roots, batch_size=batch_size))
+    # with a client: the check of its workers (a fresh worker imports the package to answer)
+    cluster_s = 0.0 if client is None else time.perf_counter() - checked
     roles = check_roles(graph, "frustration", dict(source=source, target=target, sign=sign,
                                                    weight=weight))
     be = resolve_backend(backend)
@@ -504,10 +510,14 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
         from ..distributed._run import ready_on_workers
 
         # the refinement's too when its V-cycles run there
+        loading = time.perf_counter()
         workers_s = ready_on_workers(client, _ready, params, *((rp, graph.m) if spread else (None,)))
+        # a cluster's preparation counts (the workers' imports and cache loads), its
+        # compiling does not
+        cluster_s += max(time.perf_counter() - loading - workers_s.compile_s, 0.0)
     t0 = time.perf_counter()  # the clock starts once the graph is read and the kernels ready
     # ... but the connectivity check (a pass over the graph, seconds at 10^8 edges) counts
-    deadline = deadline_of(t0 - pass_s, p["time_limit"])
+    deadline = deadline_of(t0 - pass_s - cluster_s, p["time_limit"])
     budget = _Budget(t0, deadline, pass_s)
     start = None
     no_room, tree_deadline, single = _tree_stage(budget, graph.m, rp is not None, pass_s,
@@ -525,7 +535,8 @@ def frustration(graph: Any, n_trees: int | None = None, *, sampler: str = "bfs",
                     client if spread else None)
     res.info["seconds_compile"] = compile_s
     if workers_s is not None:
-        res.info["seconds_compile_workers"] = workers_s
+        res.info["seconds_compile_workers"] = dict(workers_s)
+        res.info["seconds_cluster"] = cluster_s
     res.info["seconds_search"] = time.perf_counter() - t0 + pass_s
     return res
 
