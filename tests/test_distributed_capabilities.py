@@ -1024,3 +1024,18 @@ def test_signed_communities_of_a_dask_frame_read_on_the_workers(clients, planted
     assert dist.value == here.value
     pd.testing.assert_frame_equal(dist.labels, here.labels, check_exact=True)
     assert any("signed_communities-on-workers" in str(t["key"]) for t in ts.data)
+
+
+def test_significance_keeps_its_time_limit_on_the_cluster(clients):
+    from rapids_balance.null_models import significance
+
+    g = rb.ssbm(60, 3, 0.3, seed=2).graph
+    kw = dict(statistic="triangles", null="swap", n_samples=40, seed=3, batch_size=4,
+              progress=False)
+    whole = significance(g, **kw)
+    cut = significance(g, time_limit=0, client=clients[2], **kw)  # past it at once: one batch
+    assert cut.stopped == "time_limit" and cut.n_samples == 4
+    assert np.array_equal(cut.null_distribution.iloc[:, -1].to_numpy(),
+                          whole.null_distribution.iloc[:4, -1].to_numpy())
+    free = significance(g, time_limit=3600, client=clients[2], **kw)
+    assert free.stopped is None and free.n_samples == 40

@@ -147,7 +147,9 @@ def significance(graph: Any, statistic: Any = "frustration", null: str = "shuffl
     time_limit : float, optional
         Seconds (a number >= 0): sampling stops after the batch that passes
         it, and the result holds the samples done (a prefix of the ones
-        asked for: ``stopped`` says so).  Not applied with ``client``.
+        asked for: ``stopped`` says so).  With ``client`` no batch is
+        submitted past it (the first always is; batches already running
+        finish), so the result is again a prefix.
     source, target, sign, weight : str or int, optional
         Column roles when ``graph`` is a table or a file.  Refused with a
         built :class:`~rapids_balance.graph.Graph`.
@@ -233,12 +235,16 @@ def significance(graph: Any, statistic: Any = "frustration", null: str = "shuffl
     deadline = np.inf if time_limit is None else start + time_limit
     stopped = None
     if client is not None:
-        from ..distributed._run import ready_on_workers, run_batches
+        from ..distributed._run import ready_on_workers, run_batches, wall_deadline
 
         # every worker compiles (or loads) the statistic's kernels at once, before its batches
         workers_s = ready_on_workers(client, _ready_null, params)
+        # batches in order, none submitted past the deadline: a prefix, as in one process
         values = run_batches(client, graph, null_batch, batches, params, fold=_concatenate,
-                             progress=progress, desc="significance")
+                             progress=progress, desc="significance",
+                             until=None if time_limit is None else wall_deadline(deadline))
+        if values.size < n_samples:
+            stopped = "time_limit"
     else:
         sampler = _Sampler(graph, params)
         parts = []
@@ -254,7 +260,7 @@ def significance(graph: Any, statistic: Any = "frustration", null: str = "shuffl
     res = summarise(stat.name, null, observed, values, alternative or stat.side, seed,
                     time.perf_counter() - start, stopped)
     if client is not None:
-        res.info["seconds_compile_workers"] = workers_s
+        res.info["seconds_compile_workers"] = dict(workers_s)
     return res
 
 
