@@ -160,7 +160,7 @@ def ordered_reduce(parts: Sequence[Any], combine: Callable[[Any, Any], Any] = su
 
     A single-process code path that reduces its batches with this function
     gets bit-identical floating-point results to
-    :func:`rapids_balance.distributed.map_reduce` with the same
+    :func:`rapids_balance.distributed.run_batches` with the same
     ``split_every``.
     """
     items = list(parts)
