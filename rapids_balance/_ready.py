@@ -82,8 +82,8 @@ SWITCH_ENV = "RAPIDS_BALANCE_COMPILE_SIDE"
 _done: dict[Hashable, float] = {}
 _lock = threading.RLock()
 #: what became of each side asked for, in order: (key, "cold" start / "warm" / "one cpu" /
-#: "no lock" / "unknown" cache / "frozen" application / "failed" start / exit code / "timeout" /
-#: "ended" when this process was interrupted)
+#: "busy" machine / "off" / "no lock" / "unknown" cache / "frozen" application / "failed"
+#: start / exit code / "timeout" / "ended" when this process was interrupted)
 side_log: list[tuple[Hashable, Any]] = []
 _no_sides = [False]  # True in a side process (its tiny runs start none) and under no_sides()
 
@@ -149,16 +149,20 @@ def no_sides() -> Iterator[None]:
         _no_sides[0] = before
 
 
+def affinity_cpus() -> int:
+    """The CPUs this process may run on (its affinity where the system has one), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
 def _usable_cpus() -> int:
     """The CPUs this process may run on, and may use: numba's thread count bounds it (a Dask
     worker's share of its machine, or ``NUMBA_NUM_THREADS``)."""
     import numba
 
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    return min(cpus, numba.get_num_threads())
+    return min(affinity_cpus(), numba.get_num_threads())
 
 
 def _busy(cpus: int) -> bool:

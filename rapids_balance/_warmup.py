@@ -113,13 +113,6 @@ def _job_by_name(name: str) -> tuple[float, float, float]:
     return time.perf_counter() - start, clock.compile_s, clock.cache_load_s
 
 
-def _default_processes() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
-
-
 def warmup(*, verbose: bool = False, processes: int | None = None) -> dict[str, float]:
     """Compile and cache every CPU kernel of the package once.
 
@@ -174,9 +167,10 @@ def _warmup(verbose: bool, processes: int | None) -> dict[str, Any]:
     check_bool(verbose, "verbose", "warmup")
     if processes is not None:
         processes = check_int(processes, "processes", "warmup", low=1)
-    processes = min(len(_ORDER), processes or _default_processes())
     from ._numba_cache import lock_cache_writes
+    from ._ready import affinity_cpus
 
+    processes = min(len(_ORDER), processes or affinity_cpus())
     if not lock_cache_writes():  # processes would race on numba's cache index: one at a time
         processes = 1
     timings: dict[str, float] = {}

@@ -494,6 +494,7 @@ def test_frustration_counts_the_clusters_preparation_but_not_its_compiling(clien
         out = real_ready(*args)
         time.sleep(1.0)
         out.compile_s = 0.2
+        out.loading_s = time.perf_counter() - seen["ready_start"] - out.compile_s
         return out
 
     def deadline_of(start, limit):

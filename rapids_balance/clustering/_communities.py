@@ -557,10 +557,9 @@ def signed_communities(graph: Any, *, objective: str = "modularity", resolution:
     if client is not None:  # the workers' kernels, before the clock starts
         from ..distributed._run import ready_on_workers
 
-        loading = time.perf_counter()
         workers_s = ready_on_workers(client, _ready, g.weight is not None)
         # the cluster's preparation counts (imports, cache loads), not its compiling
-        cluster_s += max(time.perf_counter() - loading - workers_s.compile_s, 0.0)
+        cluster_s += workers_s.loading_s
     clock = time.perf_counter()
     deadline = NO_DEADLINE if time_limit is None else clock + max(time_limit - cluster_s, 0.0)
     if client is None:
@@ -578,7 +577,7 @@ def signed_communities(graph: Any, *, objective: str = "modularity", resolution:
                                   desc="community searches")
         lab = best["labels"]
         info = dict(best["info"], searches=best["searches"], best_search=best["search"],
-                    restarts_all_searches=done, seconds_compile_workers=dict(workers_s),
+                    restarts_all_searches=done, seconds_compile_workers=workers_s,
                     seconds_cluster=cluster_s, spectral_k=spectral_k)
     value, parts = objective_value(g, lab, objective, gp, gn, null)
     frame = make_table({"vertex": label_column(g), "community": lab.astype(np.int64)}, like=g)

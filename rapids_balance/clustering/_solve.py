@@ -401,12 +401,11 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
 
         small = {k: p[k] for k in ("n_clusters", "local_search", "construction", "perturbation",
                                    "plateau", "merge_moves", "seed")}
-        loading = time.perf_counter()
         workers_s = ready_on_workers(client, _ready, tiny_signed_graph(graph.weight is not None),
                                      method, small, be, False)
         # the cluster's preparation counts (the workers' imports and cache loads), not its
         # compiling
-        cluster_s += max(time.perf_counter() - loading - workers_s.compile_s, 0.0)
+        cluster_s += workers_s.loading_s
     else:
         cluster_s = 0.0
     clock = time.perf_counter()  # the limit counts from here: graph read, kernels ready
@@ -480,7 +479,7 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
                             info={"seconds_compile": compile_s,
                                   "seconds_search": time.perf_counter() - clock,
                                   **({} if workers_s is None
-                                     else {"seconds_compile_workers": dict(workers_s),
+                                     else {"seconds_compile_workers": workers_s,
                                            "seconds_cluster": cluster_s})})
 
 

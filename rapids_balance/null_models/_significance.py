@@ -260,7 +260,7 @@ def significance(graph: Any, statistic: Any = "frustration", null: str = "shuffl
     res = summarise(stat.name, null, observed, values, alternative or stat.side, seed,
                     time.perf_counter() - start, stopped)
     if client is not None:
-        res.info["seconds_compile_workers"] = dict(workers_s)
+        res.info["seconds_compile_workers"] = workers_s
     return res
 
 
