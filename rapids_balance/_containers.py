@@ -488,7 +488,10 @@ class OnCluster:
     with its input wrapped in this: the capability checks its parameters as
     always, and its coercion of the input (:func:`rapids_balance.io.as_graph`)
     raises :class:`GraphOnCluster` with the input's parts (their files and
-    columns checked) instead of reading it.
+    columns checked) instead of reading it.  Any other input (one the client
+    holds: a table, a file, a graph) is coerced here as always and handed
+    back built, in :class:`GraphOnCluster` too, for the call to run on a
+    worker.
     """
 
     __slots__ = ("obj",)
@@ -503,13 +506,15 @@ class OnCluster:
 class GraphOnCluster(Exception):
     """Raised by the input coercion for an :class:`OnCluster` input: the graph is to be built
     (``parts``: an :class:`rapids_balance.io.EdgeParts`) or is held already (``handle``) on
-    the cluster.  Never reaches a user: the caller that wrapped the input catches it.
-    ``call``: keyword arguments the call on the workers takes in place of the user's (a
-    coercion that read a role from the edge list says how the built graph is to be read)."""
+    the cluster, or (``graph``) was built here from an input the client holds, to be sent.
+    Never reaches a user: the caller that wrapped the input catches it.  ``call``: keyword
+    arguments the call on the workers takes in place of the user's (a coercion that read a
+    role from the edge list says how the built graph is to be read)."""
 
     def __init__(self, parts: Any = None, handle: ClusterGraph | None = None,
-                 call: dict | None = None):
+                 call: dict | None = None, graph: Graph | None = None):
         super().__init__("the graph is read on the Dask cluster")
         self.parts = parts
         self.handle = handle
+        self.graph = graph
         self.call = dict(call or {})

@@ -797,6 +797,41 @@ def test_as_dask_tables_of_a_graph_the_client_holds_made_on_the_workers(clients,
         rb.balance(slashdot, client=client, as_dask=True, n_trees=-1)
 
 
+def test_as_dask_tables_of_a_table_the_client_holds_made_on_the_workers(clients, lengths_dataset):
+    # a pandas edge list with as_dask=True: the graph is built here as always, then sent once
+    # and called on a worker, so the result tables are made and cut there; without it they
+    # would be built here and embedded, rows and all, in the Dask DataFrame's task graph
+    import pickle
+
+    dd = pytest.importorskip("dask.dataframe")
+    from distributed import get_task_stream
+
+    client = clients[2]
+    table, _ = lengths_dataset
+    kw = dict(n_trees=16, seed=3, backend="cpu", progress=False)
+    local = rb.balance(table, **kw)
+    with get_task_stream(client) as ts:
+        got = rb.balance(table, client=client, as_dask=True, **kw)
+    assert any("balance-on-workers" in str(t["key"]) for t in ts.data)
+    assert isinstance(got.edges, dd.DataFrame)
+    assert len(pickle.dumps(dict(got.edges.dask))) < 0.1 * len(pickle.dumps(local.edges))
+    assert got.graph.m == local.graph.m and got.graph.cleaning == local.graph.cleaning
+    pd.testing.assert_frame_equal(got.vertices, local.vertices, check_exact=True)
+    pd.testing.assert_frame_equal(got.edges.compute(), local.edges, check_exact=True)
+    # betweenness: the lengths column travels in the graph sent, not in the call
+    ekw = dict(k=30, seed=2, weight="length", backend="cpu")
+    with get_task_stream(client) as ts:
+        frame = rb.edge_betweenness_centrality(table, client=client, as_dask=True, **ekw)
+    assert any("on-workers" in str(t["key"]) for t in ts.data)
+    assert len(pickle.dumps(dict(frame.dask))) < 0.1 * len(pickle.dumps(table))
+    pd.testing.assert_frame_equal(frame.compute(), rb.edge_betweenness_centrality(table, **ekw),
+                                  check_exact=True)
+    with pytest.raises(ValueError, match="n_trees"):  # checked before anything is sent
+        rb.balance(table, client=client, as_dask=True, n_trees=-1)
+    with pytest.raises(ValueError, match="no column 'nope'"):  # read here, before anything is sent
+        rb.edge_betweenness_centrality(table, client=client, as_dask=True, weight="nope")
+
+
 def test_as_dask_result_leaves_the_edge_table_on_the_workers(clients):
     # what the client receives with as_dask=True is the rest of the result (the vertex table,
     # the counts), not the edge table nor the edge counters, which without it come back once

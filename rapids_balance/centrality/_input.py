@@ -110,8 +110,12 @@ def coerce_input(obj: Any, weight, directed: bool | None, *, for_edges: bool, so
     """
     roles = {"source": source, "target": target, "sign": sign}
     if isinstance(obj, OnCluster):
-        _on_cluster(obj.obj, weight, directed, roles)  # raises, except for inputs read here
-        obj = obj.obj
+        # an input the workers read raises there; one the client holds is built here and handed
+        # back with its lengths as the graph's weights (nothing graph-sized in the call's kwargs)
+        _on_cluster(obj.obj, weight, directed, roles)
+        g, lengths = coerce_input(obj.obj, weight, directed, for_edges=for_edges, **roles)
+        raise GraphOnCluster(graph=_with_weight(g, lengths),
+                             call={"weight": None if lengths is None else "weight"})
     if isinstance(obj, Graph):
         g = obj
         if directed is not None and bool(directed) != g.directed:
@@ -145,6 +149,18 @@ def coerce_input(obj: Any, weight, directed: bool | None, *, for_edges: bool, so
         return g, None
     lab = g.labels
     return g, validate_lengths(raw, lab[g.edge_src], lab[g.edge_dst], g.name or type(obj).__name__)
+
+
+def _with_weight(g: Graph, lengths: np.ndarray | None) -> Graph:
+    """``g`` with ``lengths`` (one per edge, validated) as its weights: a shallow copy, unless
+    they are its weights already."""
+    if lengths is None or lengths is g.weight:
+        return g
+    import copy
+
+    out = copy.copy(g)
+    out.weight = lengths
+    return out
 
 
 def _on_cluster(obj: Any, weight, directed: bool | None, roles: dict[str, Any]) -> None:

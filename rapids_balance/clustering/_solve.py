@@ -406,8 +406,6 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
         # the cluster's preparation counts (the workers' imports and cache loads), not its
         # compiling
         cluster_s += workers_s.loading_s
-    else:
-        cluster_s = 0.0
     clock = time.perf_counter()  # the limit counts from here: graph read, kernels ready
     level = Level.of_graph(graph)
     # what follows the search whatever it found (the last contraction or sweep it started,

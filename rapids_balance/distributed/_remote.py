@@ -25,10 +25,11 @@ the batches run).  Tasks refer to the graph by key, so nothing graph-sized
 crosses the client, and the result comes back once, straight from the
 worker.  With ``as_dask=True`` the result's per-edge tables stay on that
 worker: they become Dask DataFrames whose partitions are slices made
-where the result lives, and only the rest of the result comes back.  A
-graph the client built and holds takes the same way when its per-edge
-tables are asked for as Dask DataFrames: it is sent once (as for any call's
-batches), the call runs on a worker and the tables stay there.
+where the result lives, and only the rest of the result comes back.  An
+input the client holds (a graph, a table, a file) takes the same way when
+its per-edge tables are asked for as Dask DataFrames: the graph is built
+here as always, sent once (as for any call's batches), the call runs on a
+worker and the tables stay there.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ import sys
 import uuid
 from typing import Any, Callable
 
-from .._containers import ClusterGraph, Graph, GraphOnCluster, OnCluster
+from .._containers import ClusterGraph, GraphOnCluster, OnCluster
 from .._validation import check_bool, param_error
 from .._paths import is_dataset_path
 from ._graphs import GRAPH_KEY_PREFIX, GraphRef, fingerprint, graph_on_worker, hold_graph, \
@@ -164,31 +165,32 @@ def _build_graph(build: Callable[..., Any], *parts: Any) -> Any:
 
 def _describe(graph: Any) -> dict[str, Any]:
     """What the client keeps of a graph built on a worker (and the graph into this worker's cache)."""
-    fp = fingerprint(graph)
+    about = _about(graph)
     with _LOCK:
-        _remember(fp, graph)
+        _remember(about["fingerprint"], graph)
+    return about
+
+
+def _about(graph: Any) -> dict[str, Any]:
+    """A :class:`ClusterGraph`'s fields but its key."""
     weighted = getattr(graph, "weight", None) is not None
-    return dict(fingerprint=fp, n=int(graph.n), m=int(graph.m), name=graph.name or "",
-                kind=type(graph).__name__, directed=bool(graph.directed), weighted=weighted,
-                cleaning=graph.cleaning)
+    return dict(fingerprint=fingerprint(graph), n=int(graph.n), m=int(graph.m),
+                name=graph.name or "", kind=type(graph).__name__, directed=bool(graph.directed),
+                weighted=weighted, cleaning=graph.cleaning)
 
 
-def _is_built_graph(obj: Any) -> bool:
-    return isinstance(obj, Graph) and not getattr(obj, "on_device", False)
+def _held_here(obj: Any) -> bool:
+    """An input the client holds and reads on the host: not one the workers read, not a graph
+    kept on the device nor a cuDF table (their tables stay on the device where they are)."""
+    if is_cluster_input(obj) or getattr(obj, "on_device", False):
+        return False
+    return type(obj).__module__.split(".")[0] not in ("cudf", "cugraph", "cupy")
 
 
-def _pending(graph: Any) -> ClusterGraph:
-    """The handle a built graph of the client's will have once sent (no key yet): what the
-    capability's parameter checks see, before anything is sent."""
-    weighted = getattr(graph, "weight", None) is not None
-    return ClusterGraph(key="", fingerprint=fingerprint(graph), n=int(graph.n), m=int(graph.m),
-                        name=graph.name or "", kind=type(graph).__name__,
-                        directed=bool(graph.directed), weighted=weighted, cleaning=graph.cleaning)
-
-
-def _send(client: Any, graph: Any, pending: ClusterGraph) -> ClusterGraph:
-    """Send the client's graph once (kept by every worker, as for its batches) and name it."""
-    return dataclasses.replace(pending, key=scatter_graph(client, graph).key)
+def _send(client: Any, graph: Any) -> ClusterGraph:
+    """Send a graph the client built once (kept by every worker, as for its batches); its
+    handle."""
+    return ClusterGraph(key=scatter_graph(client, graph).key, **_about(graph))
 
 
 def _ref(handle: ClusterGraph) -> GraphRef:
@@ -207,10 +209,11 @@ def on_workers(fn: Callable) -> Callable:
     @functools.wraps(fn)
     def wrapper(graph: Any, *args: Any, **kwargs: Any) -> Any:
         client = kwargs.get("client")
-        # a built graph the client holds, whose per-edge tables are asked for as Dask
-        # DataFrames: sent once and called on the workers, so the tables are made there
+        # an input the client holds (a built graph, a table, a file) whose per-edge tables are
+        # asked for as Dask DataFrames: built here, sent once and called on the workers, so the
+        # tables are made there
         held = (client is not None and takes_as_dask and dask_fields != ()
-                and kwargs.get("as_dask") is True and _is_built_graph(graph))
+                and kwargs.get("as_dask") is True and _held_here(graph))
         if client is None or not (held or is_cluster_input(graph)):
             return fn(graph, *args, **kwargs)
         as_dask = check_bool(kwargs.pop("as_dask", False), "as_dask", owner) if takes_as_dask \
@@ -218,16 +221,17 @@ def on_workers(fn: Callable) -> Callable:
         if as_dask and dask_fields == ():
             raise param_error("as_dask", owner, "False (this result has no per-edge table)", as_dask)
         try:  # the capability checks its parameters, then hands the input back
-            fn(OnCluster(_pending(graph) if held else graph), *args, **kwargs)
+            fn(OnCluster(graph), *args, **kwargs)
         except GraphOnCluster as found:
-            handle = _send(client, graph, found.handle) if held else \
+            built = found.graph  # an input the client holds, built here
+            handle = _send(client, built) if built is not None else \
                 (found.handle or _build(client, found.parts))
             call = found.call
         else:  # pragma: no cover - every decorated capability coerces its input
             raise AssertionError(f"{owner} read its input without coercing it")
         public = getattr(sys.modules[fn.__module__], owner)
         result = _call(client, handle, public, args, kwargs, as_dask, dask_fields, call)
-        return _reattached(result, handle, graph) if held else result
+        return _reattached(result, handle, built) if built is not None else result
 
     return wrapper
 
@@ -289,7 +293,8 @@ def _detached(result: Any, graph: Any, handle: ClusterGraph) -> Any:
 
 
 def _reattached(result: Any, handle: ClusterGraph, graph: Any) -> Any:
-    """The result of a call on a graph the client holds, naming that graph, not its handle."""
+    """The result of a call on an input the client holds, naming the graph built from it, not
+    its handle."""
     if dataclasses.is_dataclass(result) and not isinstance(result, type):
         for f in dataclasses.fields(result):
             value = getattr(result, f.name)

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .._containers import Graph
+from .._containers import Graph, OnCluster
 from .._validation import _is_int, param_error
 from ..errors import GraphInputError, short_repr
 
@@ -329,6 +329,8 @@ def check_roles(graph: Any, owner: str, roles: dict[str, Any]) -> dict[str, Any]
             raise param_error(name, owner, "a column name (str), a 0-based column position (int >= 0) "
                               "or None", value)
         given[name] = value if isinstance(value, str) else int(value)
+    if isinstance(graph, OnCluster):  # a call about to run on a cluster's workers: its input
+        graph = graph.obj
     if isinstance(graph, Graph) and given:
         name, value = next(iter(given.items()))
         raise param_error(name, owner, "None when the graph is already built (a Graph or SignedGraph "
