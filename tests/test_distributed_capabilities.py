@@ -772,64 +772,47 @@ def test_as_dask_tables_made_on_the_workers(clients, slashdot, dataset):
         assert np.array_equal(got.counters[k], local.counters[k]), k
 
 
-def test_as_dask_tables_of_a_graph_the_client_holds_made_on_the_workers(clients, slashdot):
-    # a built graph of the client's, tables asked as Dask DataFrames: sent once, called on a
-    # worker, the tables cut where they were made; the result names the caller's own graph
-    dd = pytest.importorskip("dask.dataframe")
-    from distributed import get_task_stream
-
-    client = clients[2]
-    kw = dict(n_trees=16, seed=3, backend="cpu", progress=False)
-    local = rb.balance(slashdot, **kw)
-    with get_task_stream(client) as ts:
-        got = rb.balance(slashdot, client=client, as_dask=True, **kw)
-    assert any("balance-on-workers" in str(t["key"]) for t in ts.data)
-    assert isinstance(got.edges, dd.DataFrame)
-    assert got.graph is slashdot
-    pd.testing.assert_frame_equal(got.vertices, local.vertices, check_exact=True)
-    pd.testing.assert_frame_equal(got.edges.compute(), local.edges, check_exact=True)
-    ekw = dict(k=30, seed=2, weight=None, backend="cpu")
-    table = rb.edge_betweenness_centrality(slashdot, client=client, as_dask=True, **ekw)
-    assert isinstance(table, dd.DataFrame)
-    pd.testing.assert_frame_equal(table.compute(), rb.edge_betweenness_centrality(slashdot, **ekw),
-                                  check_exact=True)
-    with pytest.raises(ValueError, match="n_trees"):  # checked before anything is sent
-        rb.balance(slashdot, client=client, as_dask=True, n_trees=-1)
-
-
-def test_as_dask_tables_of_a_table_the_client_holds_made_on_the_workers(clients, lengths_dataset):
-    # a pandas edge list with as_dask=True: the graph is built here as always, then sent once
-    # and called on a worker, so the result tables are made and cut there; without it they
-    # would be built here and embedded, rows and all, in the Dask DataFrame's task graph
+@pytest.mark.parametrize("held", ["graph", "table"])
+def test_as_dask_tables_of_an_input_the_client_holds_made_on_the_workers(clients, slashdot,
+                                                                         lengths_dataset, held):
+    # a built graph or a pandas edge list of the client's, tables asked as Dask DataFrames: the
+    # graph built here as always, sent once, called on a worker, the tables made and cut there
+    # (a table made here would be embedded, rows and all, in the Dask DataFrame's task graph);
+    # the result names the caller's own graph
     import pickle
 
     dd = pytest.importorskip("dask.dataframe")
     from distributed import get_task_stream
 
     client = clients[2]
-    table, _ = lengths_dataset
+    given = slashdot if held == "graph" else lengths_dataset[0]
     kw = dict(n_trees=16, seed=3, backend="cpu", progress=False)
-    local = rb.balance(table, **kw)
+    local = rb.balance(given, **kw)
     with get_task_stream(client) as ts:
-        got = rb.balance(table, client=client, as_dask=True, **kw)
+        got = rb.balance(given, client=client, as_dask=True, **kw)
     assert any("balance-on-workers" in str(t["key"]) for t in ts.data)
     assert isinstance(got.edges, dd.DataFrame)
     assert len(pickle.dumps(dict(got.edges.dask))) < 0.1 * len(pickle.dumps(local.edges))
-    assert got.graph.m == local.graph.m and got.graph.cleaning == local.graph.cleaning
+    if held == "graph":
+        assert got.graph is slashdot
+    else:
+        assert got.graph.m == local.graph.m and got.graph.cleaning == local.graph.cleaning
     pd.testing.assert_frame_equal(got.vertices, local.vertices, check_exact=True)
     pd.testing.assert_frame_equal(got.edges.compute(), local.edges, check_exact=True)
-    # betweenness: the lengths column travels in the graph sent, not in the call
-    ekw = dict(k=30, seed=2, weight="length", backend="cpu")
+    # a table's lengths column travels inside the graph sent, not in the call
+    ekw = dict(k=30, seed=2, weight=None if held == "graph" else "length", backend="cpu")
     with get_task_stream(client) as ts:
-        frame = rb.edge_betweenness_centrality(table, client=client, as_dask=True, **ekw)
+        frame = rb.edge_betweenness_centrality(given, client=client, as_dask=True, **ekw)
     assert any("on-workers" in str(t["key"]) for t in ts.data)
-    assert len(pickle.dumps(dict(frame.dask))) < 0.1 * len(pickle.dumps(table))
-    pd.testing.assert_frame_equal(frame.compute(), rb.edge_betweenness_centrality(table, **ekw),
-                                  check_exact=True)
+    assert isinstance(frame, dd.DataFrame)
+    expected = rb.edge_betweenness_centrality(given, **ekw)
+    assert len(pickle.dumps(dict(frame.dask))) < 0.1 * len(pickle.dumps(expected))
+    pd.testing.assert_frame_equal(frame.compute(), expected, check_exact=True)
     with pytest.raises(ValueError, match="n_trees"):  # checked before anything is sent
-        rb.balance(table, client=client, as_dask=True, n_trees=-1)
-    with pytest.raises(ValueError, match="no column 'nope'"):  # read here, before anything is sent
-        rb.edge_betweenness_centrality(table, client=client, as_dask=True, weight="nope")
+        rb.balance(given, client=client, as_dask=True, n_trees=-1)
+    if held == "table":
+        with pytest.raises(ValueError, match="no column 'nope'"):  # read here, before any send
+            rb.edge_betweenness_centrality(given, client=client, as_dask=True, weight="nope")
 
 
 def test_as_dask_result_leaves_the_edge_table_on_the_workers(clients):
