@@ -108,12 +108,13 @@ def run_graph(rep, name, g, truth, k, seed, args, objectives=("modularity", "pot
                    f"{f' restarts={restarts}' if restarts > 1 else ''}", objective_value=r.value,
                    cpu_seconds=round(time.process_time() - c, 2))
         if args.ours_spectral:
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             r = rb.signed_communities(g, objective=objective, seed=seed,
                                       spectral_start=args.ours_spectral)
             _score(rep, name, g, truth, r.labels["community"].to_numpy(), time.perf_counter() - t,
                    f"ours signed_communities {objective} spectral_start={args.ours_spectral}",
-                   objective_value=r.value)
+                   objective_value=r.value, best_start=r.info.get("best_start"),
+                   spectral_k=r.info.get("spectral_k"), cpu_seconds=round(time.process_time() - c, 2))
     if k is not None and args.ours_sponge:
         for variant in ("sponge", "sponge_sym"):
             t = time.perf_counter()
@@ -186,7 +187,7 @@ def main() -> None:
     ap.add_argument("--objectives", default="modularity,potts,imbalance")
     ap.add_argument("--ours-restarts", default="1", type=lambda v: [int(x) for x in v.split(",")],
                     help="rows of ours with these restarts (comma-separated)")
-    ap.add_argument("--ours-spectral", type=int, default=None,
+    ap.add_argument("--ours-spectral", type=lambda v: v if v == "auto" else int(v), default=None,
                     help="also a row of ours with spectral_start=K")
     ap.add_argument("--no-ours-sponge", dest="ours_sponge", action="store_false")
     ap.add_argument("--signet", default=None, help="a checkout of SigNet's source (its root)")
@@ -194,6 +195,8 @@ def main() -> None:
                     help="also n = 10^5 (mean degree 250, as n = 5000 at p = 0.05) and a "
                          "10^7-edge SSBM (time, ARI, peak bytes per edge)")
     ap.add_argument("--large-parts", default="1e5,1e7", help="with --large: which of them")
+    ap.add_argument("--large-seeds", type=int, default=1,
+                    help="with --large: SSBM seeds 0..N-1 at n = 10^5")
     ap.add_argument("--sparse", action="store_true",
                     help="also SSBMs below and just above the Kesten-Stigum bound (mean degree "
                          "50 at n = 20,000; 120 at n = 3,000)")
@@ -217,11 +220,12 @@ def main() -> None:
             _score(rep, name, m.graph, m.groups, m.groups, 0.0, "planted groups")
             run_graph(rep, name, m.graph, m.groups, 15, 0, args, objectives, leiden=False)
     parts = args.large_parts.split(",") if args.large else ()
-    if "1e5" in parts:
-        m = rb.ssbm(100_000, 15, 250 / 99_999, flip=0.1, seed=0)
-        run_graph(rep, "SSBM n=1e5 k=15 p=0.0025 (mean degree 250) flip=0.1 seed=0", m.graph,
-                  m.groups, 15, 0, args, objectives, leiden=False)
+    for seed in range(args.large_seeds) if "1e5" in parts else ():
+        m = rb.ssbm(100_000, 15, 250 / 99_999, flip=0.1, seed=seed)
+        run_graph(rep, f"SSBM n=1e5 k=15 p=0.0025 (mean degree 250) flip=0.1 seed={seed}",
+                  m.graph, m.groups, 15, seed, args, objectives, leiden=False)
         m = None
+        rep.finish(args.out)  # each seed's rows kept as it ends: a seed takes minutes
     if "1e7" in parts:
         huge_row(rep)
     if args.real:
