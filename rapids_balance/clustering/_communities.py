@@ -441,8 +441,11 @@ def signed_communities(graph: Any, *, objective: str = "modularity", resolution:
     seed : int, default 0
         Seed of the vertex orders: an int in ``[0, 2**63 - 1]``.
     restarts : int, default 1
-        Independent searches (different vertex orders); the best wins, ties
-        to the first.  In ``[1, 10**6]``.
+        Searches in a row: the first from the vertex order of ``seed``, each
+        later one from the best partition so far with a share of its vertices
+        moved (a kick); the best wins, ties to the first.  In ``[1, 10**6]``.
+        A kick does not undo a first partition that mixes every group; a call
+        with another ``seed`` is an independent search.
     max_passes : int, default 10
         Leiden iterations per restart (each from the last result), stopping
         early when one does not improve.  In ``[1, 10**6]``.
