@@ -82,3 +82,16 @@ def test_same_seed_same_result():
 def test_parameters(kw, name):
     with pytest.raises(InvalidParameterError, match=f"'{name}'"):
         rb.sponge(rb.load_example("highland"), **kw)
+
+
+def test_bethe_hessian_asks_for_more_pairs_only_while_all_are_negative(monkeypatch):
+    # above the dense size the sparse solver asks for a few eigenpairs, doubled while all are
+    # negative: the count (11 here, doubled once) is the one of asking for all pairs at once
+    from rapids_balance.clustering import _sponge
+
+    g = ssbm(3000, 12, 0.1, flip=0.05, seed=1).graph
+    assert g.n > _sponge.DENSE_MAX
+    got = _sponge.bethe_hessian_k(g, k_max=20)
+    assert got == (12, 11)
+    monkeypatch.setattr(_sponge, "BETHE_FIRST", 21)
+    assert _sponge.bethe_hessian_k(g, k_max=20) == got
