@@ -558,6 +558,8 @@ def test_clustering_method_that_cannot_use_the_client_says_so(clients, slashdot,
     with pytest.warns(RuntimeWarning, match="runs in this process, not on the Dask workers"):
         dist = rb.correlation_clustering(slashdot, client=clients[2], **kw)
     assert dist.imbalance == rb.correlation_clustering(slashdot, **kw).imbalance
+    # the check of the workers took its seconds, and they count although the search runs here
+    assert dist.info["seconds_cluster"] > 0
 
 
 # --- the graph once per cluster ------------------------------------------------------------------

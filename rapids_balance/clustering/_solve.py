@@ -476,9 +476,9 @@ def correlation_clustering(graph: Any, *, method: str = "auto", n_clusters: int 
                             work=int(level.work[0]),
                             info={"seconds_compile": compile_s,
                                   "seconds_search": time.perf_counter() - clock,
+                                  **({} if client is None else {"seconds_cluster": cluster_s}),
                                   **({} if workers_s is None
-                                     else {"seconds_compile_workers": workers_s,
-                                           "seconds_cluster": cluster_s})})
+                                     else {"seconds_compile_workers": workers_s})})
 
 
 def _ready(graph: Graph, method: str, p: dict[str, Any], backend: str, distributed: bool) -> float:
