@@ -303,8 +303,7 @@ def coerce_graph(obj: Any, *, signed: bool | None = None, source: Any = None, ta
     if isinstance(obj, OnCluster):
         # an input the workers read raises there; one the client holds is built here, handed back
         local = _on_cluster(obj.obj, signed, roles, options)
-        given = {k: v for k, v in roles.items() if v is not None}
-        raise GraphOnCluster(graph=coerce_graph(local, signed=signed, **given, **options))
+        raise GraphOnCluster(graph=coerce_graph(local, signed=signed, **roles, **options))
     if isinstance(obj, (str, os.PathLike)):
         return read_edgelist(obj, signed=signed, **{k: v for k, v in roles.items() if v is not None}, **options)
     mod = type(obj).__module__.split(".")[0]
