@@ -1,12 +1,10 @@
-"""Batches of consecutive work ids, generated on demand.
+"""Batches of consecutive work ids, made on demand.
 
 Every capability cuts its work (tree ids, restart ids) into consecutive
-ranges.  :class:`RangeBatches` is that cut as a lazy sequence: it knows its
-length and computes the ``i``-th range when asked, so a run of ``10**12``
-trees holds one range at a time, never a list of ``10**12 / batch_size``
-ranges (which would need tens of GB before the first tree is built).
-:class:`WorkerBatches` is a cut left to the cluster: its size is chosen
-from the number of workers when the run starts.
+ranges.  :class:`RangeBatches` is that cut as a lazy sequence, so a run of
+``10**12`` trees holds one range at a time, not tens of GB of ranges before
+the first tree is built; :class:`WorkerBatches` leaves the batch size to the
+cluster at hand.
 """
 
 from __future__ import annotations
@@ -35,13 +33,6 @@ def check_task_count(n_batches: int, what: str) -> None:
 class RangeBatches(Sequence):
     """``range(0, n)`` cut into consecutive ranges of ``size`` ids (the last may be shorter).
 
-    Parameters
-    ----------
-    n : int
-        Number of ids (``>= 0``).
-    size : int
-        Ids per batch (``>= 1``).
-
     Examples
     --------
     >>> list(RangeBatches(10, 4))
@@ -63,28 +54,19 @@ class RangeBatches(Sequence):
     def __len__(self) -> int:
         return -(-self.n // self.size)
 
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        k = len(self)
-        i = int(i)
-        if i < 0:
-            i += k
-        if not 0 <= i < k:
+    def __getitem__(self, i: Any) -> range:
+        i = int(i) + (len(self) if int(i) < 0 else 0)
+        if not 0 <= i < len(self):
             raise IndexError("batch index out of range")
-        a = i * self.size
-        return range(a, min(a + self.size, self.n))
+        return range(i * self.size, min((i + 1) * self.size, self.n))
 
     def __iter__(self) -> Iterator[range]:
-        for a in range(0, self.n, self.size):
-            yield range(a, min(a + self.size, self.n))
+        return (range(a, min(a + self.size, self.n)) for a in range(0, self.n, self.size))
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, RangeBatches):
-            return (self.n, self.size) == (other.n, other.size) or (len(self) == len(other) == 0)
-        if isinstance(other, Sequence) and not isinstance(other, (str, bytes)):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-        return NotImplemented
+        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
 
     __hash__ = None  # type: ignore[assignment]  # compares like a list
 
@@ -97,22 +79,10 @@ class WorkerBatches:
     """``range(0, n)`` cut by the cluster: about ``per_worker`` batches per worker.
 
     Several batches per worker keep every worker busy to the end and make a
-    lost worker cheap to redo.  ``max_size`` caps a batch (memory) unless
-    that would make more than :data:`MAX_TASKS` batches, when batches grow
-    instead (the per-batch functions work through a large batch in chunks).
-
-    Use it only where the cut cannot change the result (integer counters,
-    best-of with ties to the smallest id), never for floating-point sums,
-    whose batches must be those of the single-process path.
-
-    Parameters
-    ----------
-    n : int
-        Number of ids (``>= 0``).
-    max_size : int, optional
-        Most ids per batch.
-    per_worker : int
-        Batches per worker (``>= 1``).
+    lost worker cheap to redo.  ``max_size`` caps a batch (memory) unless that
+    would make more than :data:`MAX_TASKS` batches.  Only for results the cut
+    cannot change (integer counters, best-of with ties to the smallest id),
+    never for floating-point sums.
 
     Examples
     --------

@@ -1,9 +1,8 @@
 """Start the right local Dask cluster: one worker per GPU, or CPU worker processes.
 
-The numba kernels that every batch runs are themselves multi-threaded, so a
-CPU worker runs one task at a time (``threads_per_worker=1``) and owns a share
-of the cores through numba's thread count.  Two workers on two cores thus get
-one numba thread each instead of fighting over two threads each.
+The numba kernels every batch runs are multi-threaded, so a CPU worker runs
+one task at a time and owns a share of the cores through numba's thread count
+(two workers on two cores get one thread each, not two each to fight over).
 """
 
 from __future__ import annotations
@@ -56,81 +55,64 @@ def start_cluster(n_workers: int | None = None, *, gpu: str | bool = "auto",
                   host: str = "127.0.0.1", **kw: Any) -> Any:
     """Start a local Dask cluster suited to rapids-balance and return a client.
 
-    With a usable GPU and dask-cuda installed this is a
-    ``dask_cuda.LocalCUDACluster`` with one worker per GPU (each worker sees
-    only its own device); otherwise a ``distributed.LocalCluster`` of CPU
-    worker processes.  Pass the returned client as ``client=`` to
-    :func:`rapids_balance.balance`, :func:`rapids_balance.frustration`,
-    :func:`rapids_balance.betweenness_centrality`,
-    :func:`rapids_balance.edge_betweenness_centrality` or
-    :func:`rapids_balance.correlation_clustering`.
+    With a usable GPU and dask-cuda installed, a ``dask_cuda.LocalCUDACluster``
+    with one worker per GPU; otherwise a ``distributed.LocalCluster`` of CPU
+    worker processes.  Pass the client as ``client=`` to any capability.
 
     Parameters
     ----------
     n_workers : int, optional
-        Number of workers (>= 1).  Default: one per visible GPU for a GPU cluster,
-        one per CPU core for a CPU cluster.
+        Workers (>= 1); default one per visible GPU, or one per CPU core.
     gpu : {"auto", True, False}
-        ``"auto"`` picks ``LocalCUDACluster`` when dask-cuda is importable and
+        ``"auto"``: ``LocalCUDACluster`` when dask-cuda imports and
         :func:`rapids_balance.gpu_status` reports a real usable GPU; ``True``
-        requires it (raises otherwise); ``False`` always starts CPU workers.
+        requires it; ``False`` always starts CPU workers.
     threads_per_worker : int, optional
-        Dask task threads per worker.  Default 1: each batch task is already
+        Dask task threads per worker; default 1, since each batch task is
         parallel inside (numba threads or a whole GPU).
     processes : bool
-        CPU workers as separate processes (default) or as threads of this
-        process (``False``; cheaper to start, but the workers then share this
-        process's numba thread pool and ``numba_threads`` does not apply).
+        CPU workers as processes (default) or as threads of this process
+        (which share its numba thread pool: ``numba_threads`` does not apply).
     numba_threads : int, optional
-        numba threads per CPU worker process.  Default
-        ``max(1, cores // n_workers)``, so the workers together use each core once.
+        numba threads per CPU worker process; default ``max(1, cores //
+        n_workers)``, so the workers together use each core once.  Set in
+        ``NUMBA_NUM_THREADS`` and applied by every batch task.
     dashboard_address : str, optional
-        Address for the Dask dashboard (e.g. ``"127.0.0.1:8787"``); ``None``
-        (default) starts none, so several clusters can run side by side.  The
-        scheduler's HTTP endpoints then listen on a free port of ``host``.
+        Address of the Dask dashboard (e.g. ``"127.0.0.1:8787"``); ``None``
+        (default) starts none, so several clusters can run side by side.
     host : str
-        Interface the scheduler, the workers and their HTTP endpoints bind
-        (default ``"127.0.0.1"``: loopback only, nothing reachable from
-        another machine); ``"0.0.0.0"`` or a public address only when other
-        machines must join.
+        Interface the scheduler, the workers and their HTTP endpoints bind;
+        default loopback only, ``"0.0.0.0"`` when other machines must join.
     **kw
         Passed on to ``LocalCUDACluster`` / ``LocalCluster``.
 
     Returns
     -------
     distributed.Client
-        Connected to the new cluster, which it owns: ``client.close()`` (or
-        leaving ``with start_cluster() as client:``) also shuts the cluster
-        down.
+        It owns the cluster: ``client.close()`` (or leaving ``with
+        start_cluster() as client:``) shuts the cluster down too.
 
     Raises
     ------
     InvalidParameterError
-        A parameter has a wrong type or value (checked before anything starts).
+        A bad parameter, before anything starts.
     BackendUnavailableError
-        ``gpu=True`` without dask-cuda or without a usable GPU.
+        ``gpu=True`` without dask-cuda or a usable GPU.
     ImportError
         ``distributed`` is not installed (``pip install 'rapids-balance[dask]'``).
 
     Notes
     -----
-    A cluster that already exists (a scheduler on another machine, a
-    Kubernetes or SLURM deployment) needs no helper: connect with
-    ``distributed.Client("tcp://scheduler-address:8786")`` and pass that
-    client.  Its workers need rapids-balance installed.
-
-    Worker threads: each CPU worker gets the environment variables
-    ``NUMBA_NUM_THREADS`` and ``RAPIDS_BALANCE_NUMBA_THREADS`` set to
-    ``numba_threads``; every batch task also calls
-    ``numba.set_num_threads`` with it, which holds even when numba was
-    imported before the variable took effect.
+    For a cluster that exists already (another machine, Kubernetes, SLURM),
+    connect with ``distributed.Client("tcp://scheduler:8786")`` and pass that
+    client; its workers need rapids-balance installed.
 
     Examples
     --------
     >>> import rapids_balance as rb
     >>> client = rb.start_cluster(2, gpu=False)          # doctest: +SKIP
-    >>> g = rb.load_example("bitcoin-alpha")              # doctest: +SKIP
-    >>> res = rb.balance(g, n_trees=1000, client=client)  # doctest: +SKIP
+    >>> res = rb.balance(rb.load_example("bitcoin-alpha"), n_trees=1000,
+    ...                  client=client)                   # doctest: +SKIP
     """
     _check_params(n_workers, gpu, threads_per_worker, processes, numba_threads, dashboard_address)
     if not isinstance(host, str) or not host:

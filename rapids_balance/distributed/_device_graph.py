@@ -1,23 +1,12 @@
 """A graph kept on the device, shipped to the workers as device arrays.
 
-A graph built from device columns keeps its arrays in CuPy
-(``graph.on_device``).  Pickled as it is, it would be copied to the host on
-the client (CuPy pickles an array through ``ndarray.get()``).  So the
-workers receive a :class:`DeviceGraph` instead: the graph without its
-arrays (small, pickled) and the device arrays themselves, which Dask
-serializes as it serializes any CuPy array:
-
-* workers in the client's process (``processes=False``) use the very same
-  device arrays: nothing is copied;
-* with the ``cuda`` serializers (UCX comms, as dask-cuda sets up) the arrays
-  go from device to device;
-* over Dask's TCP comm, Dask stages each array's bytes through host memory
-  while sending it, as it does for any CuPy array; the library itself makes
-  no host copy of the graph.
-
-Every worker unpacks the graph once (when the scattered handle arrives), so
-the tasks on one worker share it and the host copies its CPU kernels make
-of it.
+Pickled as it is, a graph whose arrays are in CuPy would be copied to the
+host on the client (CuPy pickles through ``ndarray.get()``).  The workers get
+a :class:`DeviceGraph` instead: the graph without its arrays, and the arrays,
+which Dask serializes as any CuPy array -- shared in the client's process
+(``processes=False``), device to device with the ``cuda`` serializers (UCX,
+as dask-cuda sets up), staged through host memory by Dask's TCP comm.  The
+library itself makes no host copy of the graph.
 """
 
 from __future__ import annotations

@@ -1,15 +1,11 @@
 """Before any work: can every worker import what its tasks need?
 
-A worker whose Python cannot import rapids-balance cannot unpickle a task or
-the graph; Dask then retries the transfer forever (the call hangs and the
-scheduler's log fills with "failed to acquire keys").  So each public call
-with ``client=`` first asks every worker it has not asked before, within
-seconds, for the versions of rapids-balance and numba it imports (and CuPy
-when the GPU backend is asked for), and refuses to start with an error that
-names each worker and what it lacks.
-
-The question is a function sent *by value* (defined here from source in a
-module no worker imports), so it reaches a worker that lacks rapids-balance.
+A worker that cannot import rapids-balance cannot unpickle a task or the
+graph, and Dask retries the transfer forever (the call hangs, the scheduler's
+log fills).  So each call with ``client=`` first asks every worker it has not
+asked before for the versions it imports, and refuses to start with an error
+naming each worker and what it lacks.  The question is a function sent *by
+value* (compiled here from source), so it reaches a worker without the package.
 """
 
 from __future__ import annotations
@@ -51,6 +47,7 @@ class WorkerEnvironmentError(RuntimeError):
 
 
 def _probe_function():
+    """The probe, defined outside any module a worker imports (so pickled by value)."""
     namespace: dict[str, Any] = {"__name__": "rapids_balance_worker_probe"}
     exec(compile(_PROBE_SOURCE, "<rapids-balance worker probe>", "exec"), namespace)
     return namespace["probe"]
@@ -96,9 +93,9 @@ def _ask(client: Any, workers: list[str], names: list[str], timeout: float) -> d
 
 def check_workers(client: Any, owner: str, *, gpu: bool = False,
                   timeout: float = PROBE_TIMEOUT_S) -> None:
-    """Raise :class:`WorkerEnvironmentError` naming every worker of ``client`` that cannot
-    import rapids-balance at the client's version, numba (same minor release) or, with
-    ``gpu``, CuPy.  Workers that answered well before are not asked again."""
+    """Raise :class:`WorkerEnvironmentError` naming every worker that cannot import
+    rapids-balance at the client's version, numba (same minor release) or (``gpu``) CuPy;
+    workers that answered well are not asked again."""
     addresses = sorted(client.scheduler_info().get("workers", {}))
     done = _CHECKED.setdefault(client, set())
     todo = [a for a in addresses if (a, gpu) not in done]
@@ -134,11 +131,8 @@ def check_workers(client: Any, owner: str, *, gpu: bool = False,
 
 
 def check_client(client: Any, owner: str | None = None) -> Any:
-    """Validate a ``client=`` argument: a running ``distributed.Client``.
-
-    ``owner`` (the public function's name) gives the message the style of
-    :mod:`rapids_balance._validation`.
-    """
+    """A ``client=`` argument: a running ``distributed.Client`` (``owner``: the public function
+    named in the message)."""
     distributed = require_distributed(f"{owner}(client=...)" if owner else "client=")
     if not isinstance(client, distributed.Client):
         if owner is not None:
@@ -152,9 +146,8 @@ def check_client(client: Any, owner: str | None = None) -> Any:
 
 
 def check_client_arg(client: Any, owner: str, backend: str | None = None) -> None:
-    """A public function's ``client=``, before its graph is loaded: None, or a running
-    ``distributed.Client`` with at least one worker, each of which can import rapids-balance
-    at this version, numba and (``backend="gpu"``) CuPy (:func:`check_workers`)."""
+    """A public function's ``client=``, before its graph is loaded: None, or a running client
+    with at least one worker, each passing :func:`check_workers`."""
     if client is None:
         return
     check_client(client, owner)

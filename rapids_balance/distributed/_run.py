@@ -1,26 +1,21 @@
 """The one door from a capability to the cluster: run its batches, reduce them.
 
-A capability scales out by handing :func:`run_batches` its pure per-batch
-function ``batch_fn(graph, batch, params)``, its batches and its reduction;
-nothing in ``distributed/`` knows what a tree, a source or a restart is.
+A capability hands :func:`run_batches` its pure per-batch function
+``batch_fn(graph, batch, params)``, its batches and its reduction; nothing in
+``distributed/`` knows what a tree, a source or a restart is.
 
-1. The graph goes to the cluster once (:func:`~._graphs.scatter_graph`);
-   tasks carry a small reference to it, so it is never pickled into a task
-   and a later call sends nothing graph-sized.
-2. One pure task per batch, with Dask's retries; when a worker dies, the
-   scheduler reruns its tasks elsewhere, and since no task mutates its
-   inputs, a rerun batch is counted exactly once.
-3. One of two reductions: ``combine(a, b)`` on the cluster, in batch order
-   along a tree whose shape depends only on the number of batches and
-   ``split_every`` (:func:`~._tasks.tree_groups`), so the root is the same
-   for any number of workers and equals :func:`~._tasks.ordered_reduce` run
-   locally, bit for bit (balance counters, betweenness sums); or
-   ``fold(parts)`` on the client, the parts in batch order, for state that
-   belongs to the call (the frustration cloud, the best clustering restart).
+1. The graph goes to the cluster once (:mod:`._graphs`); tasks carry a small
+   reference to it, so a later call sends nothing graph-sized.
+2. One pure task per batch, with Dask's retries: a dead worker's batches are
+   rerun elsewhere and, since no task mutates its inputs, counted once.
+3. ``combine(a, b)`` on the cluster along a tree fixed by the number of
+   batches and ``split_every`` (:func:`~._tasks.tree_groups`), so the root
+   equals :func:`~._tasks.ordered_reduce` run locally, bit for bit, for any
+   number of workers; or ``fold(parts)`` on the client, the parts in batch
+   order, for state that belongs to the call (the frustration cloud).
 
 Capability packages import this module and no other private module of
-``distributed/`` (a test holds both sides to it); the argument checks and
-batch cuts they need are re-exported here.
+``distributed/`` (a test holds both sides to it).
 """
 
 from __future__ import annotations
@@ -60,64 +55,41 @@ def run_batches(client: Any, graph: Any, batch_fn: Callable[[Any, Any, Any], Any
     Parameters
     ----------
     client : distributed.Client
-        A running client.
     graph : Graph, SignedGraph or distributed.Future
-        What every batch reads; a future is used as it is.  A graph kept on
-        the device is sent as its device arrays, with no host copy on the
-        client.
+        What every batch reads, sent once (a future is used as it is; a graph
+        kept on the device travels as its device arrays).
     batch_fn : callable
-        Module-level (importable by the workers) and pure: it never updates
-        its arguments in place.
+        Module-level (importable by the workers) and pure.
     batches : iterable or WorkerBatches
-        One task per item, in this order.  A :class:`WorkerBatches` is cut
-        here for the workers the scheduler knows now.
+        One task per item, in this order (a :class:`WorkerBatches` is cut for
+        the workers the scheduler knows now).
     params : object
-        Passed unchanged to every call (small: it travels with each task).
+        Passed to every call (small: it travels with each task).
     combine : callable, optional
-        ``combine(a, b) -> new object``: reduce on the cluster, in batch
-        order, along the tree fixed by ``split_every`` (``None``: one left
-        fold).  Default: elementwise sum
-        (:func:`~rapids_balance.distributed.ordered_reduce` gives the same
-        reduction locally, bit for bit).  Only the root comes back: host
-        arrays, or for a graph kept on the device, arrays where the workers
-        made them.
-    split_every : int or None
-        Fan-in of the cluster reduction (>= 2); unused with ``fold``.
+        ``combine(a, b) -> new object``, folded on the cluster in batch order
+        along the tree fixed by ``split_every`` (``None``: one left fold);
+        default elementwise sum.  Only the root comes back, on the host (for a
+        graph kept on the device, where the workers made it).
     fold : callable, optional
-        ``fold(parts)``: the per-batch results come back to the client as a
-        list in batch order, each straight from its worker, and ``fold``
-        merges them there.  Give either ``combine`` or ``fold``, not both.
-    progress : bool
-        Progress bar over finished batches.
-    desc : str, optional
-        Progress label and task-name prefix (default: ``batch_fn``'s name).
-    retries : int
-        Reruns of a batch that raised; a batch whose worker died is rerun by
-        the scheduler regardless.
+        Instead of ``combine``: ``fold(parts)`` on the client, the parts in
+        batch order, each straight from its worker.
+    progress, desc, retries
+        Progress bar; label and task-name prefix (default ``batch_fn``'s name);
+        reruns of a batch that raised (a dead worker's batch is rerun anyway).
     until : float, optional
-        With ``fold``: a ``time.time()`` deadline.  Batches are then
-        submitted in order, two per worker in flight, none after the
-        deadline (the first always), and ``fold`` gets the parts of the
-        batches submitted, a prefix in batch order: a million batches with a
-        deadline of seconds cost the scheduler the batches that fit.
+        With ``fold``: a ``time.time()`` deadline.  Batches are submitted in
+        order, two per worker in flight, none after it (the first always), and
+        ``fold`` gets the prefix that was submitted.
     spread : bool
-        With ``fold``: batch ``i`` placed on worker ``i mod W`` (loosely),
-        for a few long independent tasks, which the scheduler may otherwise
-        give to whichever worker frees its thread first.
-
-    Returns
-    -------
-    object
-        The cluster reduction's root, or what ``fold`` returns.
+        With ``fold``: batch ``i`` on worker ``i mod W``, loosely (a few long
+        tasks the scheduler may otherwise give to one worker).
 
     Raises
     ------
     TypeError
-        Both ``combine`` and ``fold`` given, or ``client`` is not a
-        ``distributed.Client``.
+        Both ``combine`` and ``fold``, or ``client`` is not a ``distributed.Client``.
     InvalidParameterError
-        More batches than the scheduler takes (``MAX_TASKS``), or a bad
-        ``retries`` / ``progress`` / ``split_every``.
+        More batches than ``MAX_TASKS``, or a bad ``retries`` / ``progress`` / ``split_every``.
     ValueError
         No batches.
 
@@ -127,8 +99,6 @@ def run_batches(client: Any, graph: Any, batch_fn: Callable[[Any, Any, Any], Any
     >>> def degree_sum(graph, ids, params):  # module-level in real code
     ...     return int(graph.degrees()[ids.start:ids.stop].sum())
     >>> total = run_batches(client, g, degree_sum, RangeBatches(g.n, 1000))  # doctest: +SKIP
-    >>> per_batch = run_batches(client, g, degree_sum, RangeBatches(g.n, 1000),
-    ...                         fold=list)                                 # doctest: +SKIP
     """
     if combine is not None and fold is not None:
         raise TypeError("run_batches takes combine= (reduce on the cluster) or fold= (merge on "
@@ -145,24 +115,20 @@ def run_batches(client: Any, graph: Any, batch_fn: Callable[[Any, Any, Any], Any
     check_task_count(len(batches), name)
     if not len(batches):
         raise ValueError("no batches to run")
-    check_workers(client, name)  # the building blocks too: a worker that cannot import us hangs
+    check_workers(client, name)  # a worker that cannot import us would hang the call
     if fold is not None:
-        job = _gather_job(batch_fn, batches, params, retries, progress, until, spread)
-        return fold(_run_job(client, graph, name, job))
-    job = _reduce_job(batch_fn, batches, params, retries, progress,
-                      sum_parts if combine is None else combine, split_every,
-                      not getattr(graph, "on_device", False))
-    return _run_job(client, graph, name, job)
+        return fold(_run_job(client, graph, name,
+                             _gather_job(batch_fn, batches, params, retries, progress, until, spread)))
+    return _run_job(client, graph, name, _reduce_job(
+        batch_fn, batches, params, retries, progress, sum_parts if combine is None else combine,
+        split_every, not getattr(graph, "on_device", False)))
 
 
 def _run_job(client: Any, graph: Any, name: str, job: Callable) -> Any:
-    """Send the graph, run ``job(client, ref, name, token, made)``, release its futures.
-
-    If every worker that held the graph died before another fetched it, the
-    tasks say so (:class:`~._graphs.GraphLostError`): the graph is then sent
-    again and the whole job resubmitted, which is safe because every task is
-    pure.
-    """
+    """Send the graph, run ``job(client, ref, name, token, made)``, release its futures.  If
+    every worker that held the graph died before another fetched it
+    (:class:`~._graphs.GraphLostError`), the graph is sent again and the job resubmitted:
+    safe, because every task is pure."""
     for attempt in range(_MAX_RESENDS + 1):
         ref = None
         made: list[Any] = []
@@ -181,8 +147,7 @@ def _run_job(client: Any, graph: Any, name: str, job: Callable) -> Any:
 
 
 def _gather_job(fn, batches, params, retries, progress, until, spread):
-    """Every batch's result on the client, in batch order; submitted all at once, or under a
-    deadline two per worker in flight (:func:`run_batches`)."""
+    """Every batch's result on the client, in batch order (see ``until`` in :func:`run_batches`)."""
     def job(client, ref, name, token, made):
         from distributed import as_completed
 
@@ -198,20 +163,17 @@ def _gather_job(fn, batches, params, retries, progress, until, spread):
             index[fut.key] = i
             pending.add(fut)
 
-        width = len(batches) if until is None else 2 * n_workers(client)
         deadline = float("inf") if until is None else until
-        submitted = 0
-        while submitted < min(width, len(batches)) and (not submitted or time.time() < deadline):
-            submit(submitted)
-            submitted += 1
+        width = len(batches) if until is None else min(2 * n_workers(client), len(batches))
+        while len(index) < width and (not index or time.time() < deadline):
+            submit(len(index))
         with progress_bar(len(batches), name, enabled=progress, unit="batch") as bar:
             for fut in pending:
                 got[index[fut.key]] = _result(fut)
                 bar.update(1)
-                if submitted < len(batches) and time.time() < deadline:
-                    submit(submitted)
-                    submitted += 1
-        return [got[i] for i in range(submitted)]
+                if len(index) < len(batches) and time.time() < deadline:
+                    submit(len(index))
+        return [got[i] for i in range(len(index))]
 
     return job
 
@@ -221,17 +183,14 @@ def _reduce_job(fn, batches, params, retries, progress, combine, split_every, to
     def job(client, ref, name, token, made):
         from distributed import as_completed
 
-        items = [client.submit(run_batch, fn, ref, b, params, key=f"{name}-{i}-{token}",
-                               retries=retries, pure=False) for i, b in enumerate(batches)]
+        leaves = items = [client.submit(run_batch, fn, ref, b, params, key=f"{name}-{i}-{token}",
+                                        retries=retries, pure=False) for i, b in enumerate(batches)]
         made += items
-        leaves = items
         levels = tree_groups(len(items), split_every)
         for depth, level in enumerate(levels):
-            root = depth == len(levels) - 1 and to_host_root
-            items = [client.submit(fold_to_host if root else fold_parts, combine, *items[a:b],
-                                   key=f"{name}-reduce{depth}-{j}-{token}", retries=retries,
-                                   pure=False)
-                     for j, (a, b) in enumerate(level)]
+            task = fold_to_host if depth == len(levels) - 1 and to_host_root else fold_parts
+            items = [client.submit(task, combine, *items[a:b], key=f"{name}-reduce{depth}-{j}-{token}",
+                                   retries=retries, pure=False) for j, (a, b) in enumerate(level)]
             made += items
         with progress_bar(len(leaves), name, enabled=progress, unit="batch") as bar:
             for _ in as_completed(leaves):
@@ -243,11 +202,9 @@ def _reduce_job(fn, batches, params, retries, progress, combine, split_every, to
 
 def _placement(client: Any, spread: bool) -> Callable[[int], dict]:
     """Task ``i``'s placement: none, or (``spread``) worker ``i mod W`` of the sorted
-    addresses, loosely (``allow_other_workers``, so a lost worker's task runs elsewhere).
-
-    Long independent tasks (searches that each fill their time limit) are spread so: the
-    scheduler places root tasks by load, and a worker that frees its thread first may take
-    them all while its peer is still busy, which leaves the peer idle for the whole call."""
+    addresses, loosely, so that a lost worker's task runs elsewhere.  The scheduler places root
+    tasks by load, and the worker that frees its thread first may take a few long searches all
+    while its peer idles for the whole call."""
     addrs = sorted(client.scheduler_info().get("workers", {})) if spread else []
     if not addrs:
         return lambda i: {}
@@ -255,8 +212,7 @@ def _placement(client: Any, spread: bool) -> Callable[[int], dict]:
 
 
 def _result(fut: Any) -> Any:
-    """A finished task's value, straight from the worker that holds it (not relayed by the
-    scheduler, which then carries no result bytes); raises the task's error."""
+    """A finished task's value straight from its worker (the scheduler relays no result bytes)."""
     return fut.client.gather(fut, direct=True)
 
 
@@ -267,17 +223,14 @@ def n_workers(client: Any) -> int:
 
 def tree_task_span(client: Any, n_leaves: int, split_every: int, per_worker: int = 2) -> int:
     """Leaves per task for a reduction over ``n_leaves`` fixed leaves: the largest power of
-    ``split_every`` that still gives ``client``'s cluster ``per_worker`` tasks per worker
-    (1, a task per leaf, when there are too few leaves).
+    ``split_every`` that still gives the cluster ``per_worker`` tasks per worker (1 when there
+    are too few leaves).
 
     A task that folds ``span = split_every ** j`` consecutive leaves from a multiple of
-    ``span`` with :func:`stream_reduce` returns exactly the node of the tree over all the
-    leaves that covers them (the last task, with fewer leaves, its node too: a group of one
-    is its item), so :func:`run_batches` over such tasks with the same ``split_every`` gives
-    the single-process fold of the leaves bit for bit, on any number of workers.  Fewer,
-    larger tasks on a small cluster (a task's kernels run its leaves in one parallel
-    region; two tasks per worker still let a worker start its next task while the other's
-    last threads finish, and a lost worker costs two tasks); a task per leaf on a large one.
+    ``span`` with :func:`stream_reduce` returns exactly the node of the whole tree that covers
+    them, so :func:`run_batches` over such tasks with the same ``split_every`` gives the
+    single-process fold bit for bit, on any number of workers: fewer, larger tasks on a small
+    cluster (a task runs its leaves in one parallel region), a task per leaf on a large one.
     """
     check_client(client)
     tasks = int(per_worker) * n_workers(client)
@@ -288,25 +241,18 @@ def tree_task_span(client: Any, n_leaves: int, split_every: int, per_worker: int
 
 
 class ReadyTimes(dict):
-    """``{worker: seconds}`` of :func:`ready_on_workers`; ``compile_s``: the longest any
-    worker spent compiling (its cache loads left out); ``loading_s``: the seconds of the
-    call that were not compiling (what a search's time limit counts of it)."""
+    """``{worker: seconds}``; ``compile_s``: the longest any worker spent compiling;
+    ``loading_s``: the seconds that were not compiling (what a search's time limit counts)."""
 
     compile_s: float = 0.0
     loading_s: float = 0.0
 
 
 def ready_on_workers(client: Any, ready: Callable[..., float], *args: Any) -> ReadyTimes:
-    """Run ``ready(*args)`` (a search's kernel warm-up, which returns its seconds) on every
-    worker at once, before the search's clock starts; returns ``{worker: seconds}``
-    (:class:`ReadyTimes`, which also says how much of it was compiling).
-
-    A cold worker would otherwise compile inside its first batch, on the
-    search's time and without a word; here all workers compile (or load
-    from their numba cache) in parallel, one task each in a task thread
-    (not in the worker's event loop, which must keep answering the
-    scheduler), and the caller reports the seconds in its result's ``info``.
-    """
+    """Run ``ready(*args)`` (a search's kernel warm-up, returning its seconds) on every worker
+    at once, in a task thread, before the search's clock starts.  A cold worker would otherwise
+    compile inside its first batch, on the search's time and without a word; the caller reports
+    these seconds in its result's ``info``."""
     check_client(client)
     started = time.perf_counter()
     workers = sorted(client.scheduler_info().get("workers", {}))
@@ -325,19 +271,14 @@ def ready_on_workers(client: Any, ready: Callable[..., float], *args: Any) -> Re
 
 
 def task_slots(client: Any) -> int:
-    """Tasks the cluster runs side by side now: the task threads of all its workers (at least 1).
-
-    A search that runs its independent steps as tasks (the frustration
-    refinement's V-cycles) sizes its waves by this, as it sizes them by its
-    thread count in one process.
-    """
+    """Tasks the cluster runs side by side now (its workers' task threads, at least 1): what a
+    search sizes its waves of independent steps by, as by its thread count in one process."""
     check_client(client)
     return max(1, sum(int(t) for t in client.nthreads().values()))
 
 
 def worker_address() -> str | None:
-    """The address of the worker running the calling task (None outside a task): what a
-    task may report so that its caller can say where its work ran."""
+    """The address of the worker running the calling task (None outside a task)."""
     try:
         from distributed import get_worker
 
@@ -347,8 +288,8 @@ def worker_address() -> str | None:
 
 
 def wall_deadline(deadline: float) -> float:
-    """A ``time.perf_counter()`` deadline of this process as a ``time.time()`` instant: the one
-    clock the workers share (infinity, no deadline, stays infinity)."""
+    """A ``time.perf_counter()`` deadline as a ``time.time()`` instant, the clock the workers
+    share (infinity stays infinity)."""
     return time.time() + (deadline - time.perf_counter())
 
 
