@@ -22,8 +22,8 @@ import pytest
 
 import rapids_balance as rb
 from rapids_balance.balancing import _engine
-from rapids_balance.distributed._batches import RangeBatches
-from rapids_balance.distributed._batches import MAX_TASKS, WorkerBatches, check_task_count
+from rapids_balance.distributed._run import RangeBatches
+from rapids_balance.distributed._run import MAX_TASKS, WorkerBatches, check_task_count
 from rapids_balance.errors import InvalidParameterError
 from rapids_balance.frustration_index import _frustration
 from rapids_balance.graph import build_graph
@@ -276,7 +276,7 @@ def test_range_batches_are_lazy():
     assert first == range(0, 64) and firsts == [range(0, 64), range(64, 128)]
     assert last == range(HUGE - 64, HUGE) and n == HUGE // 64
     assert peak < 1 << 20
-    assert RangeBatches(10, 4) == [range(0, 4), range(4, 8), range(8, 10)]
+    assert list(RangeBatches(10, 4)) == [range(0, 4), range(4, 8), range(8, 10)]
     assert list(RangeBatches(0, 4)) == [] and len(RangeBatches(0, 4)) == 0
     with pytest.raises(IndexError):
         RangeBatches(10, 4)[3]

@@ -566,7 +566,7 @@ def test_device_graph_travels_as_its_device_arrays(rapids):
     pytest.importorskip("distributed")
     from distributed.protocol import deserialize, serialize
 
-    from rapids_balance.distributed._device_graph import DeviceGraph, ship_device_graph
+    from rapids_balance.distributed._graphs import DeviceGraph, ship_device_graph
     from rapids_balance.distributed._graphs import _shipping_copy
 
     graph = rb.SignedGraph.from_edgelist(standins.from_pandas(EDGES), sign="sign")

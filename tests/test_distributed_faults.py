@@ -9,6 +9,9 @@ check the call hangs (the worker can never unpickle the graph or a task).
 
 from __future__ import annotations
 
+import os
+import re
+import signal
 import time
 
 import pytest
@@ -16,7 +19,7 @@ import pytest
 pytest.importorskip("distributed")
 
 import rapids_balance as rb  # noqa: E402
-from rapids_balance.distributed._preflight import WorkerEnvironmentError  # noqa: E402
+from rapids_balance.distributed._preflight import WorkerEnvironmentError, check_workers  # noqa: E402
 
 from _real_cluster import RealCluster, worker_env  # noqa: E402
 
@@ -73,3 +76,22 @@ def test_worker_without_the_package_is_named_before_any_work(mixed, call):
         assert "rapids_balance 0.0.1.dev0, the client has " + rb.__version__ in msg
     # nothing was submitted: the scheduler knows no task of the call
     assert not client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.tasks))
+
+
+def test_a_worker_that_does_not_answer_is_named_within_the_timeout():
+    """A frozen worker (stopped by a signal) keeps its connections open but answers nothing:
+    the check gives up after its timeout and names it."""
+    cluster = RealCluster(1)
+    try:
+        (address, pid), = cluster.client.run(os.getpid).items()
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            t0 = time.monotonic()
+            with pytest.raises(WorkerEnvironmentError,
+                               match=re.escape(address) + " did not say within 2 s"):
+                check_workers(cluster.client, "balance", timeout=2.0)
+            assert time.monotonic() - t0 < 10
+        finally:
+            os.kill(pid, signal.SIGCONT)
+    finally:
+        cluster.close()

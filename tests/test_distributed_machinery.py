@@ -223,7 +223,7 @@ def test_stream_reduce_keeps_parts_per_level_not_per_batch():
 
 
 def test_range_batches():
-    assert RangeBatches(10, 4) == [range(0, 4), range(4, 8), range(8, 10)]
+    assert list(RangeBatches(10, 4)) == [range(0, 4), range(4, 8), range(8, 10)]
     assert [i for r in RangeBatches(1000, 37) for i in r] == list(range(1000))
     with pytest.raises(ValueError):
         RangeBatches(10, 0)
@@ -555,3 +555,33 @@ def test_narrow_counters_sum_exactly_in_fewer_bytes():
         assert np.array_equal(total[k].astype(np.int64), a[k] + b[k]), k
     assert total["edges"].dtype == np.int16 and total["edges"].nbytes * 4 == a["edges"].nbytes
     assert narrow((np.zeros(0, np.int64), np.ones(3)))[0].dtype == np.int64  # empty, floats kept
+
+
+def test_every_worker_counts_where_scheduler_info_lists_five(monkeypatch):
+    """distributed 2025.x's ``Client.scheduler_info()`` listed the first five workers only
+    (dask/distributed#9045, undone by #9308): on such a release the workers' check, the batch
+    cut and the graph's copies must still reach all of them."""
+    from distributed import get_task_stream
+
+    from rapids_balance.distributed import _preflight
+    from rapids_balance.distributed._run import n_workers
+
+    with start_cluster(6, gpu=False, processes=False) as c:
+        real = c.scheduler_info
+
+        def first_five(*args, **kwargs):
+            info = dict(real(*args, **kwargs))
+            info["workers"] = dict(sorted(info["workers"].items())[:5])
+            return info
+
+        monkeypatch.setattr(c, "scheduler_info", first_five)
+        asked = []
+        ask = _preflight._ask
+        monkeypatch.setattr(_preflight, "_ask", lambda cl, w, *a: asked.extend(w) or ask(cl, w, *a))
+        assert n_workers(c) == 6
+        with get_task_stream(c) as ts:
+            got = run_batches(c, np.arange(7), _float_part, RangeBatches(12, 1), {"scale": 1.0},
+                              fold=list)
+        assert len(got) == 12 and len(set(asked)) == 6
+        keeps = {t["worker"] for t in ts.data if t["key"].startswith("keep-graph-")}
+        assert len(keeps) == 6  # one copy kept per worker, the sixth included

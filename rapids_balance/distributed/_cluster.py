@@ -13,10 +13,10 @@ from typing import Any
 from .._validation import check_bool, check_int, param_error
 from ..errors import BackendUnavailableError
 
-__all__ = ["start_cluster", "NUMBA_THREADS_ENV", "gpu_cluster_available", "require_distributed"]
+__all__ = ["start_cluster", "NUMBA_THREADS_ENV", "gpu_cluster_available", "require_distributed",
+           "worker_addresses"]
 
-#: Environment variable a worker started by :func:`start_cluster` carries:
-#: the numba thread count each batch task runs with (see ``_tasks.run_batch``).
+#: the numba thread count of each task on a worker started by :func:`start_cluster`
 NUMBA_THREADS_ENV = "RAPIDS_BALANCE_NUMBA_THREADS"
 
 MAX_WORKERS = 2**16  # local workers / threads: far above any machine, far below an accident
@@ -31,6 +31,13 @@ def require_distributed(what: str):
 
         raise missing_extra("distributed", what) from exc
     return distributed
+
+
+def worker_addresses(client: Any) -> list[str]:
+    """Every worker's address, sorted.  ``client.nthreads()`` lists them all in every release;
+    ``client.scheduler_info()["workers"]`` held only the first five from dask/distributed#9045
+    until #9308 (2026.7)."""
+    return sorted(client.nthreads())
 
 
 def gpu_cluster_available() -> tuple[bool, str]:
@@ -53,36 +60,33 @@ def start_cluster(n_workers: int | None = None, *, gpu: str | bool = "auto",
                   threads_per_worker: int | None = None, processes: bool = True,
                   numba_threads: int | None = None, dashboard_address: str | None = None,
                   host: str = "127.0.0.1", **kw: Any) -> Any:
-    """Start a local Dask cluster suited to rapids-balance and return a client.
+    """Start a local Dask cluster suited to rapids-balance and return a client of it.
 
-    With a usable GPU and dask-cuda installed, a ``dask_cuda.LocalCUDACluster``
-    with one worker per GPU; otherwise a ``distributed.LocalCluster`` of CPU
-    worker processes.  Pass the client as ``client=`` to any capability.
+    A ``dask_cuda.LocalCUDACluster`` with one worker per GPU when dask-cuda
+    imports and a real GPU is usable, else a ``distributed.LocalCluster`` of
+    CPU worker processes.  For a cluster that exists already, pass
+    ``distributed.Client("tcp://scheduler:8786")`` instead (its workers need
+    rapids-balance installed).
 
     Parameters
     ----------
     n_workers : int, optional
-        Workers (>= 1); default one per visible GPU, or one per CPU core.
+        Default: one per visible GPU, or one per CPU core.
     gpu : {"auto", True, False}
-        ``"auto"``: ``LocalCUDACluster`` when dask-cuda imports and
-        :func:`rapids_balance.gpu_status` reports a real usable GPU; ``True``
-        requires it; ``False`` always starts CPU workers.
+        ``True`` requires a GPU cluster, ``False`` starts CPU workers.
     threads_per_worker : int, optional
-        Dask task threads per worker; default 1, since each batch task is
-        parallel inside (numba threads or a whole GPU).
+        Dask task threads per worker; default 1 (each task is parallel inside).
     processes : bool
         CPU workers as processes (default) or as threads of this process
-        (which share its numba thread pool: ``numba_threads`` does not apply).
+        (sharing its numba thread pool: ``numba_threads`` does not apply).
     numba_threads : int, optional
-        numba threads per CPU worker process; default ``max(1, cores //
-        n_workers)``, so the workers together use each core once.  Set in
-        ``NUMBA_NUM_THREADS`` and applied by every batch task.
+        numba threads per CPU worker process; default ``cores // n_workers``
+        (at least 1), so the workers together use each core once.
     dashboard_address : str, optional
-        Address of the Dask dashboard (e.g. ``"127.0.0.1:8787"``); ``None``
-        (default) starts none, so several clusters can run side by side.
+        Dask dashboard address; default none, so clusters can run side by side.
     host : str
-        Interface the scheduler, the workers and their HTTP endpoints bind;
-        default loopback only, ``"0.0.0.0"`` when other machines must join.
+        Interface every server binds: loopback by default, ``"0.0.0.0"`` only
+        when other machines must join.
     **kw
         Passed on to ``LocalCUDACluster`` / ``LocalCluster``.
 
@@ -101,22 +105,14 @@ def start_cluster(n_workers: int | None = None, *, gpu: str | bool = "auto",
     ImportError
         ``distributed`` is not installed (``pip install 'rapids-balance[dask]'``).
 
-    Notes
-    -----
-    For a cluster that exists already (another machine, Kubernetes, SLURM),
-    connect with ``distributed.Client("tcp://scheduler:8786")`` and pass that
-    client; its workers need rapids-balance installed.
-
     Examples
     --------
     >>> import rapids_balance as rb
-    >>> client = rb.start_cluster(2, gpu=False)          # doctest: +SKIP
-    >>> res = rb.balance(rb.load_example("bitcoin-alpha"), n_trees=1000,
-    ...                  client=client)                   # doctest: +SKIP
+    >>> client = rb.start_cluster(2, gpu=False)                      # doctest: +SKIP
+    >>> res = rb.balance(rb.load_example("bitcoin-alpha"), client=client)  # doctest: +SKIP
     """
-    _check_params(n_workers, gpu, threads_per_worker, processes, numba_threads, dashboard_address)
-    if not isinstance(host, str) or not host:
-        raise param_error("host", "start_cluster", "an interface address such as '127.0.0.1'", host)
+    _check_params(n_workers, gpu, threads_per_worker, processes, numba_threads, dashboard_address,
+                  host)
     distributed = require_distributed("start_cluster")
     use_gpu = False
     if gpu is not False:
@@ -139,14 +135,10 @@ def start_cluster(n_workers: int | None = None, *, gpu: str | bool = "auto",
         cores = os.cpu_count() or 1
         nw = cores if n_workers is None else int(n_workers)
         nt = max(1, cores // nw) if numba_threads is None else int(numba_threads)
-        if processes:
-            env = dict(kw.pop("env", None) or {})
-            env.setdefault("NUMBA_NUM_THREADS", str(nt))
-            env.setdefault(NUMBA_THREADS_ENV, str(nt))
-            kw["env"] = env
+        if processes:  # (threads of this process share its numba pool: nothing to set)
+            kw["env"] = {"NUMBA_NUM_THREADS": str(nt), NUMBA_THREADS_ENV: str(nt),
+                         **(kw.get("env") or {})}
             kw["host"] = host  # in-process workers talk in memory: no socket to bind
-        # in-process workers (processes=False) share this process's numba pool:
-        # numba_threads does not apply to them
         cluster = distributed.LocalCluster(n_workers=nw, threads_per_worker=tpw,
                                            processes=processes,
                                            dashboard_address=dashboard_address, **kw)
@@ -158,7 +150,7 @@ def start_cluster(n_workers: int | None = None, *, gpu: str | bool = "auto",
 
 
 def _check_params(n_workers, gpu, threads_per_worker, processes, numba_threads,
-                  dashboard_address) -> None:
+                  dashboard_address, host) -> None:
     """Every parameter of :func:`start_cluster`, before a process is started."""
     owner = "start_cluster"
     if not (gpu == "auto" or isinstance(gpu, bool)):  # 1 == True: check the type, not ``in``
@@ -170,6 +162,8 @@ def _check_params(n_workers, gpu, threads_per_worker, processes, numba_threads,
     if dashboard_address is not None and not isinstance(dashboard_address, str):
         raise param_error("dashboard_address", owner, "an address such as ':8787', or None",
                           dashboard_address)
+    if not isinstance(host, str) or not host:
+        raise param_error("host", owner, "an interface address such as '127.0.0.1'", host)
 
 
 def _client_owning(cluster):

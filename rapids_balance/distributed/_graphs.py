@@ -18,18 +18,23 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import hashlib
+import sys
 import threading
 import uuid
 import weakref
 from collections import OrderedDict
 from concurrent.futures import CancelledError
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
+from ._cluster import worker_addresses
+
 __all__ = ["GraphRef", "GraphLostError", "fingerprint", "scatter_graph", "hold_graph", "held_ref",
-           "forget_graph", "known_on_cluster", "resolve_graph", "keep_here", "graph_on_worker"]
+           "forget_graph", "known_on_cluster", "resolve_graph", "keep_here", "graph_on_worker",
+           "DeviceGraph", "ship_device_graph"]
 
 #: the Dask key of every graph sent to a cluster starts with this
 GRAPH_KEY_PREFIX = "rapids-balance-graph-"
@@ -84,8 +89,6 @@ def _fields(graph: Any) -> dict[str, Any]:
     device, whose fields would be copied to the host to be read)."""
     if getattr(graph, "on_device", False):
         return {}
-    if type(graph) is np.ndarray:
-        return {"array": graph}
     if dataclasses.is_dataclass(graph):
         return {f.name: getattr(graph, f.name) for f in dataclasses.fields(graph)
                 if f.name not in _LOCAL_ONLY}
@@ -95,8 +98,8 @@ def _fields(graph: Any) -> dict[str, Any]:
 
 
 def fingerprint(graph: Any) -> str:
-    """A digest of the graph's content (type, sizes, arrays), cached per object: equal graphs
-    are sent and kept once.  A graph whose content is not host arrays gets a token of its own."""
+    """A digest of the graph's content, cached per object: equal graphs are sent and kept once
+    (one whose content is not host arrays gets a token of its own)."""
     known = _FINGERPRINTS.get(id(graph))
     if known is not None:
         return known
@@ -132,8 +135,7 @@ def held_ref(client: Any, fp: str) -> GraphRef | None:
 def scatter_graph(client: Any, graph: Any) -> Any:
     """A :class:`GraphRef` to the graph on the cluster of ``client``, sent now unless it is
     there (a future the caller scattered itself is returned unchanged).  A graph kept on the
-    device travels as its device arrays, with no host copy on the client
-    (:mod:`._device_graph`)."""
+    device travels as its device arrays (:class:`DeviceGraph`)."""
     if isinstance(graph, GraphRef) or _is_future(graph):
         return graph
     fp = fingerprint(graph)
@@ -142,8 +144,6 @@ def scatter_graph(client: Any, graph: Any) -> Any:
         return ref
     shipped = _shipping_copy(graph)
     if getattr(graph, "on_device", False):
-        from ._device_graph import ship_device_graph
-
         shipped = ship_device_graph(shipped)
     # a key of its own per send: a send that follows a lost one never meets the scheduler's
     # record of it
@@ -179,7 +179,7 @@ def hold_graph(client: Any, fut: Any, fp: str) -> GraphRef:
     client.publish_dataset(fut, name=key, override=True)
     while len(held) > KEEP_GRAPHS:
         _release(client, held.popitem(last=False)[1])
-    workers = sorted(client.scheduler_info().get("workers", {}))
+    workers = worker_addresses(client)
     token = uuid.uuid4().hex[:10]
     keeps = [client.submit(keep_here, fut, fp, key=f"keep-graph-{i}-{token}", workers=[w],
                            allow_other_workers=True, pure=False)  # a dead worker's goes elsewhere
@@ -197,13 +197,10 @@ def hold_graph(client: Any, fut: Any, fp: str) -> GraphRef:
 
 
 def _wait_for_copies(client: Any, keeps: list, fut: Any, key: str, workers: set[str]) -> None:
-    """Wait for the keep tasks, checking every second that the copying can still finish.
-
-    A scattered key has no task to recompute it: when every worker holding it
-    dies, the keep tasks wait for ever.  A worker that leaves meanwhile counts
-    as a loss too: the scheduler can go on listing a peer that was fetching
-    from it as a holder while its keep task never runs (distributed 2026.8).
-    """
+    """Wait for the keep tasks, checking every second that the copying can still finish: a
+    scattered key has no task to recompute it, so when every worker holding it dies the keep
+    tasks wait for ever.  A worker that leaves counts as a loss too: the scheduler can go on
+    listing a peer that was fetching from it as a holder (distributed 2026.8)."""
     import asyncio
 
     from distributed import wait
@@ -220,7 +217,7 @@ def _wait_for_copies(client: Any, keeps: list, fut: Any, key: str, workers: set[
             if fut.status != "finished" or not client.who_has([fut]).get(key):
                 raise GraphLostError(f"the graph ({key}) was lost while the workers copied it: "
                                      "every worker that held it died") from None
-            gone = workers - set(client.scheduler_info().get("workers", {}))
+            gone = workers - set(worker_addresses(client))
             if gone:
                 raise GraphLostError(f"a worker left while the workers copied the graph ({key}): "
                                      f"{sorted(gone)[0]}") from None
@@ -258,37 +255,30 @@ def known_on_cluster(ref: GraphRef) -> None:
 
 
 def resolve_graph(obj: Any) -> Any:
-    """The graph a task should use: a :class:`~._device_graph.DeviceGraph` unwrapped."""
-    from ._device_graph import DeviceGraph
-
+    """The graph a task should use: a :class:`DeviceGraph` unwrapped."""
     return obj.graph if isinstance(obj, DeviceGraph) else obj
 
 
 def keep_here(shipped: Any, fp: str) -> bool:
     """Keep the graph ``fp`` in this worker's cache: a task on each worker after it was sent
     (or on the worker that built it)."""
-    with _LOCK:
-        if fp not in _LOCAL:
-            _remember(fp, resolve_graph(shipped))
+    _cached(fp, lambda: shipped)
     return True
-
-
-def _remember(fp: str, graph: Any) -> Any:
-    _LOCAL[fp] = graph
-    _LOCAL.move_to_end(fp)
-    while len(_LOCAL) > KEEP_GRAPHS:
-        _LOCAL.popitem(last=False)
-    return graph
 
 
 def graph_on_worker(ref: GraphRef) -> Any:
     """The graph ``ref`` names, from this worker's cache, else fetched once from a peer."""
+    return _cached(ref.fingerprint, lambda: _fetch(ref.key))
+
+
+def _cached(fp: str, make: Callable[[], Any]) -> Any:
     with _LOCK:  # one fetch per process, whatever the number of task threads
-        graph = _LOCAL.get(ref.fingerprint)
-        if graph is not None:
-            _LOCAL.move_to_end(ref.fingerprint)
-            return graph
-        return _remember(ref.fingerprint, resolve_graph(_fetch(ref.key)))
+        if fp not in _LOCAL:
+            _LOCAL[fp] = resolve_graph(make())
+            while len(_LOCAL) > KEEP_GRAPHS:
+                _LOCAL.popitem(last=False)
+        _LOCAL.move_to_end(fp)
+        return _LOCAL[fp]
 
 
 def _fetch(key: str) -> Any:
@@ -322,3 +312,76 @@ def _fetch(key: str) -> Any:
     finally:
         if fut is not None:
             fut.release()
+
+
+# --- a graph kept on the device ------------------------------------------------------------
+
+# what a graph kept on the device holds its arrays in (see rapids_balance.graph.Graph)
+_ARRAYS = "_xp_arrays"
+
+
+class DeviceGraph:
+    """A graph kept on the device as it travels: ``rest`` (the graph without its arrays or host
+    copies of them), ``arrays`` (by name) and ``graph`` (put back together).  Pickled as it is,
+    the graph would be copied to the host on the client (CuPy pickles through ``.get()``); these
+    arrays Dask sends as any CuPy array (device to device with dask-cuda's serializers)."""
+
+    def __init__(self, rest: Any, arrays: dict[str, Any], graph: Any = None):
+        self.rest = rest
+        self.arrays = arrays
+        self.graph = graph if graph is not None else _assemble(rest, arrays)
+
+    def __reduce__(self):
+        # without Dask's serializers (plain pickle): each array as its library pickles it
+        return (DeviceGraph, (self.rest, self.arrays))
+
+    def __sizeof__(self) -> int:
+        # dask's memory accounting counts host memory: the arrays live on the device
+        return 1024
+
+
+def _assemble(rest: Any, arrays: dict[str, Any]) -> Any:
+    graph = copy.copy(rest)
+    graph.__dict__[_ARRAYS] = arrays
+    return graph
+
+
+def ship_device_graph(shipped: Any) -> DeviceGraph:
+    """The :class:`DeviceGraph` of ``shipped``, a graph kept on the device (already without
+    per-process caches): the host copies of its device arrays stay behind."""
+    _register_serializers()  # the client: Dask is in use now
+    arrays = shipped.__dict__[_ARRAYS]
+    rest = copy.copy(shipped)
+    for name in (_ARRAYS, *arrays):
+        rest.__dict__.pop(name, None)  # a host copy made on the client: the workers make their own
+    return DeviceGraph(rest, arrays, graph=shipped)
+
+
+@functools.cache
+def _register_serializers() -> None:
+    """Teach Dask to send a :class:`DeviceGraph` as its parts, the device arrays with Dask's own
+    serializers (``cuda`` where the comm takes device buffers).  Once per process: at import
+    when ``distributed`` is loaded (a worker unpickling the type), else on the first send, so
+    that a call without Dask does not import it."""
+    from distributed.protocol import dask_deserialize, dask_serialize, deserialize, serialize
+    from distributed.protocol.cuda import cuda_deserialize, cuda_serialize
+
+    def dumps(families: tuple[str, ...]):
+        def dump(handle: DeviceGraph):
+            names = list(handle.arrays)
+            parts = [handle.rest, names, *(handle.arrays[k] for k in names)]
+            return serialize(parts, serializers=families, on_error="raise", iterate_collection=True)
+        return dump
+
+    def load(header: dict, frames: list) -> DeviceGraph:
+        rest, names, *arrays = deserialize(header, frames)
+        return DeviceGraph(rest, dict(zip(names, arrays)))
+
+    dask_serialize.register(DeviceGraph)(dumps(("dask", "pickle")))
+    dask_deserialize.register(DeviceGraph)(load)
+    cuda_serialize.register(DeviceGraph)(dumps(("cuda", "dask", "pickle")))
+    cuda_deserialize.register(DeviceGraph)(load)
+
+
+if sys.modules.get("distributed") is not None:  # a worker unpickling the type: deserializers first
+    _register_serializers()

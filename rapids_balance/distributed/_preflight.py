@@ -2,20 +2,18 @@
 
 A worker that cannot import rapids-balance cannot unpickle a task or the
 graph, and Dask retries the transfer forever (the call hangs, the scheduler's
-log fills).  So each call with ``client=`` first asks every worker it has not
-asked before for the versions it imports, and refuses to start with an error
-naming each worker and what it lacks.  The question is a function sent *by
-value* (compiled here from source), so it reaches a worker without the package.
+log fills); so each call first asks every new worker what it imports, by a
+function sent *by value*, and names each worker that cannot run the tasks.
 """
 
 from __future__ import annotations
 
+import asyncio
 import weakref
-from concurrent.futures import ThreadPoolExecutor, TimeoutError as FutureTimeout
 from typing import Any
 
 from .._validation import param_error
-from ._cluster import require_distributed
+from ._cluster import require_distributed, worker_addresses
 
 __all__ = ["check_client", "check_client_arg", "check_workers", "WorkerEnvironmentError",
            "PROBE_TIMEOUT_S"]
@@ -79,16 +77,13 @@ def _same_release(name: str, got: str, want: str) -> bool:
 
 
 def _ask(client: Any, workers: list[str], names: list[str], timeout: float) -> dict[str, Any]:
-    pool = ThreadPoolExecutor(1)
     try:
-        job = pool.submit(client.run, _probe_function(), names, workers=workers, on_error="return")
-        return job.result(timeout=timeout)
-    except FutureTimeout:
+        return client.run(_probe_function(), names, workers=workers, on_error="return",
+                          callback_timeout=timeout)
+    except (TimeoutError, asyncio.TimeoutError):
         raise WorkerEnvironmentError(
             f"the Dask workers {', '.join(workers)} did not say within {timeout:.0f} s whether they "
             "can import rapids-balance; check that they are running and reachable") from None
-    finally:
-        pool.shutdown(wait=False)
 
 
 def check_workers(client: Any, owner: str, *, gpu: bool = False,
@@ -96,7 +91,7 @@ def check_workers(client: Any, owner: str, *, gpu: bool = False,
     """Raise :class:`WorkerEnvironmentError` naming every worker that cannot import
     rapids-balance at the client's version, numba (same minor release) or (``gpu``) CuPy;
     workers that answered well are not asked again."""
-    addresses = sorted(client.scheduler_info().get("workers", {}))
+    addresses = worker_addresses(client)
     done = _CHECKED.setdefault(client, set())
     todo = [a for a in addresses if (a, gpu) not in done]
     if not todo:
@@ -130,16 +125,12 @@ def check_workers(client: Any, owner: str, *, gpu: bool = False,
             + "\n  ".join(problems))
 
 
-def check_client(client: Any, owner: str | None = None) -> Any:
-    """A ``client=`` argument: a running ``distributed.Client`` (``owner``: the public function
-    named in the message)."""
-    distributed = require_distributed(f"{owner}(client=...)" if owner else "client=")
+def check_client(client: Any, owner: str = "run_batches") -> Any:
+    """A ``client=`` argument of ``owner``: a running ``distributed.Client``."""
+    distributed = require_distributed(f"{owner}(client=...)")
     if not isinstance(client, distributed.Client):
-        if owner is not None:
-            raise param_error("client", owner, "a distributed.Client (from rapids_balance.start_cluster() "
-                              "or distributed.Client(address)) or None", client)
-        raise TypeError(f"client must be a distributed.Client, got {type(client).__name__}; "
-                        "use rapids_balance.start_cluster() or distributed.Client(address)")
+        raise param_error("client", owner, "a distributed.Client (from rapids_balance.start_cluster() "
+                          "or distributed.Client(address)) or None", client)
     if client.status != "running":
         raise RuntimeError(f"the Dask client is not running (status {client.status!r})")
     return client
@@ -151,12 +142,8 @@ def check_client_arg(client: Any, owner: str, backend: str | None = None) -> Non
     if client is None:
         return
     check_client(client, owner)
-    try:  # up front only: in the middle of a run a worker being replaced leaves none for a moment
-        info = client.scheduler_info()
-        workers = int(info.get("n_workers", len(info.get("workers", {}))))
-    except TypeError:  # a newer signature: do not refuse on a question we cannot ask
-        workers = 1
-    if not workers:
+    # up front only: in the middle of a run a worker being replaced leaves none for a moment
+    if not worker_addresses(client):
         # Dask's scatter would wait for its timeout (30 s), then fail with "No valid workers found"
         raise RuntimeError(f"{owner}(client=...): the Dask cluster has no workers; start some "
                            "(rapids_balance.start_cluster(n)) or wait for them first "

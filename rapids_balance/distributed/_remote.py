@@ -1,26 +1,17 @@
 """Graphs the client never holds: built on the workers from their parts, called there whole.
 
-An edge list given as a Dask DataFrame or a Parquet dataset (a folder or a
-glob) is read where it lies:
-
-1. the client decides the column roles and checks every part from metadata
-   only (Parquet footers, the frame's dtypes), so a bad file is named, with
-   its column, before any work (:class:`~rapids_balance.io.EdgeParts`);
-2. one task per part reads its columns on a worker; one task takes every part
-   as input (Dask moves them worker to worker), joins them in part order and
-   builds the graph: the graph the same rows give in one process;
-3. every worker keeps the built graph (:func:`~._graphs.hold_graph`) and the
-   client gets a :class:`ClusterGraph` handle of a few hundred bytes.
+:func:`cluster_graph` reads a Dask DataFrame or a Parquet dataset where it
+lies: the client checks every part from metadata only (a bad file is named
+before any work), one task per part reads it on a worker, one task joins them
+in part order and builds the graph, and every worker keeps it
+(:func:`~._graphs.hold_graph`); the client gets a small :class:`ClusterGraph`.
 
 A capability decorated with :func:`on_workers`, given such an input and
-``client=``, checks its parameters on the client as always, then runs its
-whole call as one task on a worker, its batches through that worker's client
-(``worker_client``).  Nothing graph-sized crosses the client and the result
-comes back once, straight from the worker.  With ``as_dask=True`` the
-result's per-edge tables stay on that worker as Dask DataFrames of slices
-made there.  An input the client holds (a graph, a table, a file) takes the
-same way when ``as_dask=True`` asks for its per-edge tables: the graph is
-built here, sent once, and the call runs on a worker.
+``client=``, checks its parameters on the client, then runs its whole call as
+one task on a worker, its batches through that worker's client.  The result
+comes back once, straight from the worker; with ``as_dask=True`` its per-edge
+tables stay there as Dask DataFrames (for an input the client holds too: its
+graph is built here and sent once).
 """
 
 from __future__ import annotations
@@ -64,36 +55,30 @@ def cluster_graph(client: Any, source: Any, **options: Any) -> ClusterGraph:
     ----------
     client : distributed.Client
     source : dask.dataframe.DataFrame, str or path-like
-        A Dask DataFrame of edges, or a Parquet dataset: a folder of Parquet
-        files (walked, names starting with ``.`` or ``_`` skipped) or a glob;
-        the files are read in path order.
+        A Dask DataFrame of edges, or a folder of Parquet files (walked, names
+        starting with ``.`` or ``_`` skipped) or a glob, read in path order.
     **options
-        ``source``, ``target``, ``sign``, ``weight`` (the column roles),
-        ``signed`` and the cleaning options of
-        :func:`rapids_balance.read_edgelist`.
+        The column roles (``source``, ``target``, ``sign``, ``weight``),
+        ``signed`` and the cleaning options of :func:`rapids_balance.read_edgelist`.
 
     Returns
     -------
     ClusterGraph
-        The handle the client keeps; pass it to a capability with the same
-        ``client=``.  The same input (the same files, sizes and times, or the
-        same Dask graph) and options again return the same handle, reading
-        nothing.
+        A handle to pass to a capability with the same ``client=``.  The same
+        input (files of the same sizes and times, or the same Dask graph) and
+        options return the same handle, reading nothing.
 
     Raises
     ------
     GraphFormatError, GraphInputError
         A bad file or column, named, before any part is read.
     InvalidParameterError
-        ``source`` is not one of the above (a graph or table the client holds
-        is passed to the capabilities as it is).
+        ``source`` is none of the above.
 
     Examples
     --------
     >>> import rapids_balance as rb
     >>> g = rb.cluster_graph(client, "edges/", sign="rating")   # doctest: +SKIP
-    >>> g.n, g.m, g.parts                                        # doctest: +SKIP
-    (82140, 500481, 16)
     >>> res = rb.balance(g, n_trees=1000, client=client)        # doctest: +SKIP
     """
     from ..graph import graph_from_any
@@ -118,17 +103,14 @@ def _build(client: Any, parts: Any) -> ClusterGraph:
     import dask
 
     handle = _BUILT.get((client.id, parts.token))
-    if handle is not None and getattr(held_ref(client, handle.fingerprint), "key", None) == handle.key:
+    if handle is not None and held_ref(client, handle.fingerprint) == GraphRef(handle.key, handle.fingerprint):
         return handle
     token = uuid.uuid4().hex[:10]
     pieces = parts.pieces()
     slim = parts.slim()
-    if parts.kind == "parquet":
-        reads = [client.submit(slim.read, path, i, key=f"read-edges-{i}-{token}", pure=False)
-                 for i, path in enumerate(pieces)]
-    else:  # the partitions are Dask's own tasks: each is read where Dask computes it
-        reads = client.compute([dask.delayed(slim.read, pure=True)(p, i)
-                                for i, p in enumerate(pieces)])
+    # a file, or a Dask DataFrame's partition (its own tasks): each read where Dask puts it
+    reads = client.compute([dask.delayed(slim.read)(p, i, dask_key_name=f"read-edges-{i}-{token}")
+                            for i, p in enumerate(pieces)])
     key = f"{GRAPH_KEY_PREFIX}built-{parts.token}-{token}"
     built = client.submit(slim.build, *reads, key=key, pure=False)
     try:

@@ -1,21 +1,13 @@
 """The one door from a capability to the cluster: run its batches, reduce them.
 
-A capability hands :func:`run_batches` its pure per-batch function
-``batch_fn(graph, batch, params)``, its batches and its reduction; nothing in
-``distributed/`` knows what a tree, a source or a restart is.
-
-1. The graph goes to the cluster once (:mod:`._graphs`); tasks carry a small
-   reference to it, so a later call sends nothing graph-sized.
-2. One pure task per batch, with Dask's retries: a dead worker's batches are
-   rerun elsewhere and, since no task mutates its inputs, counted once.
-3. ``combine(a, b)`` on the cluster along a tree fixed by the number of
-   batches and ``split_every`` (:func:`~._tasks.tree_groups`), so the root
-   equals :func:`~._tasks.ordered_reduce` run locally, bit for bit, for any
-   number of workers; or ``fold(parts)`` on the client, the parts in batch
-   order, for state that belongs to the call (the frustration cloud).
-
-Capability packages import this module and no other private module of
-``distributed/`` (a test holds both sides to it).
+A capability hands :func:`run_batches` its pure per-batch function, its
+batches and its reduction; nothing in ``distributed/`` knows what a tree, a
+source or a restart is.  The graph goes to the cluster once (:mod:`._graphs`);
+one pure task per batch, which Dask reruns elsewhere when its worker dies;
+the parts folded on the cluster along a tree fixed by the number of batches
+(:func:`~._tasks.tree_groups`), so the root is the same bit for bit for any
+number of workers, or merged on the client in batch order.  Capability
+packages import this module and no other private module of ``distributed/``.
 """
 
 from __future__ import annotations
@@ -24,11 +16,12 @@ import time
 import uuid
 from collections.abc import Iterable, Sequence
 from concurrent.futures import CancelledError
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
 
 from .._progress import progress_bar
 from .._validation import check_int, check_progress
-from ._batches import MAX_TASKS, RangeBatches, WorkerBatches, check_task_count
+from ._cluster import worker_addresses
 from ._graphs import GraphLostError, GraphRef, _is_future, forget_graph, scatter_graph
 from ._preflight import check_client, check_client_arg, check_workers
 from ._remote import on_workers
@@ -39,6 +32,89 @@ __all__ = ["run_batches", "tree_task_span", "ready_on_workers", "ReadyTimes", "o
            "worker_address", "wall_deadline", "local_deadline", "stream_reduce", "narrow",
            "sum_narrow", "RangeBatches", "WorkerBatches", "check_client", "check_client_arg",
            "check_task_count", "n_workers"]
+
+#: most batches one run submits: the scheduler holds state for every task it knows
+MAX_TASKS = 200_000
+
+
+def check_task_count(n_batches: int, what: str) -> None:
+    """Refuse, before anything is submitted, a run of more than :data:`MAX_TASKS` batches."""
+    if n_batches > MAX_TASKS:
+        from ..errors import InvalidParameterError
+
+        raise InvalidParameterError(
+            f"{what} would submit {n_batches} tasks to the Dask cluster, more than its limit of "
+            f"{MAX_TASKS} (the scheduler keeps state for every task); pass a larger batch_size "
+            "or split the run")
+
+
+class RangeBatches(Sequence):
+    """``range(0, n)`` cut into consecutive ranges of ``size`` ids (the last may be shorter),
+    made on demand: a run of ``10**12`` trees never holds a list of its batches.
+
+    Examples
+    --------
+    >>> list(RangeBatches(10, 4))
+    [range(0, 4), range(4, 8), range(8, 10)]
+    >>> len(RangeBatches(10**12, 64))
+    15625000000
+    """
+
+    __slots__ = ("n", "size")
+
+    def __init__(self, n: int, size: int):
+        n, size = int(n), int(size)
+        if size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {size}")
+        if n < 0:
+            raise ValueError(f"the number of ids must be >= 0, got {n}")
+        self.n, self.size = n, size
+
+    def __len__(self) -> int:
+        return -(-self.n // self.size)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        i = int(i) + (len(self) if int(i) < 0 else 0)
+        if not 0 <= i < len(self):
+            raise IndexError("batch index out of range")
+        return range(i * self.size, min((i + 1) * self.size, self.n))
+
+    def __iter__(self) -> Iterator[range]:
+        return (range(a, min(a + self.size, self.n)) for a in range(0, self.n, self.size))
+
+    def __repr__(self) -> str:
+        return f"RangeBatches(n={self.n}, size={self.size})"
+
+
+@dataclass(frozen=True)
+class WorkerBatches:
+    """``range(0, n)`` cut by the cluster: ``per_worker`` batches per worker (each busy to the
+    end, a lost one cheap to redo), at most ``max_size`` ids each unless that would make more
+    than :data:`MAX_TASKS`.  Only where the cut cannot change the result (integer counters,
+    best-of with ties to the smallest id), never for floating-point sums.
+
+    Examples
+    --------
+    >>> WorkerBatches(30, per_worker=2).for_workers(2)
+    RangeBatches(n=30, size=8)
+    >>> WorkerBatches(30, max_size=4).for_workers(1)
+    RangeBatches(n=30, size=4)
+    """
+
+    n: int
+    max_size: int | None = None
+    per_worker: int = 4
+
+    def for_workers(self, workers: int) -> RangeBatches:
+        """The cut for a cluster of ``workers`` workers."""
+        n = int(self.n)
+        size = -(-n // (int(self.per_worker) * max(1, int(workers))))
+        if self.max_size is not None:
+            size = max(min(size, int(self.max_size)), -(-n // MAX_TASKS))
+        return RangeBatches(n, max(1, size))
+
 
 #: times a job is resubmitted after every copy of its graph was lost
 _MAX_RESENDS = 2
@@ -52,50 +128,31 @@ def run_batches(client: Any, graph: Any, batch_fn: Callable[[Any, Any, Any], Any
                 until: float | None = None, spread: bool = False) -> Any:
     """Run ``batch_fn(graph, batch, params)`` for every batch on the cluster and reduce.
 
-    Parameters
-    ----------
-    client : distributed.Client
-    graph : Graph, SignedGraph or distributed.Future
-        What every batch reads, sent once (a future is used as it is; a graph
-        kept on the device travels as its device arrays).
-    batch_fn : callable
-        Module-level (importable by the workers) and pure.
-    batches : iterable or WorkerBatches
-        One task per item, in this order (a :class:`WorkerBatches` is cut for
-        the workers the scheduler knows now).
-    params : object
-        Passed to every call (small: it travels with each task).
-    combine : callable, optional
-        ``combine(a, b) -> new object``, folded on the cluster in batch order
-        along the tree fixed by ``split_every`` (``None``: one left fold);
-        default elementwise sum.  Only the root comes back, on the host (for a
-        graph kept on the device, where the workers made it).
-    fold : callable, optional
-        Instead of ``combine``: ``fold(parts)`` on the client, the parts in
-        batch order, each straight from its worker.
-    progress, desc, retries
-        Progress bar; label and task-name prefix (default ``batch_fn``'s name);
-        reruns of a batch that raised (a dead worker's batch is rerun anyway).
-    until : float, optional
-        With ``fold``: a ``time.time()`` deadline.  Batches are submitted in
-        order, two per worker in flight, none after it (the first always), and
-        ``fold`` gets the prefix that was submitted.
-    spread : bool
-        With ``fold``: batch ``i`` on worker ``i mod W``, loosely (a few long
-        tasks the scheduler may otherwise give to one worker).
+    ``batch_fn`` is module-level (the workers import it) and pure; ``graph``
+    (a graph, or a future used as it is) is sent once; ``params`` travels with
+    each task, so keep it small.  ``batches`` gives one task per item, in
+    order (a :class:`WorkerBatches` is cut for the workers there are now).
 
-    Raises
-    ------
-    TypeError
-        Both ``combine`` and ``fold``, or ``client`` is not a ``distributed.Client``.
-    InvalidParameterError
-        More batches than ``MAX_TASKS``, or a bad ``retries`` / ``progress`` / ``split_every``.
-    ValueError
-        No batches.
+    The parts are reduced one of two ways:
+
+    * ``combine(a, b) -> new object`` (default: elementwise sum) on the
+      cluster, in batch order along the tree fixed by ``split_every``
+      (``None``: one left fold); only the root comes back, equal bit for bit to
+      :func:`~._tasks.ordered_reduce` of the same parts;
+    * ``fold(parts)`` on the client, the parts in batch order.  With ``until``
+      (a ``time.time()`` deadline) batches are submitted in order, two per
+      worker in flight, none after it (the first always), and ``fold`` gets
+      the prefix submitted; with ``spread``, batch ``i`` runs on worker
+      ``i mod W``, loosely (a few long tasks the scheduler might give to one).
+
+    ``retries`` reruns a batch that raised (a dead worker's batches are rerun
+    anyway); ``progress`` and ``desc`` (label and task-name prefix) as in the
+    capabilities.  Bad arguments or more than :data:`MAX_TASKS` batches raise
+    :class:`~rapids_balance.errors.InvalidParameterError`, before anything is
+    sent.
 
     Examples
     --------
-    >>> from rapids_balance.distributed import RangeBatches, run_batches
     >>> def degree_sum(graph, ids, params):  # module-level in real code
     ...     return int(graph.degrees()[ids.start:ids.stop].sum())
     >>> total = run_batches(client, g, degree_sum, RangeBatches(g.n, 1000))  # doctest: +SKIP
@@ -205,10 +262,8 @@ def _placement(client: Any, spread: bool) -> Callable[[int], dict]:
     addresses, loosely, so that a lost worker's task runs elsewhere.  The scheduler places root
     tasks by load, and the worker that frees its thread first may take a few long searches all
     while its peer idles for the whole call."""
-    addrs = sorted(client.scheduler_info().get("workers", {})) if spread else []
-    if not addrs:
-        return lambda i: {}
-    return lambda i: {"workers": [addrs[i % len(addrs)]], "allow_other_workers": True}
+    addrs = worker_addresses(client) if spread else []
+    return lambda i: {"workers": [addrs[i % len(addrs)]], "allow_other_workers": True} if addrs else {}
 
 
 def _result(fut: Any) -> Any:
@@ -218,21 +273,15 @@ def _result(fut: Any) -> Any:
 
 def n_workers(client: Any) -> int:
     """Number of workers the scheduler knows now (at least 1)."""
-    return max(1, len(client.scheduler_info().get("workers", {})))
+    return max(1, len(worker_addresses(client)))
 
 
 def tree_task_span(client: Any, n_leaves: int, split_every: int, per_worker: int = 2) -> int:
-    """Leaves per task for a reduction over ``n_leaves`` fixed leaves: the largest power of
-    ``split_every`` that still gives the cluster ``per_worker`` tasks per worker (1 when there
-    are too few leaves).
-
-    A task that folds ``span = split_every ** j`` consecutive leaves from a multiple of
-    ``span`` with :func:`stream_reduce` returns exactly the node of the whole tree that covers
-    them, so :func:`run_batches` over such tasks with the same ``split_every`` gives the
-    single-process fold bit for bit, on any number of workers: fewer, larger tasks on a small
-    cluster (a task runs its leaves in one parallel region), a task per leaf on a large one.
-    """
-    check_client(client)
+    """Leaves per task for a reduction over ``n_leaves`` leaves: the largest power of
+    ``split_every`` that still gives ``per_worker`` tasks per worker (or 1).  A task that
+    folds ``span`` leaves from a multiple of ``span`` with :func:`stream_reduce` returns the
+    node of the whole tree that covers them, so :func:`run_batches` over such tasks gives the
+    single-process fold bit for bit, with fewer, larger tasks on a small cluster."""
     tasks = int(per_worker) * n_workers(client)
     span = 1
     while -(-int(n_leaves) // (span * split_every)) >= tasks:
@@ -253,9 +302,8 @@ def ready_on_workers(client: Any, ready: Callable[..., float], *args: Any) -> Re
     at once, in a task thread, before the search's clock starts.  A cold worker would otherwise
     compile inside its first batch, on the search's time and without a word; the caller reports
     these seconds in its result's ``info``."""
-    check_client(client)
     started = time.perf_counter()
-    workers = sorted(client.scheduler_info().get("workers", {}))
+    workers = worker_addresses(client)
     token = uuid.uuid4().hex[:10]
     futs = [client.submit(run_ready, ready, *args, workers=[w], allow_other_workers=True,
                           pure=False, key=f"ready-{i}-{token}") for i, w in enumerate(workers)]
@@ -273,7 +321,6 @@ def ready_on_workers(client: Any, ready: Callable[..., float], *args: Any) -> Re
 def task_slots(client: Any) -> int:
     """Tasks the cluster runs side by side now (its workers' task threads, at least 1): what a
     search sizes its waves of independent steps by, as by its thread count in one process."""
-    check_client(client)
     return max(1, sum(int(t) for t in client.nthreads().values()))
 
 

@@ -1,7 +1,6 @@
 """What runs on a worker: one batch, and the fixed-order reductions.
 
-Shipped by reference (the package is installed on the workers) and pure: a
-task that a dead worker had started is run again elsewhere, and since no task
+All pure: a dead worker's task is run again elsewhere, and since no task
 mutates its inputs, a retry can neither lose nor double-count work.
 """
 
@@ -14,7 +13,7 @@ from ._cluster import NUMBA_THREADS_ENV
 from ._graphs import GraphRef, graph_on_worker, resolve_graph
 
 __all__ = ["run_batch", "run_ready", "narrow", "sum_narrow", "fold", "fold_to_host", "sum_parts",
-           "to_host_tree", "tree_groups", "ordered_reduce", "stream_reduce"]
+           "tree_groups", "ordered_reduce", "stream_reduce"]
 
 
 def _set_numba_threads() -> None:
@@ -91,12 +90,8 @@ def _narrow_leaf(x: Any) -> Any:
 
 def narrow(x: Any) -> Any:
     """Integer arrays anywhere in a nested result in the narrowest signed type that holds their
-    values (exact: only the storage changes).
-
-    A batch's counters count its own trees or sources, a few hundred at most
-    per element, so they travel and wait for the reduction in one or two
-    bytes per element instead of eight.
-    """
+    values: a batch's counters (a few hundred at most per element) travel and wait for the
+    reduction in one or two bytes per element instead of eight."""
     return _walk(x, _narrow_leaf)
 
 
@@ -179,18 +174,9 @@ def stream_reduce(parts: Iterable[Any], combine: Callable[[Any, Any], Any] = sum
     return levels[depth][0]
 
 
-def to_host_tree(x: Any) -> Any:
-    """CuPy arrays anywhere in a nested result, as numpy."""
-    def leaf(v: Any) -> Any:
-        if type(v).__module__.startswith("cupy"):
-            from ..backend import to_host
-
-            return to_host(v)
-        return v
-
-    return _walk(x, leaf)
-
-
 def fold_to_host(combine: Callable[[Any, Any], Any], *parts: Any) -> Any:
-    """:func:`fold`, the result moved to the host (the root of a reduction)."""
-    return to_host_tree(fold(combine, *parts))
+    """:func:`fold`, then CuPy arrays anywhere in the result moved to the host (a root)."""
+    from ..backend import to_host
+
+    return _walk(fold(combine, *parts),
+                 lambda v: to_host(v) if type(v).__module__.startswith("cupy") else v)
