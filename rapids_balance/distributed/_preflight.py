@@ -68,14 +68,6 @@ def _wanted(gpu: bool) -> dict[str, str]:
     return want
 
 
-def _same_release(name: str, got: str, want: str) -> bool:
-    if not want:
-        return True
-    if name == "rapids_balance":
-        return got == want
-    return got.split(".")[:2] == want.split(".")[:2]  # numba / CuPy: same minor release
-
-
 def _ask(client: Any, workers: list[str], names: list[str], timeout: float) -> dict[str, Any]:
     try:
         return client.run(_probe_function(), names, workers=workers, on_error="return",
@@ -111,7 +103,8 @@ def check_workers(client: Any, owner: str, *, gpu: bool = False,
             got, error = answer["modules"][name]
             if error is not None:
                 wrong.append(f"cannot import {name} ({error})")
-            elif not _same_release(name, got, need):
+            elif need and (got != need if name == "rapids_balance"  # numba, CuPy: the minor release
+                           else got.split(".")[:2] != need.split(".")[:2]):
                 wrong.append(f"{name} {got}, the client has {need}")
         if wrong:
             problems.append(f"{address} (host {answer['host']}, pid {answer['pid']}, Python "

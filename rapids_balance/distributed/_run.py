@@ -52,12 +52,8 @@ class RangeBatches(Sequence):
     """``range(0, n)`` cut into consecutive ranges of ``size`` ids (the last may be shorter),
     made on demand: a run of ``10**12`` trees never holds a list of its batches.
 
-    Examples
-    --------
     >>> list(RangeBatches(10, 4))
     [range(0, 4), range(4, 8), range(8, 10)]
-    >>> len(RangeBatches(10**12, 64))
-    15625000000
     """
 
     __slots__ = ("n", "size")
@@ -95,12 +91,8 @@ class WorkerBatches:
     than :data:`MAX_TASKS`.  Only where the cut cannot change the result (integer counters,
     best-of with ties to the smallest id), never for floating-point sums.
 
-    Examples
-    --------
     >>> WorkerBatches(30, per_worker=2).for_workers(2)
     RangeBatches(n=30, size=8)
-    >>> WorkerBatches(30, max_size=4).for_workers(1)
-    RangeBatches(n=30, size=4)
     """
 
     n: int

@@ -117,10 +117,9 @@ def fold(combine: Callable[[Any, Any], Any], *parts: Any) -> Any:
 
 
 def tree_groups(n: int, split_every: int | None) -> list[list[tuple[int, int]]]:
-    """The shape of a fixed-order reduction of ``n`` items, level by level: ``(start, stop)``
-    ranges of the previous level's items that one node folds left to right (``split_every``
-    None: one left fold).  It depends on ``n`` and ``split_every`` only, never on where or
-    when the items were computed, which makes floating-point reductions repeatable."""
+    """A fixed-order reduction of ``n`` items, level by level: the ``(start, stop)`` ranges of
+    the previous level's items that one node folds (``split_every`` None: one left fold).  It
+    depends on ``n`` and ``split_every`` only, so floating-point reductions repeat exactly."""
     if n < 1:
         raise ValueError("nothing to reduce: no batches")
     if split_every is None:
