@@ -585,3 +585,32 @@ def test_every_worker_counts_where_scheduler_info_lists_five(monkeypatch):
         assert len(got) == 12 and len(set(asked)) == 6
         keeps = {t["worker"] for t in ts.data if t["key"].startswith("keep-graph-")}
         assert len(keeps) == 6  # one copy kept per worker, the sixth included
+
+
+def test_a_closed_start_cluster_client_lost_no_graph_and_release_graphs_lets_go():
+    """The graphs stay published for late workers; the client of ``start_cluster`` lets them go
+    before its workers stop (else the scheduler logs that scattered data was lost), and
+    ``release_graphs`` does so for any client."""
+    import logging
+
+    import rapids_balance as rb
+    from rapids_balance.distributed import release_graphs
+
+    records = []
+    handler = logging.Handler(level=logging.ERROR)
+    handler.emit = records.append
+    logger = logging.getLogger("distributed.scheduler")
+    logger.addHandler(handler)
+    try:
+        with start_cluster(2, gpu=False) as c:
+            g = rb.load_example("highland")
+            rb.balance(g, n_trees=8, seed=1, progress=False, client=c)
+            ours = [n for n in c.list_datasets() if str(n).startswith("rapids-balance-graph-")]
+            assert len(ours) == 1
+            release_graphs(c)
+            assert not [n for n in c.list_datasets() if str(n).startswith("rapids-balance-graph-")]
+            again = rb.balance(g, n_trees=8, seed=1, progress=False, client=c)  # sent again
+            assert again.counters["in_tree"].sum() > 0
+    finally:
+        logger.removeHandler(handler)
+    assert not [r for r in records if "lose scattered data" in r.getMessage()], records

@@ -173,6 +173,10 @@ def _client_owning(cluster):
     class Client(distributed.Client):
         def close(self, *args, **kwargs):
             try:
+                if self.status == "running":  # not "scattered data lost" as the workers stop
+                    from ._graphs import release_graphs
+
+                    release_graphs(self)
                 return super().close(*args, **kwargs)
             finally:
                 cluster.close()

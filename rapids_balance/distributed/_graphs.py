@@ -1,17 +1,13 @@
 """The graph once per cluster: sent to one worker, copied worker to worker, kept by each.
 
-The client names a graph by a digest of its content (:func:`fingerprint`), so
-a graph rebuilt per call is the same graph to the cluster.  The first call
-sends it to one worker (``scatter(direct=True)``, not through the scheduler);
-one small task per worker then takes it as input, so Dask copies it worker to
-worker, and each worker keeps it in a cache of its own (:func:`graph_on_worker`)
-that the active memory manager cannot thin.  ``client.replicate`` was
-measured first: at 10^7 edges the memory manager dropped copies it had just
-made and made them again (twice the bytes between 4 workers).  Tasks carry a
-:class:`GraphRef`, so a later call sends nothing graph-sized; a worker that
-joins later fetches the graph from a peer.  One file mapped by all workers of
-a machine was measured too and did not pay (2,000 Slashdot trees on 2 workers:
-2.74 s with it, 2.43 s without).
+A graph is named by a digest of its content (:func:`fingerprint`) and sent to
+one worker, not through the scheduler; one task per worker takes it as input,
+so Dask copies it worker to worker, and each worker keeps it in a cache of its
+own that the active memory manager cannot thin (``client.replicate``, measured
+first, had copies dropped and made again: twice the bytes at 10^7 edges on 4
+workers).  Tasks carry a :class:`GraphRef`, so a later call sends nothing
+graph-sized.  One file mapped by the workers of a machine did not pay (2,000
+Slashdot trees on 2 workers: 2.74 s with it, 2.43 s without).
 """
 
 from __future__ import annotations
@@ -33,8 +29,8 @@ import numpy as np
 from ._cluster import worker_addresses
 
 __all__ = ["GraphRef", "GraphLostError", "fingerprint", "scatter_graph", "hold_graph", "held_ref",
-           "forget_graph", "known_on_cluster", "resolve_graph", "keep_here", "graph_on_worker",
-           "DeviceGraph", "ship_device_graph"]
+           "forget_graph", "release_graphs", "known_on_cluster", "resolve_graph", "keep_here",
+           "graph_on_worker", "DeviceGraph", "ship_device_graph"]
 
 #: the Dask key of every graph sent to a cluster starts with this
 GRAPH_KEY_PREFIX = "rapids-balance-graph-"
@@ -228,6 +224,15 @@ def forget_graph(client: Any, ref: GraphRef) -> None:
     _ON_CLUSTER.pop(ref.fingerprint, None)
     fut = _HELD.get(client.id, {}).pop(ref.fingerprint, None)
     if fut is not None:
+        _release(client, fut)
+
+
+def release_graphs(client: Any) -> None:
+    """Let the cluster drop every graph ``client`` sent or built there (its last
+    :data:`KEEP_GRAPHS`).  They stay published for workers that join later, which outlives
+    the client: call it before closing a client of a cluster that outlives it (the client of
+    :func:`start_cluster` does so itself)."""
+    for fut in _HELD.pop(client.id, {}).values():
         _release(client, fut)
 
 

@@ -188,17 +188,16 @@ def on_workers(fn: Callable) -> Callable:
 
 def _call(client: Any, handle: ClusterGraph, public: Callable, args: tuple, kwargs: dict,
           as_dask: bool, dask_fields: tuple | None, call: dict | None = None) -> Any:
-    """Run ``public(graph, *args, **kwargs)`` on a worker; the result comes back once.  With
-    ``as_dask`` its ``dask_fields`` (``None``: the result is the table) come back as Dask
-    DataFrames made on that worker.  ``call`` (from the input's coercion) replaces those
-    keyword arguments for the call on the built graph."""
+    """Run ``public(graph, *args, **kwargs)`` on a worker (``call``, from the input's coercion,
+    replacing those keywords); the result comes back once, with ``as_dask`` its ``dask_fields``
+    (``None``: the result is the table) as Dask DataFrames made on that worker."""
     # the column roles were used when the graph was built from the edge list
     kwargs = {k: v for k, v in kwargs.items() if k not in ("client", *_ROLES)}
     kwargs.update(call or {})
     token = uuid.uuid4().hex[:10]
     name = getattr(public, "__name__", "call")
-    fut = client.submit(_run_on_worker, public, GraphRef(handle.key, handle.fingerprint), handle,
-                        args, kwargs, key=f"{name}-on-workers-{token}", pure=False)
+    fut = client.submit(_run_on_worker, public, handle, args, kwargs,
+                        key=f"{name}-on-workers-{token}", pure=False)
     if not as_dask:
         try:
             return client.gather(fut, direct=True)
@@ -218,12 +217,12 @@ def _call(client: Any, handle: ClusterGraph, public: Callable, args: tuple, kwar
     return rest
 
 
-def _run_on_worker(public: Callable, ref: GraphRef, handle: ClusterGraph, args: tuple,
-                   kwargs: dict) -> Any:
+def _run_on_worker(public: Callable, handle: ClusterGraph, args: tuple, kwargs: dict) -> Any:
     """The task: the whole call on this worker's copy of the graph, its batches on the cluster
     through this worker's client (the task leaves its thread to them meanwhile)."""
     from distributed import worker_client
 
+    ref = GraphRef(handle.key, handle.fingerprint)
     graph = graph_on_worker(ref)
     known_on_cluster(ref)  # its batches refer to the cluster's copy: nothing is sent again
     with worker_client() as client:

@@ -250,10 +250,8 @@ def _reduce_job(fn, batches, params, retries, progress, combine, split_every, to
 
 
 def _placement(client: Any, spread: bool) -> Callable[[int], dict]:
-    """Task ``i``'s placement: none, or (``spread``) worker ``i mod W`` of the sorted
-    addresses, loosely, so that a lost worker's task runs elsewhere.  The scheduler places root
-    tasks by load, and the worker that frees its thread first may take a few long searches all
-    while its peer idles for the whole call."""
+    """Task ``i``'s placement: none, or (``spread``) worker ``i mod W``, loosely (a lost worker's
+    task runs elsewhere): else the worker that frees its thread first may take every search."""
     addrs = worker_addresses(client) if spread else []
     return lambda i: {"workers": [addrs[i % len(addrs)]], "allow_other_workers": True} if addrs else {}
 
@@ -291,9 +289,8 @@ class ReadyTimes(dict):
 
 def ready_on_workers(client: Any, ready: Callable[..., float], *args: Any) -> ReadyTimes:
     """Run ``ready(*args)`` (a search's kernel warm-up, returning its seconds) on every worker
-    at once, in a task thread, before the search's clock starts.  A cold worker would otherwise
-    compile inside its first batch, on the search's time and without a word; the caller reports
-    these seconds in its result's ``info``."""
+    at once, before the search's clock starts, instead of a cold worker compiling inside its
+    first batch without a word; the caller reports the seconds in its result's ``info``."""
     started = time.perf_counter()
     workers = worker_addresses(client)
     token = uuid.uuid4().hex[:10]
