@@ -173,10 +173,9 @@ def _client_owning(cluster):
     class Client(distributed.Client):
         def close(self, *args, **kwargs):
             try:
-                if self.status == "running":  # not "scattered data lost" as the workers stop
-                    from ._graphs import release_graphs
-
-                    release_graphs(self)
+                if self.status == "running":  # its cluster stops next: what was published for
+                    for name in self.list_datasets():  # workers joining later goes first
+                        self.unpublish_dataset(name)
                 return super().close(*args, **kwargs)
             finally:
                 cluster.close()

@@ -230,8 +230,7 @@ def forget_graph(client: Any, ref: GraphRef) -> None:
 def release_graphs(client: Any) -> None:
     """Let the cluster drop every graph ``client`` sent or built there (its last
     :data:`KEEP_GRAPHS`).  They stay published for workers that join later, which outlives
-    the client: call it before closing a client of a cluster that outlives it (the client of
-    :func:`start_cluster` does so itself)."""
+    the client: call it before closing a client of a cluster that outlives it."""
     for fut in _HELD.pop(client.id, {}).values():
         _release(client, fut)
 
