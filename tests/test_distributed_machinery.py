@@ -614,3 +614,28 @@ def test_a_closed_start_cluster_client_lost_no_graph_and_release_graphs_lets_go(
     finally:
         logger.removeHandler(handler)
     assert not [r for r in records if "lose scattered data" in r.getMessage()], records
+
+
+def test_futures_are_tracked_on_the_calling_clients_loop(monkeypatch):
+    """``as_completed`` tracks futures on the default client's loop unless told which: in a
+    process with two clients (a CPU and a GPU cluster, say) that is the other client's, and a
+    10 s clustering on the first came back after 11-14 s (two clusters of separate processes)."""
+    import distributed
+
+    seen = []
+    real = distributed.as_completed
+
+    def spy(*args, loop=None, **kwargs):
+        seen.append(loop)
+        return real(*args, loop=loop, **kwargs)
+
+    monkeypatch.setattr(distributed, "as_completed", spy)
+    params = {"scale": 0.5}
+    with start_cluster(1, gpu=False, processes=False) as a, \
+            start_cluster(1, gpu=False, processes=False) as b:
+        assert distributed.default_client() is b
+        folded = run_batches(a, GRAPH, _float_part, RangeBatches(6, 2), params, fold=list,
+                             until=time.time() + 600)
+        reduced = run_batches(a, GRAPH, _float_part, RangeBatches(6, 2), params, split_every=2)
+    assert len(folded) == 3 and np.array_equal(reduced, ordered_reduce(folded, split_every=2))
+    assert len(seen) == 2 and all(loop is a.loop for loop in seen)

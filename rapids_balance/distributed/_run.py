@@ -201,7 +201,9 @@ def _gather_job(fn, batches, params, retries, progress, until, spread):
         from distributed import as_completed
 
         place = _placement(client, spread)
-        pending = as_completed()
+        # on this client's loop: by default as_completed tracks futures on the default client's,
+        # another client's where a process holds several, and then sees them seconds late
+        pending = as_completed(loop=client.loop)
         index: dict[Any, int] = {}
         got: dict[int, Any] = {}
 
@@ -242,7 +244,7 @@ def _reduce_job(fn, batches, params, retries, progress, combine, split_every, to
                                    retries=retries, pure=False) for j, (a, b) in enumerate(level)]
             made += items
         with progress_bar(len(leaves), name, enabled=progress, unit="batch") as bar:
-            for _ in as_completed(leaves):
+            for _ in as_completed(leaves, loop=client.loop):
                 bar.update(1)
         return _result(items[0])
 
