@@ -299,15 +299,17 @@ def search_communities(graph: Graph, objective: str, gp: float, gn: float, null:
         done = 0
         levels = 0
         splits = 0
-        n = 1
+        split_due = True
         for it in range(max_passes):
             if it > 0 and passed(deadline):
                 break
-            tried = n > 0
-            if tried:  # once a round finds no union, the next passes' merges seldom make one
+            tried, n = split_due, 0
+            if tried:
                 lab, n = _split_rounds(ip, ix, a, form, lab, seed, 500 + r * 1009 + it, extra,
                                        deadline)
                 splits += n
+            # once a round finds no union, the next passes' merges seldom make one
+            split_due = n > 0
             new, levels = _pass(ip, ix, a, form.x, form.y, form.alpha, form.beta, lab, seed,
                                 1 + r * 1009 + it, deadline, refine, extra)
             val = sign * objective_value(graph, new, objective, gp, gn, null, k)[0]
@@ -318,7 +320,7 @@ def search_communities(graph: Graph, objective: str, gp: float, gn: float, null:
                 # but they can: the passes since the last round may have merged groups (a
                 # signed block model, n = 10^5: a union of three found only here), so one
                 # more round before stopping
-                n = 1
+                split_due = True
                 continue
             lab, cur_val = new, val
         if refine:
